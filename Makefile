@@ -1,0 +1,23 @@
+# Two commands set up everything on a fresh machine: `make plan` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STACK  ?= training-dev
+
+.PHONY: plan test clean
+
+$(BIN)/gpu-infra: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+plan: $(BIN)/gpu-infra  ## offline plan of $(STACK) (default training-dev)
+	$(BIN)/gpu-infra plan $(STACK)
+
+test: $(BIN)/gpu-infra  ## lint and the whole test suite
+	$(BIN)/ruff check .
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

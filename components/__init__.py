@@ -1,0 +1,1 @@
+"""gpu-infra: Pulumi components for GPU infrastructure on Alibaba Cloud."""

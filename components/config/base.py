@@ -1,0 +1,28 @@
+"""Shared pieces of the stack schema: the strict base model and common field types."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Network
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Environment = Literal["dev", "staging", "prod"]
+"""Deployment environment; later sections derive defaults (protection, encryption) from it."""
+
+Layout = Literal["training", "inference", "rendering"]
+
+Port = Annotated[int, Field(ge=1, le=65535)]
+"""A TCP/UDP port number."""
+
+Cidr = IPv4Network
+"""An IPv4 CIDR block such as 10.0.0.0/16 (host bits must be zero)."""
+
+SECRET_PLACEHOLDER = "[secret]"
+"""What a `secure:` value becomes when the stack is read offline (it cannot be decrypted)."""
+
+
+class StrictModel(BaseModel):
+    """Base of every schema model: unknown keys are rejected, instances are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)

@@ -1,0 +1,51 @@
+"""Cross-cutting conventions applied in one place: tags, child names, data protection.
+
+Pulumi `transforms` do not run under the mock engine, so tags are applied here in code:
+every block takes a `Conventions` and stamps its children with `tags_for(...)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pulumi
+
+PROJECT_TAG = "gpu-infra"
+REQUIRED_TAG_KEYS = ("Project", "Stack", "Environment", "Layout", "ManagedBy")
+"""Tags every taggable resource carries, whatever the user adds."""
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """What every building block needs to know about the stack, and nothing more."""
+
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Tags for every taggable child (stack tags plus the user's)."""
+    protect_data: bool = False
+    """Protect data resources (buckets, file systems, data disks) from deletion."""
+    deletion_protection: bool = False
+    """Turn on the cloud-side deletion protection of instances and groups."""
+
+    def tags_for(self, name: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The stack's tags plus `Name` and any `extra` ones, for one child resource."""
+        return {**self.tags, "Name": name, **(extra or {})}
+
+    def data_options(self, parent: pulumi.Resource, **options) -> pulumi.ResourceOptions:
+        """Options for a data resource: `protect=True` when data is protected, so
+        `pulumi destroy` and replacements stop until a human unprotects it."""
+        return pulumi.ResourceOptions(parent=parent, protect=self.protect_data, **options)
+
+
+def stack_tags(*, project: str, stack: str, environment: str, layout: str,
+               user_tags: Mapping[str, str]) -> dict[str, str]:
+    """The stack-wide tags: the required ones first, then the user's (which may not
+    override the required ones)."""
+    required = {"Project": project, "Stack": stack, "Environment": environment,
+                "Layout": layout, "ManagedBy": "pulumi"}
+    return {**user_tags, **required}
+
+
+def child_name(component: str, suffix: str) -> str:
+    """`train-dev` + `vpc` -> `train-dev-vpc`: children are named after their component."""
+    return f"{component}-{suffix}"

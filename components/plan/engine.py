@@ -1,0 +1,204 @@
+"""The offline plan: run the project's real Pulumi program under the SDK's mock engine and
+record every resource it registers (type, name, parent, inputs, dependencies, options)."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+from pulumi.runtime import mocks, rpc
+from pulumi.runtime.settings import set_root_resource
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+from ..config import PROJECT, SECRET_PLACEHOLDER, StackConfig, StackFile, load_stack
+from ..validation import Finding, errors_in, run_validators
+from .fake_cloud import FakeCloud
+
+STACK_TYPE = "pulumi:pulumi:Stack"
+
+
+class ProgramError(Exception):
+    """The Pulumi program itself failed; the message names the component it failed in."""
+
+
+class ValidatorErrors(Exception):
+    """Named validators found ERRORs; the stack is not built."""
+
+    def __init__(self, findings: list[Finding]):
+        super().__init__("\n".join(finding.line() for finding in findings))
+        self.findings = findings
+
+
+@dataclass
+class PlannedResource:
+    """One resource the program would create."""
+
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    parent: str | None
+    inputs: dict[str, Any]
+    """Inputs in wire form (camelCase); secrets shown as SECRET_PLACEHOLDER."""
+    dependencies: list[str]
+    protect: bool = False
+    retain_on_delete: bool = False
+    id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form used by `plan --json`."""
+        return {"urn": self.urn, "type": self.type, "name": self.name, "custom": self.custom,
+                "parent": self.parent, "id": self.id, "protect": self.protect,
+                "retainOnDelete": self.retain_on_delete, "dependencies": self.dependencies,
+                "inputs": self.inputs}
+
+
+@dataclass
+class Plan:
+    """Everything the program would do for one stack, plus what was found on the way."""
+
+    project: str
+    stack_name: str
+    stack: StackConfig
+    resources: list[PlannedResource]
+    outputs: dict[str, Any]
+    secret_keys: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def by_type(self, type_token: str) -> list[PlannedResource]:
+        """Resources of one type token, in registration order."""
+        return [r for r in self.resources if r.type == type_token]
+
+    def one(self, type_token: str) -> PlannedResource:
+        """The single resource of `type_token` (AssertionError if not exactly one)."""
+        found = self.by_type(type_token)
+        assert len(found) == 1, f"expected one {type_token}, found {len(found)}"
+        return found[0]
+
+    def to_json(self) -> dict[str, Any]:
+        """The full record written by `plan --json`."""
+        custom = [r for r in self.resources if r.custom]
+        counts: dict[str, int] = {}
+        for resource in custom:
+            counts[resource.type] = counts.get(resource.type, 0) + 1
+        return {
+            "project": self.project, "stack": self.stack_name,
+            "layout": self.stack.layout, "environment": self.stack.environment,
+            "region": self.stack.region,
+            "summary": {"create": len(custom), "components": len(self.resources) - len(custom),
+                        "byType": dict(sorted(counts.items()))},
+            "secretKeys": self.secret_keys,
+            "findings": [{"validator": f.validator, "level": f.level.value, "path": f.path,
+                          "message": f.message} for f in self.findings],
+            "outputs": self.outputs,
+            "resources": [r.to_json() for r in self.resources],
+        }
+
+
+class _RecordingMonitor(mocks.MockMonitor):
+    """The SDK's mock monitor, also keeping what the engine would be told."""
+
+    def __init__(self, cloud: FakeCloud):
+        super().__init__(_CloudMocks(cloud))
+        self.recorded: list[PlannedResource] = []
+
+    def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+        response = super().RegisterResource(request)
+        if request.type != STACK_TYPE:
+            inputs = rpc.deserialize_properties(request.object)
+            self.recorded.append(PlannedResource(
+                urn=response.urn, type=request.type, name=request.name,
+                custom=bool(request.custom), parent=request.parent or None,
+                inputs=_plain(inputs), dependencies=sorted(set(request.dependencies)),
+                protect=bool(request.protect), retain_on_delete=bool(request.retainOnDelete),
+                id=response.id or None))
+        return response
+
+
+class _CloudMocks(mocks.Mocks):
+    def __init__(self, cloud: FakeCloud):
+        self.cloud = cloud
+
+    def new_resource(self, args: mocks.MockResourceArgs):
+        if not args.custom:
+            return None, {}
+        return self.cloud.new_resource(args.typ, args.name, _plain(args.inputs))
+
+    def call(self, args: mocks.MockCallArgs):
+        return self.cloud.call(args.token, args.args)
+
+
+def run_plan(stack_path: Path, project_dir: Path) -> Plan:
+    """Validate the stack file, then run `project_dir/__main__.py` under the mock engine.
+
+    Raises ConfigError (bad stack file), ValidatorErrors, or ProgramError.
+    """
+    stack_file, stack = load_stack(stack_path)
+    findings = run_validators(stack)
+    if errors_in(findings):
+        raise ValidatorErrors(errors_in(findings))
+    monitor = _RecordingMonitor(FakeCloud(stack))
+    outputs = _run_program(project_dir / "__main__.py", stack_file, monitor)
+    return Plan(PROJECT, stack_file.name, stack, monitor.recorded, outputs,
+                stack_file.secret_keys, findings)
+
+
+def _run_program(program: Path, stack_file: StackFile,
+                 monitor: _RecordingMonitor) -> dict[str, Any]:
+    set_root_resource(None)
+    mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack_file.name, preview=False,
+                    monitor=monitor)
+    secret_roots = sorted({key.split(".")[0].split("[")[0] for key in stack_file.secret_keys})
+    pulumi.runtime.set_all_config(
+        {key: value if isinstance(value, str) else json.dumps(value)
+         for key, value in stack_file.config.items()}, secret_keys=secret_roots)
+    outputs: dict[str, Any] = {}
+
+    async def resolve_exports() -> None:
+        root = pulumi.runtime.get_root_resource()
+        for key, value in root.outputs.items():
+            outputs[key] = _plain(await pulumi.Output.from_input(value).future())
+
+    def program_and_exports():
+        runpy.run_path(str(program), run_name="__main__")
+        return resolve_exports()
+
+    try:
+        _sync_await(run_pulumi_func(program_and_exports))
+    except Exception as error:  # noqa: BLE001 (any failure of the user's program)
+        raise ProgramError(_describe_failure(error)) from None
+    return outputs
+
+
+def _describe_failure(error: BaseException) -> str:
+    """`in gpu-infra:network:Network 'x': ValueError: ...`, naming the innermost component
+    whose constructor was running, then the program line."""
+    component, where = None, None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, pulumi.ComponentResource):
+            component = f"{getattr(owner, 'TYPE', type(owner).__name__)} {owner._name!r}"
+        if "site-packages" not in frame.f_code.co_filename:
+            where = f"{Path(frame.f_code.co_filename).name}:{line}"
+    prefix = f"in {component}" if component else "in the program"
+    location = f" ({where})" if where else ""
+    return f"{prefix}{location}: {type(error).__name__}: {error}"
+
+
+def _plain(value: Any) -> Any:
+    """Inputs as plain JSON values: secrets become SECRET_PLACEHOLDER, unknowns `<unknown>`."""
+    if isinstance(value, dict):
+        if value.get(rpc._special_sig_key) == rpc._special_secret_sig:
+            return SECRET_PLACEHOLDER
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if value == rpc.UNKNOWN:
+        return "<unknown>"
+    return value

@@ -1,0 +1,72 @@
+"""Named validators: GPU know-how applied to a valid stack config before anything is built.
+
+Modelled on AWS ParallelCluster: each finding has a stable validator name and a level.
+ERROR stops `validate`, `plan` and `pulumi up`; WARNING and INFO are printed and can be
+silenced per stack by listing the validator's name under `suppress:`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+from .config import InferenceStack, StackConfig
+
+
+class Level(str, Enum):
+    """How serious a finding is."""
+
+    ERROR = "ERROR"
+    WARNING = "WARNING"
+    INFO = "INFO"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One validator's verdict on one field."""
+
+    validator: str
+    level: Level
+    path: str
+    """Dotted field path under gpu-infra:cluster, e.g. fleet.instance_type."""
+    message: str
+
+    def line(self) -> str:
+        """`LEVEL name: path: message`."""
+        return f"{self.level.value} {self.validator}: {self.path}: {self.message}"
+
+
+Validator = Callable[[StackConfig], Iterable[Finding]]
+
+
+def inference_single_zone(stack: StackConfig) -> Iterable[Finding]:
+    """An inference service in one zone goes down with that zone."""
+    if isinstance(stack, InferenceStack) and len(stack.network.zones) < 2:
+        yield Finding("inference-single-zone", Level.WARNING, "network.zones",
+                      "an inference service in one zone has no failover; list at least two")
+
+
+def prod_without_kms(stack: StackConfig) -> Iterable[Finding]:
+    """Prod data should be encrypted with a customer key."""
+    if stack.is_prod and not stack.kms_encryption:
+        yield Finding("prod-without-kms", Level.WARNING, "security.kms_encryption",
+                      "prod disks and buckets fall back to service-managed keys; "
+                      "leave kms_encryption unset or true")
+
+
+VALIDATORS: tuple[Validator, ...] = (inference_single_zone, prod_without_kms)
+"""Every validator, in the order findings are reported."""
+
+
+def run_validators(stack: StackConfig,
+                   validators: Iterable[Validator] = VALIDATORS) -> list[Finding]:
+    """All findings for `stack`, minus suppressed WARNING/INFO ones (ERRORs always stay)."""
+    suppressed = set(stack.suppress)
+    return [finding for validator in validators for finding in validator(stack)
+            if finding.level is Level.ERROR or finding.validator not in suppressed]
+
+
+def errors_in(findings: Iterable[Finding]) -> list[Finding]:
+    """The ERROR findings."""
+    return [finding for finding in findings if finding.level is Level.ERROR]

@@ -1,0 +1,54 @@
+"""Shared fixtures: build stack configs in code and plan them under the mock engine."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.plan.engine import Plan, run_plan
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+STACKS_DIR = PROJECT_DIR / "stacks"
+
+BASE_TRAINING: dict[str, Any] = {
+    "name": "t1",
+    "layout": "training",
+    "tags": {"CostCenter": "cc-1", "Owner": "team-a"},
+    "network": {"vpc_cidr": "10.1.0.0/16", "zones": ["cn-hangzhou-i"]},
+    "fleet": {"instance_type": "ecs.gn7i-c8g1.2xlarge", "nodes": 2},
+}
+
+
+def merged(base: dict[str, Any], **overrides: Any) -> dict[str, Any]:
+    """A deep copy of `base` with top-level sections replaced or (for dicts) updated."""
+    result = copy.deepcopy(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key].update(value)
+        else:
+            result[key] = value
+    return result
+
+
+def write_stack(directory: Path, name: str, cluster: dict[str, Any],
+                region: str = "cn-hangzhou") -> Path:
+    """Write `Pulumi.<name>.yaml` holding `cluster` and return its path."""
+    path = directory / f"Pulumi.{name}.yaml"
+    path.write_text(yaml.safe_dump(
+        {"config": {"alicloud:region": region, "gpu-infra:cluster": cluster}}, sort_keys=False))
+    return path
+
+
+@pytest.fixture
+def plan_cluster(tmp_path: Path):
+    """plan_cluster(cluster_dict, region=...) -> Plan of the real program under mocks."""
+
+    def _plan(cluster: dict[str, Any], region: str = "cn-hangzhou",
+              name: str = "test") -> Plan:
+        return run_plan(write_stack(tmp_path, name, cluster, region), PROJECT_DIR)
+
+    return _plan
