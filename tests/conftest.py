@@ -52,3 +52,24 @@ def plan_cluster(tmp_path: Path):
         return run_plan(write_stack(tmp_path, name, cluster, region), PROJECT_DIR)
 
     return _plan
+
+
+def stack_config(cluster: dict[str, Any], region: str = "cn-hangzhou"):
+    """A validated StackConfig from a cluster dict (ConfigError if invalid)."""
+    from components.config import parse_stack
+
+    return parse_stack({"alicloud:region": region, "gpu-infra:cluster": cluster})
+
+
+@pytest.fixture
+def record():
+    """record(build, cluster=BASE_TRAINING) -> resources registered while `build()` ran under
+    the mock engine (for testing one building block on its own)."""
+    from components.plan.engine import run_under_mocks
+
+    def _record(build, cluster: dict[str, Any] | None = None, region: str = "cn-hangzhou"):
+        resources, _ = run_under_mocks(stack_config(cluster or BASE_TRAINING, region),
+                                       "test", build)
+        return resources
+
+    return _record

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import runpy
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from pulumi.runtime.settings import set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
-from ..config import PROJECT, SECRET_PLACEHOLDER, StackConfig, StackFile, load_stack
+from ..config import PROJECT, SECRET_PLACEHOLDER, StackConfig, load_stack
 from ..validation import Finding, errors_in, run_validators
 from .fake_cloud import FakeCloud
 
@@ -143,21 +144,32 @@ def run_plan(stack_path: Path, project_dir: Path) -> Plan:
     findings = run_validators(stack)
     if errors_in(findings):
         raise ValidatorErrors(errors_in(findings))
-    monitor = _RecordingMonitor(FakeCloud(stack))
-    outputs = _run_program(project_dir / "__main__.py", stack_file, monitor)
-    return Plan(PROJECT, stack_file.name, stack, monitor.recorded, outputs,
+    program = project_dir / "__main__.py"
+    resources, outputs = run_under_mocks(
+        stack, stack_file.name, lambda: runpy.run_path(str(program), run_name="__main__"),
+        config=stack_file.config, secret_keys=stack_file.secret_keys)
+    return Plan(PROJECT, stack_file.name, stack, resources, outputs,
                 stack_file.secret_keys, findings)
 
 
-def _run_program(program: Path, stack_file: StackFile,
-                 monitor: _RecordingMonitor) -> dict[str, Any]:
+def run_under_mocks(stack: StackConfig, stack_name: str, build: Callable[[], Any],
+                    config: dict[str, Any] | None = None,
+                    secret_keys: list[str] | None = None
+                    ) -> tuple[list[PlannedResource], dict[str, Any]]:
+    """Run `build` (a program, or a test constructing one component) under the mock engine,
+    with the Pulumi config `config` and invokes answered from `stack`.
+
+    Returns the resources registered, in order, and the resolved stack exports.
+    Raises ProgramError if `build` or anything it started fails.
+    """
+    monitor = _RecordingMonitor(FakeCloud(stack))
     set_root_resource(None)
-    mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack_file.name, preview=False,
+    mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack_name, preview=False,
                     monitor=monitor)
-    secret_roots = sorted({key.split(".")[0].split("[")[0] for key in stack_file.secret_keys})
+    secret_roots = sorted({key.split(".")[0].split("[")[0] for key in secret_keys or []})
     pulumi.runtime.set_all_config(
         {key: value if isinstance(value, str) else json.dumps(value)
-         for key, value in stack_file.config.items()}, secret_keys=secret_roots)
+         for key, value in (config or {}).items()}, secret_keys=secret_roots)
     outputs: dict[str, Any] = {}
 
     async def resolve_exports() -> None:
@@ -165,15 +177,15 @@ def _run_program(program: Path, stack_file: StackFile,
         for key, value in root.outputs.items():
             outputs[key] = _plain(await pulumi.Output.from_input(value).future())
 
-    def program_and_exports():
-        runpy.run_path(str(program), run_name="__main__")
+    def build_then_resolve():
+        build()
         return resolve_exports()
 
     try:
-        _sync_await(run_pulumi_func(program_and_exports))
+        _sync_await(run_pulumi_func(build_then_resolve))
     except Exception as error:  # noqa: BLE001 (any failure of the user's program)
         raise ProgramError(_describe_failure(error)) from None
-    return outputs
+    return monitor.recorded, outputs
 
 
 def _describe_failure(error: BaseException) -> str:
