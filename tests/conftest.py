@@ -15,7 +15,7 @@ PROJECT_DIR = Path(__file__).resolve().parent.parent
 STACKS_DIR = PROJECT_DIR / "stacks"
 
 BASE_TRAINING: dict[str, Any] = {
-    "name": "t1",
+    "name": "t01",
     "layout": "training",
     "tags": {"CostCenter": "cc-1", "Owner": "team-a"},
     "network": {"vpc_cidr": "10.1.0.0/16", "zones": ["cn-hangzhou-i"]},
