@@ -195,7 +195,7 @@ def _describe_failure(error: BaseException) -> str:
     for frame, line in traceback.walk_tb(error.__traceback__):
         owner = frame.f_locals.get("self")
         if isinstance(owner, pulumi.ComponentResource):
-            component = f"{getattr(owner, 'TYPE', type(owner).__name__)} {owner._name!r}"
+            component = f"{owner._type} {owner._name!r}"
         if "site-packages" not in frame.f_code.co_filename:
             where = f"{Path(frame.f_code.co_filename).name}:{line}"
     prefix = f"in {component}" if component else "in the program"

@@ -1,0 +1,41 @@
+"""The offline plan records what the real program registers."""
+
+from __future__ import annotations
+
+from components.config import SECRET_PLACEHOLDER
+from components.plan.engine import run_plan
+
+from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR
+
+
+def test_plan_records_types_names_parents_inputs_and_dependencies():
+    plan = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml", PROJECT_DIR)
+    layout = plan.one("gpu-infra:layouts:TrainingCluster")
+    network = plan.one("gpu-infra:network:Network")
+    vpc = plan.one("alicloud:vpc/network:Network")
+    assert network.parent == layout.urn and vpc.parent == network.urn
+    assert vpc.inputs["cidrBlock"] == "10.10.0.0/16" and vpc.id.startswith("vpc-")
+    [vswitch] = plan.by_type("alicloud:vpc/switch:Switch")
+    assert vswitch.inputs["vpcId"] == vpc.id and vpc.urn in vswitch.dependencies
+    assert plan.outputs["vpc_id"] == vpc.id
+
+
+def test_plans_are_repeatable_in_one_process():
+    first = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml", PROJECT_DIR)
+    second = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml", PROJECT_DIR)
+    assert [(r.type, r.name, r.inputs) for r in first.resources] == \
+           [(r.type, r.name, r.inputs) for r in second.resources]
+
+
+def test_secure_values_are_planned_as_placeholders(tmp_path):
+    path = tmp_path / "Pulumi.sec.yaml"
+    owner = {"secure": "v1:AAAA"}
+    import yaml
+
+    cluster = {**BASE_TRAINING, "tags": {"CostCenter": "cc", "Owner": owner}}
+    path.write_text(yaml.safe_dump({"config": {"alicloud:region": "cn-hangzhou",
+                                               "gpu-infra:cluster": cluster}}))
+    plan = run_plan(path, PROJECT_DIR)
+    assert plan.secret_keys == ["gpu-infra:cluster.tags.Owner"]
+    vpc = plan.one("alicloud:vpc/network:Network")
+    assert vpc.inputs["tags"]["Owner"] == SECRET_PLACEHOLDER
