@@ -14,6 +14,8 @@ import pulumi
 PROJECT_TAG = "gpu-infra"
 REQUIRED_TAG_KEYS = ("Project", "Stack", "Environment", "Layout", "ManagedBy")
 """Tags every taggable resource carries, whatever the user adds."""
+FLEET_TAG_KEY = "GpuFleet"
+"""Tag on every GPU instance of a fleet; its value is the fleet component's name."""
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,11 @@ from pydantic import Field, TypeAdapter, field_validator, model_validator
 
 from .base import Environment, StrictModel
 from .compute import ScalingFleet, TrainingFleet
+from .monitoring import MonitoringConfig
 from .network import NetworkConfig
 from .regions import REGIONS, zone_belongs_to
 from .security import SecurityConfig
+from .storage import StorageConfig
 
 CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
 """Cluster names: 3-24 lowercase letters, digits, hyphens; they prefix every resource name
@@ -39,6 +41,12 @@ class StackBase(StrictModel):
     """VPC and vSwitches. Required (at least `zones`)."""
     security: SecurityConfig = SecurityConfig()
     """Access rules, login key and encryption. Default: nothing open, no key."""
+    monitoring: MonitoringConfig = MonitoringConfig()
+    """CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
+    contacts are listed."""
+    storage: StorageConfig = StorageConfig()
+    """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
+    scratch disk per node, no shared file system, the layout's buckets."""
     suppress: list[str] = []
     """Names of WARNING/INFO validators to silence for this stack. Default none."""
 
@@ -83,6 +91,9 @@ class StackBase(StrictModel):
                 if ANYWHERE in getattr(self.security, field):
                     problems.append(f"security.{field}: 0.0.0.0/0 is not allowed in prod; "
                                     "list the CIDRs that need access")
+        fs_zone = self.storage.shared_fs.zone
+        if fs_zone is not None and fs_zone not in self.network.zones:
+            problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
         if problems:
             raise ValueError("\n".join(problems))
         return self
