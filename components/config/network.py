@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ipaddress import IPv4Network
+from typing import Annotated
 
 from pydantic import Field, model_validator
 
@@ -13,6 +14,8 @@ VPC_PREFIX_RANGE = (8, 24)
 """Prefix lengths Alibaba Cloud accepts for a VPC CIDR block (/8 to /24)."""
 VSWITCH_PREFIX_RANGE = (16, 29)
 """Prefix lengths Alibaba Cloud accepts for a vSwitch CIDR block (/16 to /29)."""
+EIP_MAX_TRAFFIC_MBPS = 200
+"""Highest bandwidth of a pay-as-you-go, pay-by-traffic EIP (ecs.EipAddress docstring)."""
 ZONE_SLOTS_BITS = 5
 """Default vSwitch prefix is the VPC prefix + 5: 32 slots, one per zone letter a..z."""
 
@@ -34,14 +37,15 @@ class NetworkConfig(StrictModel):
     nat_gateway: bool = True
     """Create a NAT gateway, an EIP and SNAT entries so nodes without public IPs reach the
     internet (images, packages, datasets). Default true."""
-    nat_bandwidth_mbps: int = Field(default=200, ge=1, le=1000)
-    """Bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200."""
+    nat_bandwidth_mbps: int = Field(default=200, ge=1, le=EIP_MAX_TRAFFIC_MBPS)
+    """Peak bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200;
+    1 to 200."""
     existing_vpc_id: str | None = Field(default=None, pattern=r"^vpc-[a-z0-9]+$")
     """Bring your own VPC: its id (vpc-...). Default none (a VPC is created). `vpc_cidr`
     must then state the existing VPC's CIDR; it scopes security and NAS rules."""
-    existing_vswitch_ids: dict[str, str] = {}
-    """Bring your own vSwitches: zone -> vsw-... id, one per zone. Required with
-    `existing_vpc_id`, not allowed without it."""
+    existing_vswitch_ids: dict[str, Annotated[str, Field(pattern=r"^vsw-[a-z0-9]+$")]] = {}
+    """Bring your own vSwitches: zone -> vsw-... id, one per zone of `zones`. Default none.
+    Required with `existing_vpc_id`, not allowed without it."""
 
     @property
     def effective_vswitch_prefix(self) -> int:
@@ -84,6 +88,8 @@ class NetworkConfig(StrictModel):
         if self.existing_vpc_id:
             problems += [f"existing_vswitch_ids: no vSwitch id for zone {zone}"
                          for zone in self.zones if zone not in self.existing_vswitch_ids]
+        problems += [f"existing_vswitch_ids.{zone}: {zone} is not in zones"
+                     for zone in sorted(set(self.existing_vswitch_ids) - set(self.zones))]
         if problems:
             raise ValueError("\n".join(problems))
         return self

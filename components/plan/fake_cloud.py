@@ -18,7 +18,7 @@ ID_PREFIXES: dict[str, str] = {
     "alicloud:vpc/network:Network": "vpc-",
     "alicloud:vpc/switch:Switch": "vsw-",
     "alicloud:vpc/natGateway:NatGateway": "ngw-",
-    "alicloud:vpc/eipAddress:EipAddress": "eip-",
+    "alicloud:ecs/eipAddress:EipAddress": "eip-",
     "alicloud:ecs/securityGroup:SecurityGroup": "sg-",
     "alicloud:ecs/instance:Instance": "i-",
     "alicloud:ecs/ecsDisk:EcsDisk": "d-",
@@ -41,7 +41,7 @@ class FakeCloud:
         self._hosts_used: dict[str, int] = {}
         self.output_makers: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
             "alicloud:ecs/instance:Instance": self._instance_outputs,
-            "alicloud:vpc/eipAddress:EipAddress": lambda rid, _: {"ipAddress": _fake_ip(rid)},
+            "alicloud:ecs/eipAddress:EipAddress": lambda rid, _: {"ipAddress": _fake_ip(rid)},
             "alicloud:nas/mountTarget:MountTarget": self._mount_target_outputs,
             "alicloud:oss/bucket:Bucket": self._bucket_outputs,
             "alicloud:ram/role:Role": lambda _, inputs: {
@@ -77,12 +77,29 @@ class FakeCloud:
         if token == "alicloud:index/getCallerIdentity:getCallerIdentity":
             return {"accountId": ACCOUNT_ID, "arn": f"acs:ram::{ACCOUNT_ID}:root",
                     "identityType": "Account", "id": ACCOUNT_ID}
+        if token == "alicloud:vpc/getSwitches:getSwitches":
+            return self._existing_vswitches(args.get("ids") or [])
         if token == "alicloud:index/getRegions:getRegions":
             region = self.stack.region
             return {"ids": [region], "regions": [{"id": region, "regionId": region,
                                                   "localName": region}]}
         raise LookupError(f"the offline plan has no answer for invoke {token}; "
                           "add one to components/plan/fake_cloud.py")
+
+    def _existing_vswitches(self, ids: list[str]) -> dict[str, Any]:
+        """Bring-your-own vSwitches, as configured (zone and CIDR from the network section)."""
+        network = self.stack.network
+        zone_of = {vsw_id: zone for zone, vsw_id in network.existing_vswitch_ids.items()}
+        vswitches = [
+            {"id": vsw_id, "vswitchId": vsw_id, "zoneId": zone_of[vsw_id],
+             "cidrBlock": str(network.vswitch_cidr(zone_of[vsw_id])),
+             "vpcId": network.existing_vpc_id, "vswitchName": vsw_id, "name": vsw_id,
+             "status": "Available", "isDefault": False, "availableIpAddressCount": 0,
+             "creationTime": "", "description": "", "enableIpv6": False,
+             "ipv6CidrBlock": "", "resourceGroupId": "", "routeTableId": "", "tags": {}}
+            for vsw_id in ids if vsw_id in zone_of]
+        return {"id": network.existing_vpc_id or "", "ids": [v["id"] for v in vswitches],
+                "names": [v["name"] for v in vswitches], "vswitches": vswitches}
 
     def _instance_outputs(self, resource_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
         vswitch = self._inputs_by_id.get(inputs.get("vswitchId", ""), {})
