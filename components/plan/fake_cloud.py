@@ -28,6 +28,7 @@ ID_PREFIXES: dict[str, str] = {
     "alicloud:ess/scalingRule:ScalingRule": "asr-",
     "alicloud:nas/fileSystem:FileSystem": "",
     "alicloud:kms/key:Key": "key-",
+    "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy": "sp-",
 }
 """Id prefixes Alibaba Cloud uses, by type token; other types get a bare hash."""
 
@@ -43,6 +44,10 @@ class FakeCloud:
             "alicloud:ecs/instance:Instance": self._instance_outputs,
             "alicloud:ecs/eipAddress:EipAddress": lambda rid, _: {"ipAddress": _fake_ip(rid)},
             "alicloud:nas/mountTarget:MountTarget": self._mount_target_outputs,
+            "alicloud:nas/protocolService:ProtocolService": lambda rid, _: {
+                "protocolServiceId": f"ptc-{rid[:12]}"},
+            "alicloud:nas/protocolMountTarget:ProtocolMountTarget": lambda rid, _: {
+                "exportId": f"exp-{rid[:12]}"},
             "alicloud:oss/bucket:Bucket": self._bucket_outputs,
             "alicloud:ram/role:Role": lambda _, inputs: {
                 "arn": f"acs:ram::{ACCOUNT_ID}:role/{inputs.get('roleName', '')}"},
