@@ -1,0 +1,95 @@
+"""The network and security sections: defaults, and one clear line per invalid value."""
+
+import pytest
+
+from components.config import ConfigError
+
+from .conftest import BASE_TRAINING, merged, stack_config
+
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyq me@host"
+
+
+def problems_of(**sections) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        stack_config(merged(BASE_TRAINING, **sections))
+    return caught.value.problems
+
+
+def test_defaults():
+    stack = stack_config(BASE_TRAINING)
+    assert (stack.network.nat_gateway, stack.network.nat_bandwidth_mbps) == (True, 200)
+    security = stack.security
+    assert (security.public_key, security.admin_cidrs, security.client_cidrs,
+            security.service_ports) == (None, [], [], [])
+    assert (security.kms_rotation_days, security.kms_pending_window_days) == (365, 30)
+    assert stack.kms_encryption is False
+    assert stack_config(merged(BASE_TRAINING, environment="prod")).kms_encryption is True
+
+
+def test_valid_public_key_is_kept():
+    assert stack_config(merged(BASE_TRAINING, security={"public_key": KEY})
+                        ).security.public_key == KEY
+
+
+@pytest.mark.parametrize("sections,expected", [
+    ({"network": {"vpc_cidr": "10.1.0.1/16"}},
+     ["gpu-infra:cluster.network.vpc_cidr: input is not a valid IPv4 network "
+      "(got '10.1.0.1/16')"]),
+    ({"network": {"zones": ["cn-hangzhou-i", "cn-beijing-a"]}},
+     ["gpu-infra:cluster.network.zones: cn-beijing-a is not a zone of region cn-hangzhou"]),
+    ({"network": {"zones": ["cn-hangzhou-i", "cn-hangzhou-j"],
+                  "vswitch_cidrs": {"cn-hangzhou-j": "10.1.64.0/22"}}},
+     ["gpu-infra:cluster.network.vswitch_cidrs.cn-hangzhou-j: 10.1.64.0/22 overlaps "
+      "10.1.64.0/21 of cn-hangzhou-i"]),
+    ({"network": {"nat_bandwidth_mbps": 201}},
+     ["gpu-infra:cluster.network.nat_bandwidth_mbps: input should be less than or equal to "
+      "200 (got 201)"]),
+    ({"network": {"existing_vpc_id": "vpc-a", "existing_vswitch_ids": {"cn-hangzhou-i": "sw-1"}}},
+     ["gpu-infra:cluster.network.existing_vswitch_ids.cn-hangzhou-i: string should match "
+      "pattern '^vsw-[a-z0-9]+$' (got 'sw-1')"]),
+    ({"network": {"existing_vpc_id": "vpc-a", "existing_vswitch_ids": {
+        "cn-hangzhou-i": "vsw-1", "cn-hangzhou-k": "vsw-2"}}},
+     ["gpu-infra:cluster.network.existing_vswitch_ids.cn-hangzhou-k: cn-hangzhou-k is not "
+      "in zones"]),
+    ({"network": {"existing_vswitch_ids": {"cn-hangzhou-i": "vsw-1"}}},
+     ["gpu-infra:cluster.network.existing_vswitch_ids: needs existing_vpc_id"]),
+    ({"environment": "prod", "security": {"admin_cidrs": ["0.0.0.0/0"],
+                                          "client_cidrs": ["0.0.0.0/0"]}},
+     ["gpu-infra:cluster.security.admin_cidrs: 0.0.0.0/0 is not allowed in prod; list the "
+      "CIDRs that need access",
+      "gpu-infra:cluster.security.client_cidrs: 0.0.0.0/0 is not allowed in prod; list the "
+      "CIDRs that need access"]),
+    ({"security": {"admin_cidrs": ["10.0.0.0/8", "10.0.0.0/8"], "service_ports": [80, 80],
+                   "client_cidrs": ["1.2.3.0/24"] * 3}},
+     ["gpu-infra:cluster.security.admin_cidrs: 10.0.0.0/8 is listed 2 times; list it once",
+      "gpu-infra:cluster.security.service_ports: 80 is listed 2 times; list it once",
+      "gpu-infra:cluster.security.client_cidrs: 1.2.3.0/24 is listed 3 times; list it once"]),
+    ({"security": {"admin_cidrs": ["10.0.0.0/33"]}},
+     ["gpu-infra:cluster.security.admin_cidrs[0]: input is not a valid IPv4 network "
+      "(got '10.0.0.0/33')"]),
+    ({"security": {"service_ports": [0]}},
+     ["gpu-infra:cluster.security.service_ports[0]: input should be greater than or equal to "
+      "1 (got 0)"]),
+    ({"security": {"public_key": "hunter2"}},
+     ["gpu-infra:cluster.security.public_key: not an OpenSSH public key; expected "
+      "`<type> <base64> [comment]` with type one of ssh-ed25519, ssh-rsa, "
+      "ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521"]),
+    ({"security": {"public_key": "ssh-rsa not*base64"}},
+     ["gpu-infra:cluster.security.public_key: the key body after the type is not base64"]),
+    ({"security": {"kms_rotation_days": 400, "kms_pending_window_days": 3}},
+     ["gpu-infra:cluster.security.kms_rotation_days: input should be less than or equal to "
+      "365 (got 400)",
+      "gpu-infra:cluster.security.kms_pending_window_days: input should be greater than or "
+      "equal to 7 (got 3)"]),
+    ({"security": {"password": "x"}},
+     ["gpu-infra:cluster.security.password: unknown key; allowed: public_key, admin_cidrs, "
+      "service_ports, client_cidrs, kms_encryption, kms_rotation_days, "
+      "kms_pending_window_days"]),
+])
+def test_invalid_values_get_one_line_each(sections, expected):
+    assert problems_of(**sections) == expected
+
+
+def test_world_open_cidrs_are_allowed_outside_prod():
+    stack = stack_config(merged(BASE_TRAINING, security={"admin_cidrs": ["0.0.0.0/0"]}))
+    assert [str(c) for c in stack.security.admin_cidrs] == ["0.0.0.0/0"]
