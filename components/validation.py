@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
+from .compute.validators import COMPUTE_VALIDATORS
 from .config import InferenceStack, StackConfig
 
 
@@ -55,7 +56,8 @@ def prod_without_kms(stack: StackConfig) -> Iterable[Finding]:
                       "leave kms_encryption unset or true")
 
 
-VALIDATORS: tuple[Validator, ...] = (inference_single_zone, prod_without_kms)
+VALIDATORS: tuple[Validator, ...] = (inference_single_zone, prod_without_kms,
+                                     *COMPUTE_VALIDATORS)
 """Every validator, in the order findings are reported."""
 
 

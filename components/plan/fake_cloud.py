@@ -84,6 +84,11 @@ class FakeCloud:
                     "identityType": "Account", "id": ACCOUNT_ID}
         if token == "alicloud:vpc/getSwitches:getSwitches":
             return self._existing_vswitches(args.get("ids") or [])
+        if token == "alicloud:ecs/getImages:getImages":
+            image_id = "ubuntu_22_04_x64_20G_alibase_20250101.vhd"
+            return {"id": image_id, "ids": [image_id], "images": [
+                {"id": image_id, "imageId": image_id, "name": image_id,
+                 "osType": "linux", "architecture": "x86_64"}]}
         if token == "alicloud:index/getRegions:getRegions":
             region = self.stack.region
             return {"ids": [region], "regions": [{"id": region, "regionId": region,

@@ -1,0 +1,42 @@
+"""Values pulumi-alicloud accepts for the compute blocks, in one place (facts file §2, §4,
+§8: upstream terraform-provider-alicloud v1.289.0 validation and the SDK docstrings)."""
+
+INSTANCE_CHARGE_TYPES = ("PrePaid", "PostPaid")
+SPOT_STRATEGIES = ("NoSpot", "SpotAsPriceGo", "SpotWithPriceLimit")
+PREPAID_PERIOD_UNITS = ("Week", "Month")
+INSTANCE_SYSTEM_DISK_CATEGORIES = (
+    "all", "cloud", "ephemeral_ssd", "cloud_essd", "cloud_efficiency", "cloud_ssd",
+    "local_disk", "cloud_auto", "cloud_essd_entry")
+PERFORMANCE_LEVELS = ("PL0", "PL1", "PL2", "PL3")
+TRAFFIC_MODES = ("Standard", "HighPerformance")
+DEPLOYMENT_SET_STRATEGIES = ("Availability", "AvailabilityGroup", "LowLatency")
+REDEPLOY_FAILURE_ACTIONS = ("CancelMembershipAndStart", "KeepStopped")
+
+MULTI_AZ_POLICIES = ("PRIORITY", "BALANCE", "COST_OPTIMIZED", "COMPOSABLE")
+REMOVAL_POLICIES = ("OldestInstance", "NewestInstance", "OldestScalingConfiguration")
+ESS_SYSTEM_DISK_CATEGORIES = (
+    "cloud", "ephemeral_ssd", "cloud_ssd", "cloud_essd", "cloud_efficiency", "cloud_essd_xc1")
+"""ESS rejects cloud_auto (ESSD AutoPL): scaling configurations use cloud_essd."""
+ESS_DATA_DISK_CATEGORIES = (
+    "all", "cloud", "ephemeral_ssd", "cloud_essd", "cloud_efficiency", "cloud_ssd",
+    "local_disk")
+ESS_SYSTEM_DISK_SIZE = (20, 500)
+ESS_MAX_INSTANCE_TYPES = 10
+SCALING_RULE_TYPES = (
+    "SimpleScalingRule", "TargetTrackingScalingRule", "StepScalingRule",
+    "PredictiveScalingRule")
+ADJUSTMENT_TYPES = ("QuantityChangeInCapacity", "PercentChangeInCapacity", "TotalCapacity")
+ALARM_METRIC_TYPES = ("system", "custom")
+ALARM_PERIODS = (60, 120, 300, 900)
+ALARM_STATISTICS = ("Average", "Minimum", "Maximum")
+ALARM_OPERATORS = (">", ">=", "<", "<=")
+LIFECYCLE_TRANSITIONS = ("SCALE_IN", "SCALE_OUT")
+LIFECYCLE_RESULTS = ("CONTINUE", "ABANDON", "ROLLBACK")
+HEARTBEAT_TIMEOUT = (30, 21600)
+RECURRENCE_TYPES = ("Daily", "Weekly", "Monthly", "Cron")
+
+RI_OFFERING_TYPES = ("No Upfront", "Partial Upfront", "All Upfront")
+RI_SCOPES = ("Region", "Zone")
+RI_PERIOD_UNITS = ("Year", "Month")
+EA_PERIOD_UNITS = ("Month", "Year")
+CAPACITY_RESERVATION_END_TIME_TYPES = ("Limited", "Unlimited")
