@@ -185,7 +185,26 @@ def run_under_mocks(stack: StackConfig, stack_name: str, build: Callable[[], Any
         _sync_await(run_pulumi_func(build_then_resolve))
     except Exception as error:  # noqa: BLE001 (any failure of the user's program)
         raise ProgramError(_describe_failure(error)) from None
-    return monitor.recorded, outputs
+    return in_tree_order(monitor.recorded), outputs
+
+
+def in_tree_order(resources: list[PlannedResource]) -> list[PlannedResource]:
+    """Parents before children; siblings components first, then by type and name. The mock
+    engine registers resources from a thread pool, so arrival order varies between runs."""
+    known = {r.urn for r in resources}
+    children: dict[str | None, list[PlannedResource]] = {}
+    for resource in resources:
+        children.setdefault(resource.parent if resource.parent in known else None,
+                            []).append(resource)
+    ordered: list[PlannedResource] = []
+
+    def walk(parent: str | None) -> None:
+        for child in sorted(children.get(parent, []), key=lambda r: (r.custom, r.type, r.name)):
+            ordered.append(child)
+            walk(child.urn)
+
+    walk(None)
+    return ordered
 
 
 def _describe_failure(error: BaseException) -> str:

@@ -14,9 +14,7 @@ def _children(plan: Plan) -> dict[str | None, list[PlannedResource]]:
     tree: dict[str | None, list[PlannedResource]] = defaultdict(list)
     for resource in plan.resources:
         parent = resource.parent if resource.parent in known else None
-        tree[parent].append(resource)
-    for siblings in tree.values():  # components first, then by type and name
-        siblings.sort(key=lambda r: (r.custom, r.type, r.name))
+        tree[parent].append(resource)  # plans list resources in tree order already
     return tree
 
 
