@@ -10,10 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import plan, schema, validate
+from . import clone, plan, schema, validate
 from .common import EXIT_BAD_INPUT
 
-COMMANDS = (validate, schema, plan)
+COMMANDS = (validate, schema, plan, clone)
 """Command modules; each has `add_parser(subparsers)` and `run(args) -> int`."""
 
 
