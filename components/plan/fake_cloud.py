@@ -29,6 +29,12 @@ ID_PREFIXES: dict[str, str] = {
     "alicloud:nas/fileSystem:FileSystem": "",
     "alicloud:kms/key:Key": "key-",
     "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy": "sp-",
+    "alicloud:nlb/loadBalancer:LoadBalancer": "nlb-",
+    "alicloud:nlb/serverGroup:ServerGroup": "sgp-",
+    "alicloud:nlb/listener:Listener": "lsn-",
+    "alicloud:alb/loadBalancer:LoadBalancer": "alb-",
+    "alicloud:alb/serverGroup:ServerGroup": "sgp-",
+    "alicloud:alb/listener:Listener": "lsn-",
 }
 """Id prefixes Alibaba Cloud uses, by type token; other types get a bare hash."""
 
