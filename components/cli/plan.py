@@ -7,8 +7,11 @@ import json
 import sys
 from pathlib import Path
 
+from policies.config import PolicyConfigError, load_policy_config
+
 from ..config import ConfigError
 from ..plan.engine import ProgramError, ValidatorErrors, run_plan
+from ..plan.policy import check_plan, has_mandatory
 from ..plan.render import render_markdown, render_text
 from .common import (
     EXIT_BAD_INPUT,
@@ -32,11 +35,22 @@ def add_parser(subparsers) -> None:
                         help="output format on stdout (default: text, a preview tree)")
     parser.add_argument("--json", dest="json_file", type=Path, metavar="FILE",
                         help="also write the full plan record as JSON to FILE ('-' = stdout)")
+    parser.add_argument("--policy-config", type=Path, metavar="FILE",
+                        help="policy rule levels and thresholds, the JSON file given to "
+                             "`pulumi preview --policy-pack-config` (default: rule defaults)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Plan the stack; exit 0, 1 (program failed) or 2 (bad input)."""
+    """Plan the stack and run the policy rules; exit 0, 1 (program failed or a mandatory
+    policy violation) or 2 (bad input, including a bad policy config)."""
+    try:
+        settings = load_policy_config(args.policy_config) if args.policy_config else None
+    except PolicyConfigError as error:
+        print(f"invalid policy config: {error.source}", file=sys.stderr)
+        for problem in error.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         plan = run_plan(stack_path(args), project_dir())
     except ConfigError as error:
@@ -49,11 +63,13 @@ def run(args: argparse.Namespace) -> int:
     except ProgramError as error:
         print(f"program failed: {error}", file=sys.stderr)
         return EXIT_FAILED
+    plan.verdicts = check_plan(plan, settings)
+    status = EXIT_FAILED if has_mandatory(plan.verdicts) else EXIT_OK
     if args.json_file is not None:
         record = json.dumps(plan.to_json(), indent=2, default=str)
         if str(args.json_file) == "-":
             print(record)
-            return EXIT_OK
+            return status
         args.json_file.write_text(record + "\n", encoding="utf-8")
     print(RENDERERS[args.format](plan))
-    return EXIT_OK
+    return status

@@ -17,11 +17,15 @@ from pulumi.runtime.settings import set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
 
+from policies.rules import Verdict
+
 from ..config import PROJECT, SECRET_PLACEHOLDER, StackConfig, load_stack
 from ..validation import Finding, errors_in, run_validators
 from .fake_cloud import FakeCloud
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+UNKNOWN_MARK = "<unknown>"
+"""What an input not known at plan time shows as."""
 
 
 class ProgramError(Exception):
@@ -71,6 +75,8 @@ class Plan:
     outputs: dict[str, Any]
     secret_keys: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    """Policy rule violations, when the caller ran the rules (components/plan/policy.py)."""
 
     def by_type(self, type_token: str) -> list[PlannedResource]:
         """Resources of one type token, in registration order."""
@@ -97,6 +103,7 @@ class Plan:
             "secretKeys": self.secret_keys,
             "findings": [{"validator": f.validator, "level": f.level.value, "path": f.path,
                           "message": f.message} for f in self.findings],
+            "policy": [verdict.to_json() for verdict in self.verdicts],
             "outputs": self.outputs,
             "resources": [r.to_json() for r in self.resources],
         }
@@ -231,5 +238,5 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
     if value == rpc.UNKNOWN:
-        return "<unknown>"
+        return UNKNOWN_MARK
     return value

@@ -64,6 +64,9 @@ def render_text(plan: Plan) -> str:
         out += ["", "Outputs:"]
         out += [f"    {key}: {_short(value)}" for key, value in plan.outputs.items()]
     out += _notes(plan)
+    if plan.verdicts:
+        out += ["", f"Policy violations ({len(plan.verdicts)}):"]
+        out += [f"    {verdict.line()}" for verdict in plan.verdicts]
     return "\n".join(out)
 
 
@@ -82,6 +85,12 @@ def render_markdown(plan: Plan) -> str:
     notes = _notes(plan)
     if notes:
         out += ["", *[line.strip() for line in notes if line.strip()]]
+    if plan.verdicts:
+        out += ["", f"**Policy violations: {len(plan.verdicts)}**", "",
+                "| Level | Rule | Severity | Resource | Message |", "|---|---|---|---|---|"]
+        out += [f"| {v.level} | `{v.rule}` | {v.severity} | "
+                f"{f'`{v.resource_name}`' if v.resource_name else 'stack'} | "
+                f"{v.message.replace('|', '/')} |" for v in plan.verdicts]
     out += ["", "<details><summary>Preview tree</summary>", "", "```",
             *[f"+ {prefix}{r.type} {r.name}" for prefix, r in _tree_lines(plan)],
             "```", "</details>"]

@@ -1,0 +1,42 @@
+"""The policy rules (policies/) over an offline plan: the same functions CrossGuard runs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from policies.base import UNKNOWN, Context, Resource
+from policies.context import catalog_lookup
+from policies.rules import RuleSettings, Verdict, evaluate
+
+from .engine import UNKNOWN_MARK, Plan, PlannedResource
+
+
+def _wire(value: Any) -> Any:
+    """Plan inputs back in wire form: the plan's unknown mark becomes Pulumi's sentinel."""
+    if isinstance(value, dict):
+        return {key: _wire(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_wire(item) for item in value]
+    return UNKNOWN if value == UNKNOWN_MARK else value
+
+
+def as_policy_resource(resource: PlannedResource) -> Resource:
+    """A planned resource as the rules see it."""
+    return Resource(resource.type, _wire(resource.inputs), resource.name, resource.urn,
+                    resource.protect, resource.id, tuple(resource.dependencies))
+
+
+def check_plan(plan: Plan, settings: Mapping[str, RuleSettings] | None = None,
+               monthly_cost: float | None = None) -> list[Verdict]:
+    """Every enabled rule's violations over the plan's resources (defaults when `settings`
+    is None)."""
+    context = Context(environment=plan.stack.environment, catalog=catalog_lookup(),
+                      monthly_cost=monthly_cost)
+    resources = [as_policy_resource(r) for r in plan.resources if r.custom]
+    return evaluate(resources, settings, context)
+
+
+def has_mandatory(verdicts: list[Verdict]) -> bool:
+    """True if any verdict blocks the plan."""
+    return any(verdict.level == "mandatory" for verdict in verdicts)
