@@ -1,4 +1,4 @@
-"""Load balancer building block: an NLB in front of an auto-scaling GPU fleet, with its own
+"""Load balancer building block: an NLB (or ALB) in front of an auto-scaling GPU fleet, with its own
 security group so clients reach only the service ports and the fleet can trust the
 load balancer's group instead of the world."""
 
@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from ipaddress import IPv4Network
+from typing import Literal, get_args
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -20,7 +21,8 @@ ADDRESS_TYPES = ("Internet", "Intranet")
 NLB_TYPE = "Network"
 """nlb.LoadBalancer load_balancer_type of an NLB."""
 ZONES_RANGE = (2, 10)
-"""An NLB takes at least two and at most ten zone mappings, one vSwitch per zone."""
+"""An NLB or ALB takes at least two zone mappings, one vSwitch per zone; an NLB at most ten
+(the ALB maximum is not documented in the SDK, ten is assumed)."""
 SERVER_GROUP_TYPES = ("Instance", "Ip")
 SERVER_GROUP_TYPE = "Instance"
 """ECS instances (what a scaling group adds) are backends of an Instance server group."""
@@ -28,6 +30,7 @@ PROTOCOLS = ("TCP", "UDP", "TCPSSL")
 PROTOCOL = "TCP"
 """Listener and server group protocol: plain TCP, the model server terminates HTTP."""
 HEALTH_CHECK_TYPES = ("TCP", "HTTP")
+"""NLB health_check_type; the ALB's health_check_protocol takes the same two words."""
 HEALTH_CHECK_INTERVAL_RANGE = (5, 50)
 """Seconds between health checks."""
 HEALTH_CHECK_THRESHOLD_RANGE = (2, 10)
@@ -45,28 +48,46 @@ WEIGHT_RANGE = (0, 100)
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{1,127}$")
 """NLB and server group names: 2-128 characters, starting with a letter."""
 
+ALB_EDITIONS = ("Basic", "Standard", "StandardWithWaf")
+ALB_EDITION = "Standard"
+"""alb.LoadBalancer load_balancer_edition of the ALB option."""
+ALB_PAY_TYPE = "PayAsYouGo"
+"""The only load_balancer_billing_config pay_type an ALB accepts."""
+ALB_LISTENER_PROTOCOLS = ("HTTP", "HTTPS", "QUIC")
+ALB_SERVER_GROUP_PROTOCOLS = ("HTTP", "HTTPS", "gRPC")
+ALB_PROTOCOL = "HTTP"
+"""ALB listener and backend protocol: plain HTTP to the model server."""
+ALB_HEALTH_CHECK_PROTOCOLS = ("HTTP", "HTTPS", "TCP", "gRPC")
+ALB_ACTION = "ForwardGroup"
+"""The alb.Listener default action: forward to a server group."""
+Kind = Literal["nlb", "alb"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+
 
 class ServiceLoadBalancer(pulumi.ComponentResource):
-    """A Network Load Balancer (NLB) in front of a scaling group:
+    """A load balancer in front of a scaling group, a Network Load Balancer (NLB, `kind`
+    "nlb", the default) or an Application Load Balancer (ALB, `kind` "alb"):
 
-    - an NLB with one zone mapping per entry of `vswitch_ids` (two to ten zones), intranet
-      by default and internet-facing only when `internet_facing` is true;
-    - per service port: an Instance server group with a TCP health check (HTTP on
-      `health_check_path` when given) and a TCP listener forwarding to it;
-    - a dedicated security group on the NLB whose only rules are ingress on the service
-      ports from each of `client_cidrs`. A world-open CIDR (0.0.0.0/0) is only acceptable
-      here, on a load balancer's public service ports, never on the fleet itself: let the
-      fleet's group allow the service ports from `security_group_id`;
+    - one zone mapping per entry of `vswitch_ids` (two to ten zones), intranet by default
+      and internet-facing only when `internet_facing` is true;
+    - per service port: an Instance server group health-checked over TCP (HTTP on
+      `health_check_path` when given) on the backend's port, and a listener forwarding to
+      it (TCP for an NLB, HTTP for an ALB);
+    - a dedicated security group on the load balancer whose only rules are ingress on the
+      service ports from each of `client_cidrs`. A world-open CIDR (0.0.0.0/0) is only
+      acceptable here, on a load balancer's public service ports, never on the fleet
+      itself: let the fleet's group allow the service ports from `security_group_id`;
     - with `scaling_group_id` (or later through `attach`), one ESS server group attachment
       per port, so scaled instances join and leave the server groups by themselves.
 
-    Defaults: intranet, TCP health check every 10 s, healthy after 2 and unhealthy after 3
-    results, weight 100, deletion protection as `conventions.deletion_protection`.
+    Defaults: NLB, intranet, TCP health check every 10 s, healthy after 2 and unhealthy
+    after 3 results, weight 100, deletion protection as `conventions.deletion_protection`.
 
     Attributes: the raw children `load_balancer`, `server_groups` (port -> group),
     `listeners` (port -> listener), `security_group`, `rules` (name -> rule),
-    `attachments` (port -> attachment, empty until attached); the flat ids
-    `load_balancer_id`, `dns_name`, `server_group_ids` (port -> id), `security_group_id`.
+    `security_group_attachment` (ALB only, else None), `attachments` (port -> attachment,
+    empty until attached); the flat ids `load_balancer_id`, `dns_name`, `server_group_ids`
+    (port -> id), `security_group_id`.
     """
 
     TYPE = "gpu-infra:network:ServiceLoadBalancer"
@@ -74,40 +95,42 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
     def __init__(self, name: str, *, vpc_id: pulumi.Input[str],
                  vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
                  client_cidrs: Sequence[IPv4Network | str], conventions: Conventions,
-                 internet_facing: bool = False, health_check_path: str | None = None,
-                 health_check_interval: int = 10, healthy_threshold: int = 2,
-                 unhealthy_threshold: int = 3, scaling_group_id: pulumi.Input[str] | None = None,
-                 weight: int = 100, opts: pulumi.ResourceOptions | None = None):
+                 kind: Kind = "nlb", internet_facing: bool = False,
+                 health_check_path: str | None = None, health_check_interval: int = 10,
+                 healthy_threshold: int = 2, unhealthy_threshold: int = 3,
+                 scaling_group_id: pulumi.Input[str] | None = None, weight: int = 100,
+                 opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
-        _check(name, vswitch_ids, ports, client_cidrs, health_check_path,
+        _check(name, kind, vswitch_ids, ports, client_cidrs, health_check_path,
                health_check_interval, healthy_threshold, unhealthy_threshold, weight)
         self._name_prefix = name
         self._conventions = conventions
+        self._kind = kind
         self._weight = weight
         self._create_security_group(vpc_id, ports, client_cidrs)
-        lb_name, tags = self._child("nlb")
-        self.load_balancer = alicloud.nlb.LoadBalancer(
-            lb_name, load_balancer_name=lb_name, load_balancer_type=NLB_TYPE,
-            address_type=ADDRESS_TYPES[0] if internet_facing else ADDRESS_TYPES[1],
-            vpc_id=vpc_id, zone_mappings=[
-                alicloud.nlb.LoadBalancerZoneMappingArgs(zone_id=zone, vswitch_id=vswitch_id)
-                for zone, vswitch_id in vswitch_ids.items()],
-            security_group_ids=[self.security_group_id],
-            deletion_protection_enabled=conventions.deletion_protection,
-            tags=tags, opts=pulumi.ResourceOptions(parent=self))
+        address_type = ADDRESS_TYPES[0] if internet_facing else ADDRESS_TYPES[1]
+        self.security_group_attachment: alicloud.alb.LoadBalancerSecurityGroupAttachment | None
+        if kind == "nlb":
+            self._create_nlb(vpc_id, vswitch_ids, address_type)
+        else:
+            self._create_alb(vpc_id, vswitch_ids, address_type)
         self.load_balancer_id: pulumi.Output[str] = self.load_balancer.id
         self.dns_name: pulumi.Output[str] = self.load_balancer.dns_name
-        health_check = alicloud.nlb.ServerGroupHealthCheckArgs(
-            health_check_enabled=True,
-            health_check_type=HEALTH_CHECK_TYPES[1] if health_check_path else HEALTH_CHECK_TYPES[0],
-            health_check_url=health_check_path,
-            health_check_connect_port=HEALTH_CHECK_BACKEND_PORT,
-            health_check_interval=health_check_interval, healthy_threshold=healthy_threshold,
-            unhealthy_threshold=unhealthy_threshold)
-        self.server_groups: dict[int, alicloud.nlb.ServerGroup] = {}
-        self.listeners: dict[int, alicloud.nlb.Listener] = {}
+        check = {"health_check_enabled": True, "health_check_connect_port":
+                 HEALTH_CHECK_BACKEND_PORT, "health_check_interval": health_check_interval,
+                 "healthy_threshold": healthy_threshold,
+                 "unhealthy_threshold": unhealthy_threshold}
+        self.server_groups: dict[int, alicloud.nlb.ServerGroup | alicloud.alb.ServerGroup] = {}
+        self.listeners: dict[int, alicloud.nlb.Listener | alicloud.alb.Listener] = {}
+        check_type = HEALTH_CHECK_TYPES[1] if health_check_path else HEALTH_CHECK_TYPES[0]
         for port in ports:
-            self._create_port(port, vpc_id, health_check)
+            if kind == "nlb":
+                self._create_nlb_port(port, vpc_id, alicloud.nlb.ServerGroupHealthCheckArgs(
+                    **check, health_check_url=health_check_path, health_check_type=check_type))
+            else:
+                self._create_alb_port(port, vpc_id, alicloud.alb.ServerGroupHealthCheckConfigArgs(
+                    **check, health_check_path=health_check_path,
+                    health_check_protocol=check_type))
         self.server_group_ids: dict[int, pulumi.Output[str]] = {
             port: group.id for port, group in self.server_groups.items()}
         self.attachments: dict[int, alicloud.ess.ServerGroupAttachment] = {}
@@ -124,11 +147,12 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
         that build the load balancer (and its security group) before the fleet."""
         if self.attachments:
             raise ValueError(f"{self._name_prefix}: a scaling group is already attached")
+        attachment_type = ATTACHMENT_TYPES[1] if self._kind == "nlb" else ATTACHMENT_TYPES[0]
         for port, group in self.server_groups.items():
             self.attachments[port] = alicloud.ess.ServerGroupAttachment(
                 child_name(self._name_prefix, f"attach-{port}"),
                 scaling_group_id=scaling_group_id, server_group_id=group.id,
-                type=ATTACHMENT_TYPES[1], port=port, weight=self._weight, force_attach=True,
+                type=attachment_type, port=port, weight=self._weight, force_attach=True,
                 opts=pulumi.ResourceOptions(parent=self))
         return self.attachments
 
@@ -158,8 +182,38 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
                     nic_type=NIC_TYPE, policy=POLICY, priority=PRIORITY,
                     description=f"service port {port} from a client CIDR", opts=opts)
 
-    def _create_port(self, port: int, vpc_id: pulumi.Input[str],
-                     health_check: alicloud.nlb.ServerGroupHealthCheckArgs) -> None:
+    def _create_nlb(self, vpc_id: pulumi.Input[str],
+                    vswitch_ids: Mapping[str, pulumi.Input[str]], address_type: str) -> None:
+        name, tags = self._child("nlb")
+        self.load_balancer = alicloud.nlb.LoadBalancer(
+            name, load_balancer_name=name, load_balancer_type=NLB_TYPE,
+            address_type=address_type, vpc_id=vpc_id, zone_mappings=[
+                alicloud.nlb.LoadBalancerZoneMappingArgs(zone_id=zone, vswitch_id=vswitch_id)
+                for zone, vswitch_id in vswitch_ids.items()],
+            security_group_ids=[self.security_group_id],
+            deletion_protection_enabled=self._conventions.deletion_protection,
+            tags=tags, opts=pulumi.ResourceOptions(parent=self))
+        self.security_group_attachment = None
+
+    def _create_alb(self, vpc_id: pulumi.Input[str],
+                    vswitch_ids: Mapping[str, pulumi.Input[str]], address_type: str) -> None:
+        opts = pulumi.ResourceOptions(parent=self)
+        name, tags = self._child("alb")
+        self.load_balancer = alicloud.alb.LoadBalancer(
+            name, load_balancer_name=name, load_balancer_edition=ALB_EDITION,
+            load_balancer_billing_config=alicloud.alb.LoadBalancerLoadBalancerBillingConfigArgs(
+                pay_type=ALB_PAY_TYPE),
+            address_type=address_type, vpc_id=vpc_id, zone_mappings=[
+                alicloud.alb.LoadBalancerZoneMappingArgs(zone_id=zone, vswitch_id=vswitch_id)
+                for zone, vswitch_id in vswitch_ids.items()],
+            deletion_protection_enabled=self._conventions.deletion_protection,
+            tags=tags, opts=opts)
+        self.security_group_attachment = alicloud.alb.LoadBalancerSecurityGroupAttachment(
+            child_name(self._name_prefix, "alb-sg"), load_balancer_id=self.load_balancer.id,
+            security_group_id=self.security_group_id, opts=opts)
+
+    def _create_nlb_port(self, port: int, vpc_id: pulumi.Input[str],
+                         health_check: alicloud.nlb.ServerGroupHealthCheckArgs) -> None:
         opts = pulumi.ResourceOptions(parent=self)
         name, tags = self._child(f"servers-{port}")
         self.server_groups[port] = alicloud.nlb.ServerGroup(
@@ -171,21 +225,39 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
             listener_port=port, server_group_id=self.server_groups[port].id,
             listener_description=name, tags=tags, opts=opts)
 
+    def _create_alb_port(self, port: int, vpc_id: pulumi.Input[str],
+                         health_check: alicloud.alb.ServerGroupHealthCheckConfigArgs) -> None:
+        opts = pulumi.ResourceOptions(parent=self)
+        name, tags = self._child(f"servers-{port}")
+        self.server_groups[port] = alicloud.alb.ServerGroup(
+            name, server_group_name=name, server_group_type=SERVER_GROUP_TYPE,
+            protocol=ALB_PROTOCOL, vpc_id=vpc_id, health_check_config=health_check,
+            tags=tags, opts=opts)
+        name, tags = self._child(f"listener-{port}")
+        self.listeners[port] = alicloud.alb.Listener(
+            name, load_balancer_id=self.load_balancer.id, listener_protocol=ALB_PROTOCOL,
+            listener_port=port, listener_description=name, default_actions=[{
+                "type": ALB_ACTION, "forward_group_config": {
+                    "server_group_tuples": [{"server_group_id": self.server_groups[port].id}]}}],
+            tags=tags, opts=opts)
+
 
 def _in(value: int, bounds: tuple[int, int]) -> bool:
     return bounds[0] <= value <= bounds[1]
 
 
-def _check(name: str, vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
+def _check(name: str, kind: str, vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
            client_cidrs: Sequence[IPv4Network | str], health_check_path: str | None,
            interval: int, healthy: int, unhealthy: int, weight: int) -> None:
     """Every problem with the arguments, one `field: message` line each (ValueError)."""
     problems = []
+    if kind not in KINDS:
+        problems.append(f"kind: {kind!r} is not one of {', '.join(KINDS)}")
     if not NAME.match(child_name(name, f"servers-{PORT_RANGE[1]}")):
         problems.append(f"name: {name!r} must start with a letter and hold only letters, "
                         "digits, '.', '_' and '-' (at most 114 characters)")
     if not _in(len(vswitch_ids), ZONES_RANGE):
-        problems.append(f"vswitch_ids: an NLB needs {ZONES_RANGE[0]} to {ZONES_RANGE[1]} "
+        problems.append(f"vswitch_ids: a load balancer needs {ZONES_RANGE[0]} to {ZONES_RANGE[1]} "
                         f"zones, one vSwitch each; got {len(vswitch_ids)}")
     if not ports:
         problems.append("ports: at least one service port")

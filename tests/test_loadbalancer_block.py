@@ -177,12 +177,12 @@ def failure(**overrides) -> str:
 
 def test_fewer_than_two_zones_is_an_error():
     message = failure(vswitch_ids={"cn-hangzhou-i": "vsw-i"})
-    assert "vswitch_ids: an NLB needs 2 to 10 zones, one vSwitch each; got 1" in message
+    assert "vswitch_ids: a load balancer needs 2 to 10 zones, one vSwitch each; got 1" in message
 
 
 def test_more_than_ten_zones_is_an_error():
     message = failure(vswitch_ids={f"zone-{i}": f"vsw-{i}" for i in range(11)})
-    assert "vswitch_ids: an NLB needs 2 to 10 zones, one vSwitch each; got 11" in message
+    assert "vswitch_ids: a load balancer needs 2 to 10 zones, one vSwitch each; got 11" in message
 
 
 def test_every_bad_argument_is_one_line():
