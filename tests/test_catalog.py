@@ -1,0 +1,69 @@
+"""The GPU catalog and the recommender."""
+
+from __future__ import annotations
+
+import pytest
+
+from components import catalog
+from components.catalog.recommend import recommend
+
+REQUIRED_FAMILIES = {"gn6i", "gn6v", "gn6e", "gn7", "gn7i", "gn7e", "gn7s", "gn8is", "gn8v",
+                     "ebmgn7e", "ebmgn7ex", "ebmgn8v", "vgn7i-vws", "sgn7i-vws"}
+
+
+def test_catalog_covers_the_required_families_and_no_price_is_zero():
+    families = {entry.family for entry in catalog.entries()}
+    assert families >= REQUIRED_FAMILIES
+    priced = [entry for entry in catalog.entries() if entry.price]
+    assert all(entry.price.cny_per_hour > 0 for entry in priced)
+    assert {e.price.date for e in priced} == {"2024-12-31"}
+    assert catalog.get("ecs.gn8v-8x.48xlarge").price is None  # unknown stays unknown
+
+
+def test_lookup_fields_and_vgpu_fractions():
+    a10 = catalog.get("ecs.gn7i-c8g1.2xlarge")
+    assert (a10.gpu_model, a10.gpu_count, a10.gpu_memory_gib, a10.vcpu) == (
+        "NVIDIA A10", 1, 24, 8)
+    assert a10.price.cny_per_hour == 9.53 and a10.price.region == "cn-hangzhou"
+    slice_ = catalog.get("ecs.sgn7i-vws-m2.xlarge")
+    assert slice_.gpu_count_label == "1/12" and slice_.gpu_memory_gib == 2
+    assert catalog.get("ecs.gn8v-8x.48xlarge").is_unconfirmed("gpu_model")
+    assert catalog.get("ecs.g7.xlarge") is None
+
+
+def test_low_latency_and_erdma_families_follow_the_facts():
+    low_latency = {e.family for e in catalog.entries() if e.low_latency}
+    assert low_latency == {"gn8v", "ebmgn8v", "ebmgn7ex"}
+    assert {e.family for e in catalog.entries() if e.erdma} == {
+        "gn8is", "gn8v", "ebmgn7ex", "ebmgn8v"}
+
+
+def test_filter_by_use_model_and_memory():
+    found = catalog.filter(use="training", min_gpu_memory_gib=80)
+    assert found and all("training" in e.uses and e.gpu_memory_gib >= 80 for e in found)
+    assert {e.family for e in catalog.filter(gpu_model="t4")} == {"gn6i"}
+    assert catalog.family_of("ecs.vgn7i-vws-m4.xlarge") == "vgn7i-vws"
+
+
+def test_recommend_multi_node_training_prefers_erdma_nvlink_then_price():
+    ranked = recommend("training", 80, 16, True, "cn-beijing")
+    best = ranked[0]
+    assert best.entry.type == "ecs.ebmgn7ex.32xlarge" and best.nodes == 2
+    assert best.penalty == 0 and best.hourly_cny == pytest.approx(541.66)
+    assert "eRDMA between nodes" in best.reasons
+    # an 80 GiB type without eRDMA ranks below every full fit
+    gn7e = next(r for r in ranked if r.entry.type == "ecs.gn7e-c16g1.32xlarge")
+    assert gn7e.penalty > 0 and "no eRDMA: traffic between nodes uses TCP" in gn7e.reasons
+    assert ranked.index(gn7e) > max(i for i, r in enumerate(ranked) if r.penalty == 0)
+
+
+def test_recommend_single_node_inference_is_cheapest_fit_first():
+    ranked = recommend("inference", 20, 1, False, "cn-hangzhou")
+    assert ranked[0].entry.type == "ecs.gn7i-c8g1.2xlarge"
+    assert ranked[0].hourly_cny == 9.53 and ranked[0].penalty == 0
+    assert all(r.entry.gpu_count >= 1 and r.entry.gpu_memory_gib >= 20 for r in ranked)
+
+
+def test_recommend_rejects_bad_input():
+    with pytest.raises(ValueError, match="layout 'hpc'"):
+        recommend("hpc", 80, 8, False, "cn-beijing")

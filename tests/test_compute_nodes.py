@@ -1,0 +1,115 @@
+"""GpuNodes under the mock engine: instances, deployment sets, roles, capacity mixes."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.compute.allowed import (
+    DEPLOYMENT_SET_STRATEGIES,
+    INSTANCE_CHARGE_TYPES,
+    INSTANCE_SYSTEM_DISK_CATEGORIES,
+    SPOT_STRATEGIES,
+    TRAFFIC_MODES,
+)
+from components.compute.nodes import GpuNodes, NodeCapacity
+from components.compute.placement import erdma_for, placement_for
+from components.config.compute import TrainingFleet
+from components.conventions import FLEET_TAG_KEY, Conventions
+
+INSTANCE = "alicloud:ecs/instance:Instance"
+DEPLOYMENT_SET = "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet"
+ROLE = "alicloud:ecs/ramRoleAttachment:RamRoleAttachment"
+
+
+ON_DEMAND = NodeCapacity()
+
+
+def build(record, count=2, capacity=ON_DEMAND, protection=True, **kwargs):
+    args = {"instance_type": "ecs.gn8v-8x.48xlarge", "count": count, "vswitch_id": "vsw-1",
+            "security_group_ids": ["sg-1"], "image_id": "m-gpu",
+            "conventions": Conventions(tags={"Project": "p"},
+                                       deletion_protection=protection),
+            "capacity": capacity, **kwargs}
+    resources = record(lambda: GpuNodes("gpu", **args))
+    return ([r for r in resources if r.type == INSTANCE],
+            [r for r in resources if r.type == DEPLOYMENT_SET],
+            [r for r in resources if r.type == ROLE], resources)
+
+
+def test_nodes_inputs(record):
+    instances, sets, roles, resources = build(
+        record, erdma=True, placement="LowLatency", role_name="gpu-role", key_name="k",
+        user_data="#!/bin/sh", system_disk_size=300)
+    component = next(r for r in resources if r.type == "gpu-infra:compute:GpuNodes")
+    first = instances[0].inputs
+    assert [i.name for i in instances] == ["gpu-node-000", "gpu-node-001"]
+    assert first["instanceType"] == "ecs.gn8v-8x.48xlarge" and first["imageId"] == "m-gpu"
+    assert first["vswitchId"] == "vsw-1" and first["securityGroups"] == ["sg-1"]
+    assert first["internetMaxBandwidthOut"] == 0 and first["keyName"] == "k"
+    assert first["systemDiskCategory"] == "cloud_essd" and first["systemDiskSize"] == 300
+    assert first["systemDiskPerformanceLevel"] == "PL1" and first["userData"] == "#!/bin/sh"
+    assert first["networkInterfaceTrafficMode"] == "HighPerformance"
+    assert first["deletionProtection"] is True and "roleName" not in first
+    assert first["tags"][FLEET_TAG_KEY] == "gpu" and first["tags"]["Project"] == "p"
+    assert first["deploymentSetId"] == sets[0].id and sets[0].inputs["strategy"] == "LowLatency"
+    assert [r.inputs["ramRoleName"] for r in roles] == ["gpu-role", "gpu-role"]
+    assert roles[0].inputs["instanceId"] == instances[0].id
+    assert all(r.parent == component.urn for r in [*instances, *sets, *roles])
+    assert first["networkInterfaceTrafficMode"] in TRAFFIC_MODES
+    assert first["systemDiskCategory"] in INSTANCE_SYSTEM_DISK_CATEGORIES
+    assert sets[0].inputs["strategy"] in DEPLOYMENT_SET_STRATEGIES
+
+
+def test_more_than_twenty_nodes_split_over_deployment_sets(record):
+    instances, sets, _, _ = build(record, count=45, placement="LowLatency")
+    assert len(sets) == 3
+    by_set = [sum(1 for i in instances if i.inputs["deploymentSetId"] == s.id) for s in sets]
+    assert by_set == [20, 20, 5]
+
+
+def test_no_placement_no_role_standard_network(record):
+    instances, sets, roles, _ = build(record, placement=None)
+    assert sets == [] and roles == []
+    assert "deploymentSetId" not in instances[0].inputs
+    assert instances[0].inputs["networkInterfaceTrafficMode"] == "Standard"
+
+
+@pytest.mark.parametrize("capacity, expected, protected", [
+    (NodeCapacity(), {"instanceChargeType": "PostPaid", "spotStrategy": "NoSpot"}, True),
+    (NodeCapacity("spot"), {"instanceChargeType": "PostPaid",
+                            "spotStrategy": "SpotAsPriceGo"}, False),
+    (NodeCapacity("spot", "SpotWithPriceLimit", 12.345),
+     {"instanceChargeType": "PostPaid", "spotStrategy": "SpotWithPriceLimit",
+      "spotPriceLimit": 12.345}, False),
+    (NodeCapacity("prepaid", period=3, period_unit="Month"),
+     {"instanceChargeType": "PrePaid", "period": 3, "periodUnit": "Month"}, True),
+])
+def test_capacity_mixes(record, capacity, expected, protected):
+    instances, _, _, _ = build(record, capacity=capacity)
+    inputs = instances[0].inputs
+    keys = ("instanceChargeType", "spotStrategy", "spotPriceLimit", "period", "periodUnit")
+    assert {k: inputs[k] for k in keys if k in inputs} == expected
+    assert inputs["deletionProtection"] is protected
+    assert inputs["instanceChargeType"] in INSTANCE_CHARGE_TYPES
+    assert inputs.get("spotStrategy", "NoSpot") in SPOT_STRATEGIES
+
+
+def test_no_deletion_protection_outside_prod(record):
+    instances, _, _, _ = build(record, protection=False)
+    assert instances[0].inputs["deletionProtection"] is False
+
+
+def fleet(**kwargs) -> TrainingFleet:
+    return TrainingFleet(**{"instance_type": "ecs.gn8v-8x.48xlarge", "nodes": 4, **kwargs})
+
+
+def test_placement_and_erdma_from_the_catalog():
+    assert placement_for(fleet()) == "LowLatency"
+    assert placement_for(fleet(nodes=1)) == "Availability"
+    assert placement_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge")) == "Availability"
+    assert placement_for(fleet(placement="Availability")) == "Availability"
+    assert erdma_for(fleet()) is True
+    assert erdma_for(fleet(erdma="off")) is False
+    assert erdma_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge")) is False
+    capacity = NodeCapacity.from_fleet(fleet(capacity="prepaid", prepaid_period=12))
+    assert (capacity.kind, capacity.period, capacity.period_unit) == ("prepaid", 12, "Month")

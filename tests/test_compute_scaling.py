@@ -1,0 +1,159 @@
+"""GpuScalingGroup and ReservedCapacity under the mock engine."""
+
+from __future__ import annotations
+
+import pytest
+
+from components.compute import allowed
+from components.compute.reserved import ReservedCapacity
+from components.compute.scaling import GpuScalingGroup
+from components.config.compute import ReservedCapacity as ReservedSettings
+from components.config.compute import ScalingFleet
+from components.conventions import FLEET_TAG_KEY, Conventions
+
+GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
+CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
+RULE = "alicloud:ess/scalingRule:ScalingRule"
+ALARM = "alicloud:ess/alarm:Alarm"
+TASK = "alicloud:ess/scheduledTask:ScheduledTask"
+HOOK = "alicloud:ess/lifecycleHook:LifecycleHook"
+TYPES = ["ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge"]
+
+
+def build(record, protection=False, **fleet):
+    settings = ScalingFleet(**{"instance_types": TYPES, **fleet})
+    resources = record(lambda: GpuScalingGroup(
+        "inf", fleet=settings, vswitch_ids=["vsw-a", "vsw-b"], security_group_ids=["sg-1"],
+        image_id="m-gpu", role_name="role", key_name="k", user_data="#!/bin/sh",
+        conventions=Conventions(tags={"Project": "p"}, deletion_protection=protection)))
+    return {t: [r for r in resources if r.type == t]
+            for t in (GROUP, CONFIG, RULE, ALARM, TASK, HOOK)}
+
+
+def test_on_demand_group_and_configuration(record):
+    found = build(record, min_size=1, max_size=6, desired_size=2, protection=True)
+    [group], [config] = found[GROUP], found[CONFIG]
+    g = group.inputs
+    assert (g["minSize"], g["maxSize"], g["desiredCapacity"]) == (1, 6, 2)
+    assert g["vswitchIds"] == ["vsw-a", "vsw-b"] and g["multiAzPolicy"] == "COST_OPTIMIZED"
+    assert g["onDemandBaseCapacity"] == 0 and g["onDemandPercentageAboveBaseCapacity"] == 100
+    assert "spotInstancePools" not in g and g["groupDeletionProtection"] is True
+    assert g["removalPolicies"] == ["OldestScalingConfiguration", "OldestInstance"]
+    assert g["tags"][FLEET_TAG_KEY] == "inf"
+    c = config.inputs
+    assert c["scalingGroupId"] == group.id and c["instanceTypes"] == TYPES
+    assert (c["imageId"], c["roleName"], c["keyName"], c["userData"]) == (
+        "m-gpu", "role", "k", "#!/bin/sh")
+    assert c["securityGroupIds"] == ["sg-1"] and c["internetMaxBandwidthOut"] == 0
+    assert c["systemDiskCategory"] == "cloud_essd" and c["systemDiskSize"] == 200
+    assert c["spotStrategy"] == "NoSpot" and c["active"] is True and c["enable"] is True
+    assert c["tags"][FLEET_TAG_KEY] == "inf"
+    # values the provider accepts
+    assert g["multiAzPolicy"] in allowed.MULTI_AZ_POLICIES
+    assert set(g["removalPolicies"]) <= set(allowed.REMOVAL_POLICIES)
+    assert c["systemDiskCategory"] in allowed.ESS_SYSTEM_DISK_CATEGORIES
+    assert "cloud_auto" not in allowed.ESS_SYSTEM_DISK_CATEGORIES
+    assert len(c["instanceTypes"]) <= allowed.ESS_MAX_INSTANCE_TYPES
+
+
+@pytest.mark.parametrize("fleet, spot_strategy, limits", [
+    ({"on_demand_base_capacity": 1, "on_demand_percentage_above_base": 0},
+     "SpotAsPriceGo", None),
+    ({"on_demand_percentage_above_base": 50, "spot_strategy": "SpotWithPriceLimit",
+      "spot_price_limit": 5.5}, "SpotWithPriceLimit",
+     [{"instanceType": t, "priceLimit": 5.5} for t in TYPES]),
+])
+def test_spot_mixes(record, fleet, spot_strategy, limits):
+    found = build(record, **fleet)
+    g, c = found[GROUP][0].inputs, found[CONFIG][0].inputs
+    assert g["onDemandBaseCapacity"] == fleet.get("on_demand_base_capacity", 0)
+    assert g["onDemandPercentageAboveBaseCapacity"] == fleet["on_demand_percentage_above_base"]
+    assert g["spotInstancePools"] == 2 and g["spotInstanceRemedy"] is True
+    assert c["spotStrategy"] == spot_strategy and c["spotStrategy"] in allowed.SPOT_STRATEGIES
+    assert c.get("spotPriceLimits") == limits
+
+
+def test_target_tracking_rule(record):
+    [rule] = build(record, target_tracking={"target_value": 60})[RULE]
+    r = rule.inputs
+    assert r["scalingRuleType"] == "TargetTrackingScalingRule"
+    assert (r["metricType"], r["metricName"], r["targetValue"]) == (
+        "system", "CpuUtilization", 60)
+    assert r["scalingRuleType"] in allowed.SCALING_RULE_TYPES
+
+
+def test_queue_scaling_scales_out_in_steps_and_back_to_zero(record):
+    found = build(record, min_size=0, queue_scaling={"cloud_monitor_group_id": "12345"})
+    rules = {r.name: r for r in found[RULE]}
+    out, scale_in = rules["inf-queue-out"], rules["inf-queue-in"]
+    assert out.inputs["scalingRuleType"] == "StepScalingRule"
+    assert out.inputs["stepAdjustments"] == [
+        {"metricIntervalLowerBound": "0", "metricIntervalUpperBound": "10",
+         "scalingAdjustment": 1},
+        {"metricIntervalLowerBound": "10", "scalingAdjustment": 4}]
+    assert (scale_in.inputs["adjustmentType"], scale_in.inputs["adjustmentValue"]) == (
+        "TotalCapacity", 0)
+    alarms = {a.name: a for a in found[ALARM]}
+    high, empty = alarms["inf-queue-high"], alarms["inf-queue-empty"]
+    for alarm, rule, operator, threshold in ((high, out, ">=", "1"),
+                                             (empty, scale_in, "<=", "0")):
+        a = alarm.inputs
+        assert a["metricType"] == "custom" and a["cloudMonitorGroupId"] == "12345"
+        assert a["metricName"] == "job_queue_length" and a["period"] == 60
+        assert (a["comparisonOperator"], a["threshold"]) == (operator, threshold)
+        assert a["alarmActions"] == [f"ari:acs:ess:cn-hangzhou:1234567890123456:"
+                                     f"scalingrule/{rule.id}"]
+        assert a["comparisonOperator"] in allowed.ALARM_OPERATORS
+        assert a["statistics"] in allowed.ALARM_STATISTICS and a["period"] in allowed.ALARM_PERIODS
+
+
+def test_schedules_and_drain_hook(record):
+    found = build(record, schedules=[{
+        "name": "weekday-up", "launch_time": "2030-01-01T00:00Z", "recurrence_type": "Cron",
+        "recurrence_value": "0 8 * * 1-5", "recurrence_end_time": "2030-12-31T00:00Z",
+        "desired_size": 3}], drain_seconds=900)
+    [task], [hook] = found[TASK], found[HOOK]
+    t = task.inputs
+    assert (t["launchTime"], t["recurrenceType"], t["recurrenceValue"], t["desiredCapacity"]) \
+        == ("2030-01-01T00:00Z", "Cron", "0 8 * * 1-5", 3)
+    assert t["scalingGroupId"] == found[GROUP][0].id
+    assert (hook.inputs["lifecycleTransition"], hook.inputs["heartbeatTimeout"],
+            hook.inputs["defaultResult"]) == ("SCALE_IN", 900, "CONTINUE")
+    assert hook.inputs["defaultResult"] in allowed.LIFECYCLE_RESULTS
+    assert build(record, drain_seconds=None)[HOOK] == []
+
+
+RESERVED = {
+    "ri": "alicloud:ecs/reservedInstance:ReservedInstance",
+    "ea": "alicloud:ecs/elasticityAssurance:ElasticityAssurance",
+    "cr": "alicloud:ecs/capacityReservation:CapacityReservation",
+}
+
+
+def build_reserved(record, settings):
+    resources = record(lambda: ReservedCapacity(
+        "res", instance_type="ecs.gn8v-8x.48xlarge", zone_id="cn-hangzhou-i",
+        settings=ReservedSettings(**settings), conventions=Conventions()))
+    return {key: [r for r in resources if r.type == t] for key, t in RESERVED.items()}
+
+
+def test_reserved_instances_and_capacity_reservation(record):
+    found = build_reserved(record, {"reserved_instances": {"count": 4, "scope": "Zone"},
+                                    "guarantee": {"count": 2}})
+    [ri], [cr] = found["ri"], found["cr"]
+    assert (ri.inputs["instanceAmount"], ri.inputs["offeringType"], ri.inputs["period"],
+            ri.inputs["periodUnit"], ri.inputs["scope"], ri.inputs["zoneId"]) == (
+        4, "No Upfront", 1, "Year", "Zone", "cn-hangzhou-i")
+    assert ri.inputs["offeringType"] in allowed.RI_OFFERING_TYPES
+    assert (cr.inputs["instanceAmount"], cr.inputs["zoneIds"], cr.inputs["endTimeType"]) == (
+        2, ["cn-hangzhou-i"], "Unlimited")
+    assert found["ea"] == []
+
+
+def test_elasticity_assurance(record):
+    found = build_reserved(record, {"guarantee": {"kind": "elasticity_assurance",
+                                                  "count": 8, "period_months": 3}})
+    [ea] = found["ea"]
+    assert (ea.inputs["instanceAmount"], ea.inputs["period"], ea.inputs["periodUnit"],
+            ea.inputs["instanceType"]) == (8, 3, "Month", "ecs.gn8v-8x.48xlarge")
+    assert found["ri"] == [] and found["cr"] == []
