@@ -33,7 +33,7 @@ from ..config.network import NetworkConfig
 from ..config.stack import CLUSTER_NAME_PATTERN
 from ..validation import Level, run_validators
 from .cidr import DEFAULT_POOL, PoolExhausted, allocate, translate
-from .paths import ConfigPath, Override, PathError, apply, lookup
+from .paths import ConfigPath, Override, PathError, apply, lookup, remove_key
 
 STACK_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """Pulumi stack names: letters, digits, hyphens, underscores, periods."""
@@ -135,14 +135,34 @@ def write_stack_file(clone: Clone, source: Path, force: bool = False) -> None:
 
 
 def _load_round_trip(path: Path) -> tuple[CommentedMap, YAML]:
+    """The document with its comments, and a dumper that indents the way the file does."""
     text = path.read_text(encoding="utf-8")
-    _, indent, block_seq_indent = load_yaml_guess_indent(text)
+    _, sequence_indent, dash_offset = load_yaml_guess_indent(text)
+    mapping_indent = _mapping_indent(text)
     dumper = YAML(typ="rt")
     dumper.preserve_quotes = True
     dumper.width = 4096
-    dumper.indent(mapping=indent or 2, sequence=(indent or 2) + (block_seq_indent or 0),
-                  offset=block_seq_indent or 0)
+    if dash_offset is None:  # no block sequences: ruamel's guess is the mapping indent
+        dumper.indent(mapping=mapping_indent, sequence=mapping_indent + 2, offset=2)
+    else:
+        dumper.indent(mapping=mapping_indent, sequence=sequence_indent, offset=dash_offset)
     return dumper.load(text), dumper
+
+
+def _mapping_indent(text: str) -> int:
+    """The smallest step from a `key:` line to the nested key below it (default 2)."""
+    steps: list[int] = []
+    opener: int | None = None
+    for line in text.splitlines():
+        content = re.sub(r"\s+#.*$", "", line).rstrip()
+        stripped = content.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        column = len(content) - len(stripped)
+        if opener is not None and column > opener and not stripped.startswith("- "):
+            steps.append(column - opener)
+        opener = column if stripped.endswith(":") else None
+    return min(steps, default=2)
 
 
 def _dump(dumper: YAML, document: CommentedMap) -> str:
@@ -176,7 +196,7 @@ def _set_name(config: CommentedMap, name: str | None, new_stack: str,
 def _drop_encryption(document: CommentedMap, clone: Clone) -> None:
     dropped = [key for key in ENCRYPTION_KEYS if key in document]
     for key in dropped:
-        del document[key]
+        remove_key(document, key)
     if dropped:
         clone.notes.append(f"dropped {', '.join(dropped)}: they belong to the source stack's "
                            "secrets provider; `pulumi stack init` sets the new stack's own")
@@ -192,7 +212,7 @@ def _drop_secrets(config: CommentedMap, clone: Clone) -> list[str]:
             here = ConfigPath(path.key, (*path.parts, key)) if path else ConfigPath(key)
             if _is_secure(value):
                 clone.secrets.append(here)
-                del node[key]
+                remove_key(node, key)
             elif isinstance(value, dict):
                 walk(value, here)
             elif isinstance(value, list) and any(_holds_secret(item) for item in value):
@@ -224,7 +244,7 @@ def _drop_byo(config: CommentedMap, clone: Clone) -> None:
         return
     dropped = [key for key in BYO_KEYS if key in network]
     for key in dropped:
-        del network[key]
+        remove_key(network, key)
     if dropped:
         clone.notes.append(
             f"dropped network.{' and network.'.join(dropped)}: the source's own VPC would be "
@@ -322,13 +342,13 @@ def _lay_out_network(config: CommentedMap, source_stack: StackConfig,
         old = _cidr(switches[zone])
         moved = translate(old, old_vpc, new_vpc) if old else None
         if moved is None:
-            del switches[zone]
+            remove_key(switches, zone)
             clone.notes.append(f"dropped network.vswitch_cidrs.{zone} ({old}): it does not fit "
                                f"{new_vpc} at the same offset; the zone's derived slot is used")
         else:
             switches[zone] = str(moved)
     if not switches:
-        del network["vswitch_cidrs"]
+        remove_key(network, "vswitch_cidrs")
     return []
 
 

@@ -10,7 +10,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import YAMLError
+from ruamel.yaml.error import CommentMark, YAMLError
+from ruamel.yaml.tokens import CommentToken
 
 from ..config import CLUSTER_KEY
 
@@ -152,8 +153,43 @@ def _put(node: Any, part: Part, value: Any) -> None:
     elif isinstance(node, list):
         if part < len(node):
             del node[part]
+    elif part in node:
+        remove_key(node, part)
+
+
+def remove_key(mapping: dict, key: str) -> None:
+    """Delete `key`, keeping the full-line comments that followed its entry: ruamel attaches
+    them to the entry above, so they would go with it. They move to the previous entry."""
+    keys = list(mapping)
+    trailing = _take_trailing(mapping, key)
+    del mapping[key]
+    position = keys.index(key)
+    if trailing and position > 0:
+        _add_trailing(mapping, keys[position - 1], trailing)
+
+
+def _take_trailing(mapping: Any, key: Any) -> str:
+    value = mapping[key]
+    if isinstance(value, CommentedMap) and value:
+        return _take_trailing(value, list(value)[-1])
+    slots = getattr(mapping, "ca", None) and mapping.ca.items.get(key)
+    token = slots[2] if slots and len(slots) > 2 else None
+    if token is None:
+        return ""
+    _, newline, rest = token.value.partition("\n")
+    return rest if newline else ""
+
+
+def _add_trailing(mapping: Any, key: Any, text: str) -> None:
+    value = mapping[key]
+    if isinstance(value, CommentedMap) and value:
+        _add_trailing(value, list(value)[-1], text)
+        return
+    slots = mapping.ca.items.setdefault(key, [None, None, None, None])
+    if slots[2] is None:
+        slots[2] = CommentToken("\n" + text, CommentMark(0), None)
     else:
-        node.pop(part, None)
+        slots[2].value = slots[2].value.rstrip("\n") + "\n" + text
 
 
 def lookup(config: Any, path: ConfigPath) -> Any:
