@@ -113,3 +113,10 @@ def test_placement_and_erdma_from_the_catalog():
     assert erdma_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge")) is False
     capacity = NodeCapacity.from_fleet(fleet(capacity="prepaid", prepaid_period=12))
     assert (capacity.kind, capacity.period, capacity.period_unit) == ("prepaid", 12, "Month")
+
+
+def test_default_image_is_resolved_from_public_ubuntu_images(record):
+    from components.compute.images import default_image_id
+
+    instances, _, _, _ = build(record, image_id=default_image_id("ecs.gn8v-8x.48xlarge"))
+    assert instances[0].inputs["imageId"] == "ubuntu_22_04_x64_20G_alibase_20250101.vhd"
