@@ -14,7 +14,10 @@ PROTECTION = {True: "Enabled", False: "Disabled"}
 KEY_SPEC = "Aliyun_AES_256"
 KEY_USAGE = "ENCRYPT/DECRYPT"
 PROTECTION_LEVEL = "SOFTWARE"
-"""Software-protected keys rotate every 7-365 days (hardware keys cannot rotate)."""
+"""Hardware-protected keys cannot rotate; a key in an HSM instance must not be used here."""
+DEFAULT_KEY_ROTATION_DAYS = 365
+"""A default key (no KMS instance) rotates every 365 days only; keys in a software KMS
+instance take 7 to 365."""
 
 
 def rotation_interval(days: int) -> str:
@@ -23,9 +26,10 @@ def rotation_interval(days: int) -> str:
 
 
 class KmsKey(pulumi.ComponentResource):
-    """A symmetric KMS key with automatic rotation every `rotation_days` (7-365, default
-    365); deleted keys stay recoverable for `pending_window_days` (7-366, default 30). With
-    `conventions.deletion_protection`, cloud-side deletion protection is on; with
+    """A symmetric KMS key with automatic rotation every `rotation_days` (default 365; 7-365
+    only in the software KMS instance `kms_instance_id`, default none: a default key of the
+    region); deleted keys stay recoverable for `pending_window_days` (7-366, default 30).
+    With `conventions.deletion_protection`, cloud-side deletion protection is on; with
     `conventions.protect_data`, the key is `protect`ed (losing it loses the data).
 
     Attributes: `key`, `key_id`, `key_arn`.
@@ -33,15 +37,20 @@ class KmsKey(pulumi.ComponentResource):
 
     TYPE = "gpu-infra:encryption:KmsKey"
 
-    def __init__(self, name: str, *, conventions: Conventions, rotation_days: int = 365,
-                 pending_window_days: int = 30, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, *, conventions: Conventions,
+                 rotation_days: int = DEFAULT_KEY_ROTATION_DAYS, pending_window_days: int = 30,
+                 kms_instance_id: str | None = None,
+                 opts: pulumi.ResourceOptions | None = None):
+        if rotation_days != DEFAULT_KEY_ROTATION_DAYS and kms_instance_id is None:
+            raise ValueError(f"rotation_days {rotation_days} needs kms_instance_id; a default "
+                             f"key rotates every {DEFAULT_KEY_ROTATION_DAYS} days only")
         super().__init__(self.TYPE, name, None, opts)
         key_name = child_name(name, "key")
         self.key = alicloud.kms.Key(
             key_name, description=f"{key_name}: disk and bucket encryption",
             key_spec=KEY_SPEC, key_usage=KEY_USAGE, protection_level=PROTECTION_LEVEL,
             automatic_rotation=ROTATION, rotation_interval=rotation_interval(rotation_days),
-            pending_window_in_days=pending_window_days,
+            pending_window_in_days=pending_window_days, dkms_instance_id=kms_instance_id,
             deletion_protection=PROTECTION[conventions.deletion_protection],
             tags=conventions.tags_for(key_name),
             opts=conventions.data_options(self))

@@ -81,13 +81,25 @@ def test_valid_public_key_is_kept():
       "365 (got 400)",
       "gpu-infra:cluster.security.kms_pending_window_days: input should be greater than or "
       "equal to 7 (got 3)"]),
+    ({"security": {"kms_rotation_days": 90}},
+     ["gpu-infra:cluster.security.kms_rotation_days: 90 needs kms_instance_id; a default KMS "
+      "key rotates every 365 days only"]),
+    ({"security": {"kms_instance_id": "kms-1"}},
+     ["gpu-infra:cluster.security.kms_instance_id: string should match pattern "
+      "'^kst-[a-z0-9]+$' (got 'kms-1')"]),
     ({"security": {"password": "x"}},
      ["gpu-infra:cluster.security.password: unknown key; allowed: public_key, admin_cidrs, "
-      "service_ports, client_cidrs, kms_encryption, kms_rotation_days, "
+      "service_ports, client_cidrs, kms_encryption, kms_instance_id, kms_rotation_days, "
       "kms_pending_window_days"]),
 ])
 def test_invalid_values_get_one_line_each(sections, expected):
     assert problems_of(**sections) == expected
+
+
+def test_kms_instance_allows_shorter_rotation():
+    security = stack_config(merged(BASE_TRAINING, security={
+        "kms_instance_id": "kst-abc1", "kms_rotation_days": 30})).security
+    assert (security.kms_instance_id, security.kms_rotation_days) == ("kst-abc1", 30)
 
 
 def test_world_open_cidrs_are_allowed_outside_prod():

@@ -97,3 +97,12 @@ def test_bring_your_own_network_plan_creates_no_vpc(plan_cluster):
     assert plan.one("alicloud:ecs/securityGroup:SecurityGroup").inputs["vpcId"] == "vpc-byo1"
     assert plan.outputs["vpc_id"] == "vpc-byo1"
     assert plan.outputs["vswitch_ids"] == {"cn-hangzhou-i": "vsw-byo1"}
+
+
+def test_kms_instance_and_rotation_reach_the_key(plan_cluster):
+    plan = plan_cluster(merged(BASE_TRAINING, security={
+        "kms_encryption": True, "kms_instance_id": "kst-abc1", "kms_rotation_days": 30,
+        "kms_pending_window_days": 7}))
+    inputs = plan.one("alicloud:kms/key:Key").inputs
+    assert (inputs["dkmsInstanceId"], inputs["rotationInterval"],
+            inputs["pendingWindowInDays"]) == ("kst-abc1", "30d", 7)

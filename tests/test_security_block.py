@@ -158,13 +158,26 @@ def test_role_without_grants_has_no_policy(record):
 @pytest.mark.parametrize("prod", [False, True])
 def test_kms_key_rotates_and_is_protected_in_prod(record, prod):
     conventions = Conventions(protect_data=prod, deletion_protection=prod)
-    resources = record(lambda: KmsKey("k1", rotation_days=90, pending_window_days=14,
-                                      conventions=conventions))
+    resources = record(lambda: KmsKey("k1", pending_window_days=14, conventions=conventions))
     [key] = of(resources, KMS_KEY)
     assert {k: key.inputs[k] for k in ("automaticRotation", "rotationInterval",
                                        "pendingWindowInDays", "deletionProtection", "keySpec",
                                        "protectionLevel")} == {
-        "automaticRotation": "Enabled", "rotationInterval": "90d", "pendingWindowInDays": 14,
+        "automaticRotation": "Enabled", "rotationInterval": "365d", "pendingWindowInDays": 14,
         "deletionProtection": "Enabled" if prod else "Disabled", "keySpec": "Aliyun_AES_256",
         "protectionLevel": "SOFTWARE"}
+    assert "dkmsInstanceId" not in key.inputs
     assert key.protect is prod
+
+
+def test_kms_key_in_an_instance_may_rotate_sooner(record):
+    resources = record(lambda: KmsKey("k1", rotation_days=90, kms_instance_id="kst-abc1",
+                                      conventions=Conventions()))
+    [key] = of(resources, KMS_KEY)
+    assert (key.inputs["rotationInterval"], key.inputs["dkmsInstanceId"]) == ("90d", "kst-abc1")
+
+
+def test_default_kms_key_refuses_a_rotation_it_cannot_do():
+    with pytest.raises(ValueError, match="^rotation_days 90 needs kms_instance_id; a default "
+                                         "key rotates every 365 days only$"):
+        KmsKey("k1", rotation_days=90, conventions=Conventions())

@@ -14,7 +14,9 @@ PUBLIC_KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2
 """OpenSSH key types ECS key pairs import."""
 BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 KMS_ROTATION_DAYS = (7, 365)
-"""Automatic rotation periods a software-protected KMS key accepts, in days (kms.Key)."""
+"""Automatic rotation periods a key in a software KMS instance accepts, in days (kms.Key)."""
+KMS_DEFAULT_KEY_ROTATION_DAYS = 365
+"""The only rotation period of a default key (one outside a KMS instance; kms.Key docstring)."""
 KMS_PENDING_WINDOW_DAYS = (7, 366)
 """Days a deleted KMS key waits before it is gone (kms.Key pending_window_in_days)."""
 
@@ -38,9 +40,13 @@ class SecurityConfig(StrictModel):
     kms_encryption: bool | None = None
     """Create a KMS key (automatic rotation on) for disks and buckets. Default: on in prod,
     off elsewhere (service-managed keys are used then)."""
-    kms_rotation_days: int = Field(default=365, ge=KMS_ROTATION_DAYS[0],
-                                   le=KMS_ROTATION_DAYS[1])
-    """Automatic rotation period of the KMS key in days. Default 365; 7 to 365."""
+    kms_instance_id: str | None = Field(default=None, pattern=r"^kst-[a-z0-9]+$")
+    """A software key management instance (kst-...) to create the key in. Default none: a
+    default key of the region, which rotates every 365 days."""
+    kms_rotation_days: int = Field(default=KMS_DEFAULT_KEY_ROTATION_DAYS,
+                                   ge=KMS_ROTATION_DAYS[0], le=KMS_ROTATION_DAYS[1])
+    """Automatic rotation period of the KMS key in days. Default 365; 7 to 365 with
+    `kms_instance_id`, only 365 without it."""
     kms_pending_window_days: int = Field(default=30, ge=KMS_PENDING_WINDOW_DAYS[0],
                                          le=KMS_PENDING_WINDOW_DAYS[1])
     """Days a deleted KMS key can still be recovered. Default 30; 7 to 366."""
@@ -60,10 +66,15 @@ class SecurityConfig(StrictModel):
         return key.strip()
 
     @model_validator(mode="after")
-    def _no_duplicates(self) -> SecurityConfig:
+    def _check_across_fields(self) -> SecurityConfig:
         problems = [f"{field}: {value} is listed {count} times; list it once"
                     for field in ("admin_cidrs", "service_ports", "client_cidrs")
                     for value, count in Counter(getattr(self, field)).items() if count > 1]
+        if (self.kms_rotation_days != KMS_DEFAULT_KEY_ROTATION_DAYS
+                and self.kms_instance_id is None):
+            problems.append(f"kms_rotation_days: {self.kms_rotation_days} needs kms_instance_id;"
+                            " a default KMS key rotates every "
+                            f"{KMS_DEFAULT_KEY_ROTATION_DAYS} days only")
         if problems:
             raise ValueError("\n".join(problems))
         return self

@@ -52,7 +52,8 @@ class LayoutBase(pulumi.ComponentResource):
         self.kms_key = KmsKey(
             f"{name}-kms", rotation_days=security.kms_rotation_days,
             pending_window_days=security.kms_pending_window_days,
-            conventions=self.conventions, opts=child) if stack.kms_encryption else None
+            kms_instance_id=security.kms_instance_id, conventions=self.conventions,
+            opts=child) if stack.kms_encryption else None
         self.role = InstanceRole(
             f"{name}-node", bucket_names=bucket_names,
             kms_key_arn=self.kms_key.key_arn if self.kms_key else None,
