@@ -1,12 +1,15 @@
 """`gpu-infra clone SOURCE NEW` end to end: the file it writes, what it prints, what it refuses."""
 
+import io
 import re
 from pathlib import Path
 
 import pytest
 import yaml
+from ruamel.yaml import YAML
 
 from components.cli import main
+from components.clone.paths import remove_key
 from components.config import load_stack
 from components.plan.engine import run_plan
 
@@ -259,3 +262,30 @@ def test_the_clone_plans_with_its_own_names_and_cidr(stacks):
     custom = [r for r in plan.resources if r.custom]
     assert custom and all(r.name.startswith("train-b") for r in custom)
     assert plan.secret_keys == []
+
+
+def test_an_unreadable_stack_is_named_in_a_note(stacks, capsys):
+    (stacks / "Pulumi.broken.yaml").write_text("config: [unclosed\n")
+    assert clone(stacks, "train-b") == 0
+    assert (f"  note: could not read the VPC CIDR of {stacks}/Pulumi.broken.yaml; it was not "
+            "avoided") in capsys.readouterr().out.splitlines()
+
+
+def test_a_secret_inside_a_list_is_refused(stacks, capsys):
+    text = SOURCE_TEXT.replace("    fleet:\n", "    suppress:\n      - secure: v1:GGGG\n"
+                               "    fleet:\n")
+    (stacks / "Pulumi.train-a.yaml").write_text(text)
+    assert clone(stacks, "train-b") == 2
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        "  gpu-infra:cluster.suppress: holds a secret inside a list, which cannot be cloned; "
+        "move it to a mapping key"]
+    assert not (stacks / "Pulumi.train-b.yaml").exists()
+
+
+def test_removing_a_key_keeps_the_comment_below_it():
+    yaml_rt = YAML()
+    document = yaml_rt.load("a: 1\nb:\n  c: 2  # on c\n# about d\nd: 3\n")
+    remove_key(document, "b")
+    out = io.StringIO()
+    yaml_rt.dump(document, out)
+    assert out.getvalue() == "a: 1\n# about d\nd: 3\n"

@@ -219,9 +219,6 @@ def _drop_secrets(config: CommentedMap, clone: Clone) -> list[str]:
                 problems.append(f"{here.pulumi()}: holds a secret inside a list, which "
                                 "cannot be cloned; move it to a mapping key")
 
-    if _is_secure(config.get(CLUSTER_KEY)):
-        return [f"{CLUSTER_KEY}: the whole cluster config is one secret; it cannot be read "
-                "or cloned"]
     walk(config, None)
     return problems
 
