@@ -43,7 +43,8 @@ def _type_problem(value: Any, schema: Mapping[str, Any]) -> str | None:
               "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
               "array": lambda v: isinstance(v, list)}
     if kind in checks and not checks[kind](value):
-        return f"must be a {kind}, got {json.dumps(value)}"
+        article = "an" if kind[0] in "aeiou" else "a"
+        return f"must be {article} {kind}, got {json.dumps(value)}"
     if "enum" in schema and value not in schema["enum"]:
         return f"must be one of {', '.join(map(str, schema['enum']))}, got {json.dumps(value)}"
     if "minimum" in schema and value < schema["minimum"]:
