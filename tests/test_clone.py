@@ -9,6 +9,7 @@ import yaml
 from ruamel.yaml import YAML
 
 from components.cli import main
+from components.clone import drop_secrets
 from components.clone.paths import remove_key
 from components.config import load_stack
 from components.plan.engine import run_plan
@@ -277,8 +278,8 @@ def test_a_secret_inside_a_list_is_refused(stacks, capsys):
     (stacks / "Pulumi.train-a.yaml").write_text(text)
     assert clone(stacks, "train-b") == 2
     assert capsys.readouterr().err.splitlines()[1:] == [
-        "  gpu-infra:cluster.suppress: holds a secret inside a list, which cannot be cloned; "
-        "move it to a mapping key"]
+        "  gpu-infra:cluster.suppress[0]: a list item that is a secret cannot be cloned; make "
+        "it a mapping key or drop it from the source"]
     assert not (stacks / "Pulumi.train-b.yaml").exists()
 
 
@@ -289,3 +290,33 @@ def test_removing_a_key_keeps_the_comment_below_it():
     out = io.StringIO()
     yaml_rt.dump(document, out)
     assert out.getvalue() == "a: 1\n# about d\nd: 3\n"
+
+
+def test_secrets_inside_list_items_are_dropped_and_listed_with_their_index(stacks, capsys):
+    contacts = ("    monitoring:\n      contacts:\n        - name: oncall\n"
+                "          email: oncall@example.com\n"
+                "        - name: robot\n          dingtalk_webhook:\n"
+                "            secure: v1:HHHH\n")
+    (stacks / "Pulumi.train-a.yaml").write_text(
+        SOURCE_TEXT.replace("    fleet:\n", contacts + "    fleet:\n"))
+    assert clone(stacks, "train-b") == 0
+    cluster = written(stacks, "train-b")["config"]["gpu-infra:cluster"]
+    assert cluster["monitoring"]["contacts"] == [
+        {"name": "oncall", "email": "oncall@example.com"}, {"name": "robot"}]
+    out = capsys.readouterr().out.splitlines()
+    assert ("  pulumi config set --path --secret "
+            "'gpu-infra:cluster.monitoring.contacts[1].dingtalk_webhook' VALUE -s train-b") in out
+    assert ("  note: until the secrets are set the stack does not validate: "
+            "gpu-infra:cluster.monitoring.contacts[1].email: a contact needs an email or a "
+            "dingtalk_webhook") in out
+
+
+def test_drop_secrets_walks_mappings_and_lists():
+    config = YAML().load("a:secret:\n  secure: x\np:cluster:\n  list:\n    - k: 1\n"
+                         "      s: {secure: y}\n    - {secure: z}\n  m: {n: {secure: w}}\n")
+    secrets, problems = drop_secrets(config)
+    assert [s.pulumi() for s in secrets] == ["a:secret", "p:cluster.list[0].s",
+                                             "p:cluster.m.n"]
+    assert problems == ["p:cluster.list[1]: a list item that is a secret cannot be cloned; "
+                        "make it a mapping key or drop it from the source"]
+    assert config == {"p:cluster": {"list": [{"k": 1}, {"secure": "z"}], "m": {}}}

@@ -203,36 +203,39 @@ def _drop_encryption(document: CommentedMap, clone: Clone) -> None:
 
 
 def _drop_secrets(config: CommentedMap, clone: Clone) -> list[str]:
-    """Remove every `secure:` value, recording its path; secrets in lists are refused."""
+    """Remove every `secure:` value, recording its path in `clone.secrets`. A secret that is
+    itself a list item is refused: removing it would renumber the items after it."""
+    secrets, problems = drop_secrets(config)
+    clone.secrets += secrets
+    return problems
+
+
+def drop_secrets(config: CommentedMap) -> tuple[list[ConfigPath], list[str]]:
+    """Remove the `secure:` values of a `config:` mapping (also inside mappings in lists);
+    return their paths, and one problem per secret that is a list item itself."""
+    secrets: list[ConfigPath] = []
     problems: list[str] = []
 
     def walk(node: Any, path: ConfigPath | None) -> None:
-        for key in list(node):
+        keys = range(len(node)) if isinstance(node, list) else list(node)
+        for key in keys:
             value = node[key]
             here = ConfigPath(path.key, (*path.parts, key)) if path else ConfigPath(key)
-            if _is_secure(value):
-                clone.secrets.append(here)
+            if _is_secure(value) and isinstance(node, list):
+                problems.append(f"{here.pulumi()}: a list item that is a secret cannot be "
+                                "cloned; make it a mapping key or drop it from the source")
+            elif _is_secure(value):
+                secrets.append(here)
                 remove_key(node, key)
-            elif isinstance(value, dict):
+            elif isinstance(value, (dict, list)):
                 walk(value, here)
-            elif isinstance(value, list) and any(_holds_secret(item) for item in value):
-                problems.append(f"{here.pulumi()}: holds a secret inside a list, which "
-                                "cannot be cloned; move it to a mapping key")
 
     walk(config, None)
-    return problems
+    return secrets, problems
 
 
 def _is_secure(value: Any) -> bool:
     return isinstance(value, dict) and set(value) == {"secure"}
-
-
-def _holds_secret(value: Any) -> bool:
-    if _is_secure(value):
-        return True
-    items = value.values() if isinstance(value, dict) else value if isinstance(
-        value, list) else ()
-    return any(_holds_secret(item) for item in items)
 
 
 def _drop_byo(config: CommentedMap, clone: Clone) -> None:
@@ -381,6 +384,6 @@ def _with_placeholders(config: dict[str, Any], secrets: list[ConfigPath]) -> dic
     for secret in secrets:
         node = result
         for part in (secret.key, *secret.parts)[:-1]:
-            node = node.setdefault(part, {})
+            node = node[part] if isinstance(node, list) else node.setdefault(part, {})
         node[(secret.key, *secret.parts)[-1]] = SECRET_PLACEHOLDER
     return result
