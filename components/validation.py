@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .compute.validators import COMPUTE_VALIDATORS
-from .config import InferenceStack, StackConfig
+from .config import StackConfig
 
 
 class Level(str, Enum):
@@ -41,11 +41,13 @@ class Finding:
 Validator = Callable[[StackConfig], Iterable[Finding]]
 
 
-def inference_single_zone(stack: StackConfig) -> Iterable[Finding]:
-    """An inference service in one zone goes down with that zone."""
-    if isinstance(stack, InferenceStack) and len(stack.network.zones) < 2:
-        yield Finding("inference-single-zone", Level.WARNING, "network.zones",
-                      "an inference service in one zone has no failover; list at least two")
+def no_internet_egress(stack: StackConfig) -> Iterable[Finding]:
+    """Nodes have no public IP: without a NAT gateway they cannot pull images, drivers,
+    packages or datasets from the internet."""
+    if not stack.network.nat_gateway and not stack.network.existing_vpc_id:
+        yield Finding("no-internet-egress", Level.WARNING, "network.nat_gateway",
+                      "nodes get no public IP and no NAT gateway: they cannot reach the "
+                      "internet (drivers, images, packages); fine only with private mirrors")
 
 
 def prod_without_kms(stack: StackConfig) -> Iterable[Finding]:
@@ -56,7 +58,7 @@ def prod_without_kms(stack: StackConfig) -> Iterable[Finding]:
                       "leave kms_encryption unset or true")
 
 
-VALIDATORS: tuple[Validator, ...] = (inference_single_zone, prod_without_kms,
+VALIDATORS: tuple[Validator, ...] = (no_internet_egress, prod_without_kms,
                                      *COMPUTE_VALIDATORS)
 """Every validator, in the order findings are reported."""
 

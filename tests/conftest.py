@@ -21,6 +21,22 @@ BASE_TRAINING: dict[str, Any] = {
     "network": {"vpc_cidr": "10.1.0.0/16", "zones": ["cn-hangzhou-i"]},
     "fleet": {"instance_type": "ecs.gn7i-c8g1.2xlarge", "nodes": 2},
 }
+BASE_INFERENCE: dict[str, Any] = {
+    "name": "i01",
+    "layout": "inference",
+    "tags": {"CostCenter": "cc-1", "Owner": "team-a"},
+    "network": {"vpc_cidr": "10.2.0.0/16", "zones": ["cn-hangzhou-i", "cn-hangzhou-j"]},
+    "security": {"service_ports": [8000], "client_cidrs": ["10.100.0.0/16"]},
+    "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]},
+}
+
+BASE_RENDERING: dict[str, Any] = {
+    "name": "r01",
+    "layout": "rendering",
+    "tags": {"CostCenter": "cc-1", "Owner": "team-a"},
+    "network": {"vpc_cidr": "10.3.0.0/16", "zones": ["cn-hangzhou-i"]},
+    "fleet": {"instance_types": ["ecs.vgn7i-vws-m4.xlarge"]},
+}
 
 
 def merged(base: dict[str, Any], **overrides: Any) -> dict[str, Any]:

@@ -6,12 +6,10 @@ import pytest
 
 from components.config import ConfigError
 
-from .conftest import BASE_TRAINING, merged, stack_config
+from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
 
 P = "gpu-infra:cluster.fleet"
-INFERENCE = {"name": "i01", "layout": "inference",
-             "network": {"zones": ["cn-hangzhou-i", "cn-hangzhou-j"]},
-             "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]}}
+INFERENCE = BASE_INFERENCE
 
 
 def problems(cluster) -> list[str]:

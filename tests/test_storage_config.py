@@ -5,7 +5,7 @@ import pytest
 from components.config import ConfigError
 from components.config.storage import StorageConfig
 from components.storage.buckets import bucket_names, log_bucket_name
-from tests.conftest import BASE_TRAINING, merged, stack_config
+from tests.conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
 
 P = "gpu-infra:cluster.storage"
 
@@ -112,9 +112,8 @@ def test_bucket_names_default_prefix_per_layout():
     assert bucket_names(training) == {p: f"t01-dev-{p}" for p in
                                       ("datasets", "checkpoints", "models", "outputs")}
     assert log_bucket_name(training) is None
-    inference = stack_config({**BASE_TRAINING, "layout": "inference", "environment": "prod",
-                              "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]}})
-    assert bucket_names(inference) == {"models": "t01-prod-models"}
+    inference = stack_config(merged(BASE_INFERENCE, environment="prod"))
+    assert bucket_names(inference) == {"models": "i01-prod-models"}
     rendering = stack_config({**BASE_TRAINING, "layout": "rendering",
                               "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]}})
     assert list(bucket_names(rendering)) == ["datasets", "outputs"]

@@ -7,13 +7,7 @@ import pytest
 from components import catalog
 from components.validation import Level, run_validators
 
-from .conftest import BASE_TRAINING, merged, stack_config
-
-BASE_INFERENCE = {
-    "name": "i01", "layout": "inference",
-    "network": {"zones": ["cn-hangzhou-i", "cn-hangzhou-j"]},
-    "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]},
-}
+from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
 
 
 def findings(cluster, name, region="cn-hangzhou"):

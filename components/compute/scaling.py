@@ -83,7 +83,8 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.rules = {}
         self.alarms = []
         self._target_tracking(name, fleet, child)
-        self._queue_scaling(name, fleet, child)
+        self.metric_group: alicloud.cms.MonitorGroup | None = None
+        self._queue_scaling(name, fleet, conventions, child)
         self.scheduled_tasks = [
             alicloud.ess.ScheduledTask(
                 child_name(name, f"schedule-{task.name}"),
@@ -102,6 +103,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.scaling_group_id: pulumi.Output[str] = self.group.id
         self.scaling_configuration_id: pulumi.Output[str] = self.configuration.id
         self.scaling_rule_aris = {key: rule.ari for key, rule in self.rules.items()}
+        self.metric_group_id = self.metric_group.id if self.metric_group else None
         self.register_outputs({"scaling_group_id": self.scaling_group_id,
                                "scaling_configuration_id": self.scaling_configuration_id,
                                "scaling_rule_aris": self.scaling_rule_aris})
@@ -118,7 +120,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
             target_value=tracking.target_value, disable_scale_in=tracking.disable_scale_in,
             estimated_instance_warmup=tracking.warmup_seconds, opts=child)
 
-    def _queue_scaling(self, name: str, fleet: ScalingFleet,
+    def _queue_scaling(self, name: str, fleet: ScalingFleet, conventions: Conventions,
                        child: pulumi.ResourceOptions) -> None:
         queue = fleet.queue_scaling
         if queue is None:
@@ -137,13 +139,19 @@ class GpuScalingGroup(pulumi.ComponentResource):
             scaling_group_id=self.group.id, scaling_rule_type="SimpleScalingRule",
             adjustment_type="TotalCapacity", adjustment_value=fleet.min_size, opts=child)
         self.rules.update({"queue_out": scale_out, "queue_in": scale_in})
+        group_id = queue.cloud_monitor_group_id
+        if group_id is None:
+            self.metric_group = alicloud.cms.MonitorGroup(
+                child_name(name, "metrics"), monitor_group_name=child_name(name, "metrics"),
+                tags=conventions.tags_for(child_name(name, "metrics")), opts=child)
+            group_id = self.metric_group.id
         for suffix, rule, operator, threshold in (
                 ("queue-high", scale_out, ">=", queue.scale_out_threshold),
                 ("queue-empty", scale_in, "<=", queue.scale_in_threshold)):
             self.alarms.append(alicloud.ess.Alarm(
                 child_name(name, suffix), name=child_name(name, suffix),
                 scaling_group_id=self.group.id, alarm_actions=[rule.ari],
-                metric_type="custom", cloud_monitor_group_id=queue.cloud_monitor_group_id,
+                metric_type="custom", cloud_monitor_group_id=group_id,
                 metric_name=queue.metric_name, period=queue.period_seconds,
                 statistics="Average", comparison_operator=operator,
                 threshold=f"{threshold:g}", evaluation_count=queue.evaluation_count,

@@ -10,6 +10,7 @@ from pydantic import Field, TypeAdapter, field_validator, model_validator
 
 from .base import Environment, StrictModel
 from .compute import ScalingFleet, TrainingFleet
+from .loadbalancer import LoadBalancerConfig
 from .monitoring import MonitoringConfig
 from .network import NetworkConfig
 from .regions import REGIONS, zone_belongs_to
@@ -108,11 +109,27 @@ class TrainingStack(StackBase):
 
 
 class InferenceStack(StackBase):
-    """An online inference service: an auto-scaling GPU fleet across zones."""
+    """An online inference service: an auto-scaling GPU fleet across zones behind a load
+    balancer."""
 
     layout: Literal["inference"]
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
+    load_balancer: LoadBalancerConfig = LoadBalancerConfig()
+    """The load balancer in front of the fleet. Default: an intranet NLB."""
+
+    @model_validator(mode="after")
+    def _check_service(self) -> InferenceStack:
+        problems: list[str] = []
+        if len(self.network.zones) < 2:
+            problems.append("network.zones: an inference service spans at least two zones "
+                            "(the load balancer and failover need them)")
+        if not self.security.service_ports:
+            problems.append("security.service_ports: missing; list the port(s) the model "
+                            "server listens on, e.g. [8000]")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
 
 
 class RenderingStack(StackBase):

@@ -1,0 +1,145 @@
+"""`make bench`: offline plan time of every shipped stack and of generated training stacks,
+the mock-engine floor, peak memory of the largest plan, and the longest creation chain.
+
+Results go to bench/results/latest.md and latest.json. Timings are medians of RUNS runs.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pulumi_alicloud as alicloud
+import yaml
+
+from components.config import load_stack
+from components.plan.engine import run_plan, run_under_mocks
+
+from .graph import longest_chain
+
+ROOT = Path(__file__).resolve().parent.parent
+STACKS = ROOT / "stacks"
+RESULTS = Path(__file__).resolve().parent / "results"
+RUNS = 5
+NODE_COUNTS = (8, 64, 512, 1024)
+TEMPLATE = "training-prod"
+"""Generated stacks are this shipped stack with `fleet.nodes` set (training-dev if absent)."""
+
+
+def median_seconds(action, runs: int = RUNS) -> float:
+    """Median wall time of `action()` over `runs` runs."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def floor_seconds(stack_path: Path, count: int) -> float:
+    """The engine floor: `count` bare VPC resources registered under the same mock engine."""
+    _, stack = load_stack(stack_path)
+
+    def register() -> None:
+        for index in range(count):
+            alicloud.vpc.Network(f"floor-{index}", cidr_block="10.0.0.0/16")
+
+    return median_seconds(lambda: run_under_mocks(stack, "floor", register))
+
+
+def measure(stack_path: Path) -> dict:
+    """Plan time, floor, resource count and longest chain of one stack."""
+    plan = run_plan(stack_path, ROOT)
+    custom = sum(1 for r in plan.resources if r.custom)
+    seconds = median_seconds(lambda: run_plan(stack_path, ROOT))
+    floor = floor_seconds(stack_path, custom)
+    chain = longest_chain(plan)
+    return {"stack": plan.stack_name, "layout": plan.stack.layout,
+            "nodes": getattr(plan.stack.fleet, "nodes", None), "resources": custom,
+            "components": len(plan.resources) - custom, "plan_s": round(seconds, 4),
+            "floor_s": round(floor, 4), "ratio": round(seconds / floor, 2),
+            "chain_length": len(chain), "chain": chain}
+
+
+def generated_stack(directory: Path, nodes: int) -> Path:
+    """The template stack with `fleet.nodes = nodes`."""
+    template = STACKS / f"Pulumi.{TEMPLATE}.yaml"
+    if not template.exists():
+        template = STACKS / "Pulumi.training-dev.yaml"
+    document = yaml.safe_load(template.read_text())
+    document["config"]["gpu-infra:cluster"]["fleet"]["nodes"] = nodes
+    path = directory / f"Pulumi.bench-{nodes}.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    return path
+
+
+def peak_memory_mib(stack_path: Path) -> float:
+    """Peak resident memory of a separate process that plans `stack_path`."""
+    script = ("import resource, sys; from pathlib import Path; "
+              "from components.plan.engine import run_plan; "
+              f"run_plan(Path({str(stack_path)!r}), Path({str(ROOT)!r})); "
+              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    output = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True,
+                            capture_output=True, text=True).stdout
+    return int(output.strip().splitlines()[-1]) / 1024
+
+
+def linear_fit(points: list[tuple[int, float]]) -> tuple[float, float, float]:
+    """Least-squares slope (s/node), intercept (s) and R² of plan time against nodes."""
+    slope, intercept = statistics.linear_regression([p[0] for p in points],
+                                                    [p[1] for p in points])
+    mean = statistics.fmean(p[1] for p in points)
+    total = sum((p[1] - mean) ** 2 for p in points)
+    residual = sum((p[1] - (slope * p[0] + intercept)) ** 2 for p in points)
+    return slope, intercept, 1 - residual / total if total else 1.0
+
+
+def main() -> None:
+    """Run every benchmark and write the results."""
+    shipped = [measure(path) for path in sorted(STACKS.glob("Pulumi.*.yaml"))]
+    with tempfile.TemporaryDirectory() as scratch:
+        generated = [measure(generated_stack(Path(scratch), n)) for n in NODE_COUNTS]
+        largest = generated_stack(Path(scratch), NODE_COUNTS[-1])
+        memory = peak_memory_mib(largest)
+    slope, intercept, r2 = linear_fit([(g["nodes"], g["plan_s"]) for g in generated])
+    results = {"date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
+               "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
+               "runs": RUNS, "shipped": shipped, "generated": generated,
+               "linear_fit": {"seconds_per_node": round(slope, 5),
+                              "intercept_s": round(intercept, 4), "r2": round(r2, 4)},
+               "peak_memory_mib": round(memory, 1), "peak_memory_stack": largest.name}
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
+    (RESULTS / "latest.md").write_text(report(results))
+    print(report(results))
+
+
+def report(results: dict) -> str:
+    """The results as a markdown table."""
+    lines = [f"# Offline plan benchmarks ({results['date']}, Python {results['python']}, "
+             f"median of {results['runs']} runs)", "",
+             "| stack | layout | nodes | resources | plan s | floor s | plan/floor | "
+             "longest chain |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for row in results["shipped"] + results["generated"]:
+        lines.append(f"| {row['stack']} | {row['layout']} | {row['nodes'] or '-'} | "
+                     f"{row['resources']} | {row['plan_s']:.3f} | {row['floor_s']:.3f} | "
+                     f"{row['ratio']:.2f} | {row['chain_length']} |")
+    fit = results["linear_fit"]
+    lines += ["", f"Linear fit of plan time against nodes: {fit['seconds_per_node'] * 1000:.2f} "
+                  f"ms/node + {fit['intercept_s']:.3f} s, R² = {fit['r2']:.4f}.",
+              f"Peak memory of the largest plan ({results['peak_memory_stack']}): "
+              f"{results['peak_memory_mib']:.1f} MiB.", "", "Longest creation chains:"]
+    for row in results["shipped"]:
+        lines.append(f"- {row['stack']}: {row['chain_length']} levels: "
+                     + " → ".join(t.split(":")[-1] for t in row["chain"]))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
