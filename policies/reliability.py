@@ -32,8 +32,9 @@ def _snapshotted(disk: Resource, resources: Sequence[Resource]) -> bool:
 
 def data_versioned(resources: Sequence[Resource], _: Mapping[str, Any],
                    ctx: Context) -> Iterator[tuple[Resource | None, str]]:
-    """Prod buckets have versioning Enabled (inline or oss.BucketVersioning); prod ecs disks
-    have an automatic snapshot policy (attachment or dataDisks[].autoSnapshotPolicyId)."""
+    """Prod buckets have versioning Enabled (inline or oss.BucketVersioning); prod ecs disks,
+    and instance data disks kept after the instance (deleteWithInstance false; scratch is
+    deleted with it, the provider default), have an automatic snapshot policy."""
     for resource in resources:
         if not ctx.is_prod(resource):
             continue
@@ -43,7 +44,8 @@ def data_versioned(resources: Sequence[Resource], _: Mapping[str, Any],
             yield resource, "prod disk has no automatic snapshot policy"
         elif resource.type == t.INSTANCE:
             for index, disk in enumerate(as_list(resource.props.get("dataDisks"))):
-                if isinstance(disk, Mapping) and disk.get("autoSnapshotPolicyId") is None:
+                if isinstance(disk, Mapping) and disk.get("deleteWithInstance") is False \
+                        and disk.get("autoSnapshotPolicyId") is None:
                     yield resource, (f"prod dataDisks[{index}] has no automatic snapshot "
                                      "policy (autoSnapshotPolicyId)")
 

@@ -14,25 +14,59 @@ PASSWORD_KEYS = ("password", "kmsEncryptedPassword")
 ADMIN_ACTIONS = frozenset({"*", "*:*", "ram:*"})
 
 
-def world_ingress(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iterator[str]:
+def world_ingress(resources: Sequence[Resource], cfg: Mapping[str, Any],
+                  _: Context) -> Iterator[tuple[Resource | None, str]]:
     """Security group rules open to 0.0.0.0/0 or ::/0 (type ingress, policy accept: the
-    default); load balancer listeners on a port not in `publicListenerPorts`."""
-    props = resource.props
-    if resource.type == t.SECURITY_GROUP_RULE:
-        if props.get("type") != "ingress" or props.get("policy", "accept") != "accept":
-            return
-        for key in ("cidrIp", "ipv6CidrIp"):
-            if props.get(key) in WORLD:
-                ports = port_range(props.get("portRange"))
-                what = ("all ports" if ports == (1, 65535)
-                        else f"port {props.get('portRange')} ({props.get('ipProtocol')})")
-                yield f"ingress from {props[key]} to {what}; allow known CIDRs only"
-    elif resource.type in t.LISTENER_PORT_KEYS:
-        port = number(props.get(t.LISTENER_PORT_KEYS[resource.type]))
-        allowed = {float(p) for p in cfg["publicListenerPorts"]}
-        if port is not None and port not in allowed:
-            yield (f"load balancer listener on port {int(port)} is reachable from anywhere; "
-                   f"public ports allowed: {sorted(int(p) for p in allowed)}")
+    default), except on a load balancer's own security group for a port listed in
+    `publicListenerPorts`; listeners of internet-facing (or unknown) load balancers on a
+    port not in that list. Listeners of intranet load balancers are not public."""
+    public_ports = {float(port) for port in cfg["publicListenerPorts"]}
+    balancers = [r for r in resources if r.type in t.LOAD_BALANCERS]
+    lb_groups = [group for group in resources if group.type == t.SECURITY_GROUP
+                 and _fronts_load_balancer(group, balancers, resources)]
+    for resource in resources:
+        if resource.type == t.SECURITY_GROUP_RULE:
+            on_lb = any(resource.refers_to(group, resource.props.get("securityGroupId"))
+                        for group in lb_groups)
+            for message in _world_rule(resource.props, public_ports if on_lb else set()):
+                yield resource, message
+        elif resource.type in t.LISTENER_PORT_KEYS:
+            balancer = next((b for b in balancers if resource.refers_to(
+                b, resource.props.get("loadBalancerId"))), None)
+            address = balancer.props.get(t.LOAD_BALANCER_ADDRESS_KEYS[balancer.type]) \
+                if balancer else None
+            if isinstance(address, str) and address.lower() == "intranet":
+                continue
+            port = number(resource.props.get(t.LISTENER_PORT_KEYS[resource.type]))
+            if port is not None and port not in public_ports:
+                yield resource, (f"load balancer listener on port {int(port)} is reachable "
+                                 "from anywhere; public ports allowed: "
+                                 f"{sorted(int(p) for p in public_ports)}")
+
+
+def _world_rule(props: Mapping[str, Any], public_ports: set[float]) -> Iterator[str]:
+    if props.get("type") != "ingress" or props.get("policy", "accept") != "accept":
+        return
+    ports = port_range(props.get("portRange"))
+    if ports and ports[0] == ports[1] and float(ports[0]) in public_ports:
+        return
+    for key in ("cidrIp", "ipv6CidrIp"):
+        if props.get(key) in WORLD:
+            what = ("all ports" if ports == (1, 65535)
+                    else f"port {props.get('portRange')} ({props.get('ipProtocol')})")
+            yield f"ingress from {props[key]} to {what}; allow known CIDRs only"
+
+
+def _fronts_load_balancer(group: Resource, balancers: Sequence[Resource],
+                          resources: Sequence[Resource]) -> bool:
+    """A security group attached to a load balancer (NLB securityGroupIds, or an ALB
+    security group attachment)."""
+    for balancer in balancers:
+        if any(balancer.refers_to(group, value)
+               for value in as_list(balancer.props.get("securityGroupIds"))):
+            return True
+    return any(a.type == t.ALB_SECURITY_GROUP_ATTACHMENT
+               and a.refers_to(group, a.props.get("securityGroupId")) for a in resources)
 
 
 def public_ip(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
@@ -189,6 +223,7 @@ SECURITY_RULES: tuple[Rule, ...] = (
          "load balancer ports", "security", "critical",
          "Restrict cidrIp to the admin and client CIDRs; put public services behind a load "
          "balancer listening on a port listed in publicListenerPorts.", world_ingress,
+         stack=True,
          schema={"publicListenerPorts": {"type": "array", "items": {"type": "number"},
                                          "description": "LB listener ports that may be "
                                                         "public. Default [80, 443]."}},

@@ -25,6 +25,17 @@ ALB_LISTENER = "alicloud:alb/listener:Listener"
 NLB_LISTENER = "alicloud:nlb/listener:Listener"
 SLB_LISTENER = "alicloud:slb/listener:Listener"
 
+SECURITY_GROUP = "alicloud:ecs/securityGroup:SecurityGroup"
+LOAD_BALANCERS = ("alicloud:alb/loadBalancer:LoadBalancer",
+                  "alicloud:nlb/loadBalancer:LoadBalancer",
+                  "alicloud:slb/loadBalancer:LoadBalancer")
+ALB_SECURITY_GROUP_ATTACHMENT = (
+    "alicloud:alb/loadBalancerSecurityGroupAttachment:LoadBalancerSecurityGroupAttachment")
+LOAD_BALANCER_ADDRESS_KEYS = {LOAD_BALANCERS[0]: "addressType",
+                              LOAD_BALANCERS[1]: "addressType",
+                              LOAD_BALANCERS[2]: "addressType"}
+"""Load balancers and the input saying Internet or Intranet (case differs per product)."""
+
 LISTENER_PORT_KEYS = {ALB_LISTENER: "listenerPort", NLB_LISTENER: "listenerPort",
                       SLB_LISTENER: "frontendPort"}
 """Load balancer listeners and the input holding their public port."""

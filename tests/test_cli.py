@@ -20,7 +20,7 @@ def in_project(monkeypatch):
 def test_validate_valid_stack_prints_one_line_summary(capsys):
     assert main(["validate", "training-dev"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1 and out[0].startswith("training-dev: valid training stack 'train-dev'")
+    assert len(out) == 1 and out[0].startswith("training-dev: valid training stack 'llm-train'")
 
 
 def test_validate_invalid_stack_exits_2_with_one_line_per_problem(tmp_path, capsys):

@@ -44,7 +44,8 @@ def test_every_taggable_resource_carries_stack_and_user_tags(plan_cluster, envir
         assert set(REQUIRED_TAG_KEYS) <= set(tags), resource.name
         assert (tags["Stack"], tags["Environment"], tags["Layout"], tags["ManagedBy"],
                 tags["CostCenter"], tags["Owner"], tags["Name"]) == (
-            "tagged", environment, "training", "pulumi", "cc-1", "team-a", resource.name)
+            "tagged", environment, "training", "pulumi", "cc-1", "team-a",
+            resource.inputs.get("bucket", resource.name))  # a bucket is named by its bucket
 
 
 def test_exports_what_users_need_next(plan_cluster):
@@ -78,8 +79,8 @@ def test_kms_key_only_when_enabled(plan_cluster, environment, kms, expected):
     keys = plan.by_type("alicloud:kms/key:Key")
     assert len(keys) == expected
     assert ("kms_key_id" in plan.outputs) is bool(expected)
-    policies = plan.by_type("alicloud:ram/policy:Policy")
-    assert len(policies) == expected  # no buckets yet: the KMS grant is the only one
+    [policy] = plan.by_type("alicloud:ram/policy:Policy")  # the buckets' grant is always there
+    assert ("kms:Decrypt" in policy.inputs["policyDocument"]) is bool(expected)
 
 
 def test_no_nat_means_no_egress_resources_and_no_eip_export(plan_cluster):

@@ -71,8 +71,8 @@ def test_taggable_types_take_tags_in_the_sdk():
     ({"cidrIp": "0.0.0.0/0", "portRange": "1/65535"}, "to all ports"),
 ])
 def test_world_ingress_fires(props, expected):
-    found = messages("no-world-ingress", sg_rule(**props))
-    assert len(found) == 1 and expected in found[0]
+    found = stack_messages("no-world-ingress", [sg_rule(**props)])
+    assert len(found) == 1 and expected in found[0][1]
 
 
 @pytest.mark.parametrize("props", [
@@ -83,20 +83,43 @@ def test_world_ingress_fires(props, expected):
     {"sourceSecurityGroupId": UNKNOWN, "portRange": "-1/-1"},
 ])
 def test_world_ingress_quiet(props):
-    assert messages("no-world-ingress", sg_rule(**props)) == []
+    assert stack_messages("no-world-ingress", [sg_rule(**props)]) == []
 
 
 @pytest.mark.parametrize("token, key", [(t.ALB_LISTENER, "listenerPort"),
                                         (t.NLB_LISTENER, "listenerPort"),
                                         (t.SLB_LISTENER, "frontendPort")])
 def test_listener_ports(token, key):
-    assert messages("no-world-ingress", Resource(token, {key: 443})) == []
-    assert messages("no-world-ingress", Resource(token, {key: UNKNOWN})) == []
-    assert messages("no-world-ingress", Resource(token, {key: 8000})) == [
+    assert stack_messages("no-world-ingress", [Resource(token, {key: 443})]) == []
+    assert stack_messages("no-world-ingress", [Resource(token, {key: UNKNOWN})]) == []
+    assert stack_messages("no-world-ingress", [Resource(token, {key: 8000}, "l")]) == [
+        ("l", "load balancer listener on port 8000 is reachable from anywhere; public ports "
+              "allowed: [80, 443]")]
+    assert stack_messages("no-world-ingress", [Resource(token, {key: 8000})],
+                          publicListenerPorts=[8000.0]) == []
+
+
+@pytest.mark.parametrize("address", ["Intranet", "intranet"])
+def test_listener_of_intranet_load_balancer_is_not_public(address):
+    balancer = Resource(t.LOAD_BALANCERS[1], {"addressType": address}, "lb", urn="urn:lb")
+    listener = Resource(t.NLB_LISTENER, {"listenerPort": 8000}, "l",
+                        dependencies=("urn:lb",))
+    assert stack_messages("no-world-ingress", [balancer, listener]) == []
+    internet = Resource(t.LOAD_BALANCERS[1], {"addressType": "Internet"}, "lb", urn="urn:lb")
+    assert [m for _, m in stack_messages("no-world-ingress", [internet, listener])] == [
         "load balancer listener on port 8000 is reachable from anywhere; public ports "
         "allowed: [80, 443]"]
-    assert messages("no-world-ingress", Resource(token, {key: 8000}),
-                    publicListenerPorts=[8000.0]) == []
+
+
+def test_world_open_public_port_allowed_only_on_a_load_balancer_group():
+    group = Resource(t.SECURITY_GROUP, {}, "lb-sg", urn="urn:sg", id="sg-1")
+    balancer = Resource(t.LOAD_BALANCERS[1], {"securityGroupIds": ["sg-1"],
+                                              "addressType": "Internet"}, "lb")
+    https = sg_rule(cidrIp="0.0.0.0/0", portRange="443/443", securityGroupId="sg-1")
+    ssh = sg_rule(cidrIp="0.0.0.0/0", portRange="22/22", securityGroupId="sg-1")
+    assert stack_messages("no-world-ingress", [group, balancer, https]) == []
+    assert len(stack_messages("no-world-ingress", [group, balancer, ssh])) == 1
+    assert len(stack_messages("no-world-ingress", [group, https])) == 1
 
 
 @pytest.mark.parametrize("token", [t.INSTANCE, t.SCALING_CONFIGURATION])
@@ -268,7 +291,9 @@ def test_prod_data_versioned():
     attached = Resource(t.SNAPSHOT_POLICY_ATTACHMENT, {"diskId": "d-1",
                                                        "autoSnapshotPolicyId": "sp-1"})
     assert stack_messages("prod-data-versioned", [disk, attached], ctx) == []
-    node = Resource(t.INSTANCE, {"dataDisks": [{"autoSnapshotPolicyId": "sp"}, {}]}, "node")
+    node = Resource(t.INSTANCE, {"dataDisks": [
+        {"autoSnapshotPolicyId": "sp", "deleteWithInstance": False},
+        {"deleteWithInstance": False}, {"name": "scratch"}]}, "node")
     assert stack_messages("prod-data-versioned", [node], ctx) == [
         ("node", "prod dataDisks[1] has no automatic snapshot policy (autoSnapshotPolicyId)")]
 

@@ -94,7 +94,7 @@ def test_analyzer_info_lists_every_rule_with_metadata(analyzer):
     ingress = next(p for p in info.policies if p.name == "no-world-ingress")
     assert ingress.enforcementLevel == analyzer_pb2.MANDATORY
     assert ingress.severity == analyzer_pb2.POLICY_SEVERITY_CRITICAL
-    assert ingress.policy_type == analyzer_pb2.POLICY_TYPE_RESOURCE
+    assert ingress.policy_type == analyzer_pb2.POLICY_TYPE_STACK
     assert ingress.remediation_steps == RULES_BY_NAME["no-world-ingress"].remediation
     assert ingress.configSchema.properties["publicListenerPorts"]["default"] == [80.0, 443.0]
     budget = next(p for p in info.policies if p.name == "monthly-budget")

@@ -259,7 +259,8 @@ def test_bucket_private_encrypted_tiered(record):
         "transitions": [{"storageClass": "IA", "days": 30},
                         {"storageClass": "Archive", "days": 90},
                         {"storageClass": "ColdArchive", "days": 180}],
-        "abortMultipartUploads": [{"days": 3}]}]
+        "abortMultipartUploads": [{"days": 3}],
+        "noncurrentVersionExpirations": [{"days": 30}]}]
     assert bucket.inputs["tags"] == {"Project": "p", "Name": "t1-dev-models"}
     [acl] = of_type(resources, "alicloud:oss/bucketAcl:BucketAcl")
     assert acl.inputs == {"bucket": "t1-dev-models", "acl": "private"}

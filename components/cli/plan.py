@@ -10,6 +10,7 @@ from pathlib import Path
 from policies.config import PolicyConfigError, load_policy_config
 
 from ..config import ConfigError
+from ..plan.diagram import render_mermaid
 from ..plan.engine import ProgramError, ValidatorErrors, run_plan
 from ..plan.policy import check_plan, has_mandatory
 from ..plan.render import render_markdown, render_text
@@ -23,7 +24,7 @@ from .common import (
     stack_path,
 )
 
-RENDERERS = {"text": render_text, "markdown": render_markdown}
+RENDERERS = {"text": render_text, "markdown": render_markdown, "mermaid": render_mermaid}
 
 
 def add_parser(subparsers) -> None:

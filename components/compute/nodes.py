@@ -95,11 +95,16 @@ class GpuNodes(pulumi.ComponentResource):
                  data_disks: Sequence[alicloud.ecs.InstanceDataDiskArgs] = (),
                  system_disk_size: int = 200,
                  system_disk_performance_level: str = "PL1",
+                 kms_key_id: pulumi.Input[str] | None = None, protect: bool = False,
                  opts: pulumi.ResourceOptions | None = None):
-        """`placement` None: no deployment set. Defaults: on-demand, no eRDMA, Availability,
-        no key, no role, no user data, no data disks, 200 GiB PL1 ESSD system disk."""
+        """`placement` None: no deployment set. The system disk is always encrypted, with
+        `kms_key_id` when given (else the service key). `protect`: Pulumi-protect the
+        instances (for nodes whose data disks are kept). Defaults: on-demand, no eRDMA,
+        Availability, no key, no role, no user data, no data disks, 200 GiB PL1 ESSD system
+        disk, not protected."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        instance_options = pulumi.ResourceOptions(parent=self, protect=protect)
         set_count = math.ceil(count / DEPLOYMENT_SET_MAX_INSTANCES) if placement else 0
         self.deployment_sets = [
             alicloud.ecs.EcsDeploymentSet(
@@ -122,12 +127,13 @@ class GpuNodes(pulumi.ComponentResource):
                 user_data=user_data, internet_max_bandwidth_out=0,
                 system_disk_category="cloud_essd", system_disk_size=system_disk_size,
                 system_disk_performance_level=system_disk_performance_level,
+                system_disk_encrypted=True, system_disk_kms_key_id=kms_key_id,
                 data_disks=list(data_disks) or None,
                 network_interface_traffic_mode="HighPerformance" if erdma else "Standard",
                 deployment_set_id=deployment_set.id if deployment_set else None,
                 deletion_protection=protect, **capacity.instance_args(),
                 tags=conventions.tags_for(node, fleet_tag),
-                volume_tags=conventions.tags_for(node, fleet_tag), opts=child)
+                volume_tags=conventions.tags_for(node, fleet_tag), opts=instance_options)
             self.instances.append(instance)
             if role_name is not None:
                 self.role_attachments.append(alicloud.ecs.RamRoleAttachment(

@@ -24,9 +24,12 @@ class GpuScalingGroup(pulumi.ComponentResource):
     tracking on a system metric, step scaling on a custom queue metric (ess.Alarm, metric
     type custom) with a scale-in alarm back to min_size, scheduled tasks, and a SCALE_IN
     lifecycle hook that gives instances `drain_seconds` to finish their work. Group
-    deletion protection follows `conventions.deletion_protection`.
+    deletion protection follows `conventions.deletion_protection`. The system disk is
+    always encrypted, with `kms_key_id` when given. Without a configured CloudMonitor group,
+    queue scaling creates one (`metric_group_id`) for the job scheduler to report to.
 
-    Outputs: `scaling_group_id`, `scaling_configuration_id`, `scaling_rule_aris`.
+    Outputs: `scaling_group_id`, `scaling_configuration_id`, `scaling_rule_aris`,
+    `metric_group_id` (or None).
     """
 
     TYPE = "gpu-infra:compute:GpuScalingGroup"
@@ -45,6 +48,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  role_name: pulumi.Input[str] | None = None,
                  user_data: pulumi.Input[str] | None = None,
                  data_disks: Sequence[alicloud.ess.ScalingConfigurationDataDiskArgs] = (),
+                 kms_key_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -71,6 +75,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
             internet_max_bandwidth_out=0, system_disk_category="cloud_essd",
             system_disk_size=fleet.system_disk_gib,
             system_disk_performance_level=fleet.system_disk_performance_level,
+            system_disk_encrypted=True, system_disk_kms_key_id=kms_key_id,
             data_disks=list(data_disks) or None,
             spot_strategy=fleet.spot_strategy if spot else "NoSpot",
             spot_price_limits=[

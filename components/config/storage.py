@@ -20,7 +20,8 @@ DEFAULT_PURPOSES: dict[str, tuple[str, ...]] = {
 }
 """Buckets each layout gets when `buckets.purposes` is not set."""
 VERSIONED_PURPOSES = frozenset({"checkpoints", "models"})
-"""Purposes whose buckets keep object versions (an overwrite must not lose a model)."""
+"""Purposes whose buckets keep object versions in every environment (an overwrite must not
+lose a model); in prod every bucket is versioned."""
 LOG_BUCKET_SUFFIX = "logs"
 BUCKET_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
 """OSS bucket names: 3-63 lowercase letters, digits, hyphens; start and end alphanumeric."""
@@ -126,6 +127,9 @@ class LifecycleConfig(StrictModel):
     """Move to ColdArchive after this many days. Default null (never)."""
     abort_multipart_days: int = Field(default=7, ge=1)
     """Abort multipart uploads left incomplete this many days. Default 7."""
+    noncurrent_version_days: int = Field(default=30, ge=1)
+    """In versioned buckets, delete an object's old versions this many days after they are
+    overwritten or deleted (bounds what versioning costs). Default 30."""
 
     @property
     def transitions(self) -> dict[str, int]:

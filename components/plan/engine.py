@@ -3,8 +3,10 @@ record every resource it registers (type, name, parent, inputs, dependencies, op
 
 from __future__ import annotations
 
+import asyncio
 import json
 import runpy
+import threading
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,7 +17,7 @@ import pulumi
 from pulumi.runtime import mocks, rpc
 from pulumi.runtime.settings import set_root_resource
 from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _sync_await
+from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from policies.rules import Verdict
 
@@ -115,8 +117,36 @@ class _RecordingMonitor(mocks.MockMonitor):
     def __init__(self, cloud: FakeCloud):
         super().__init__(_CloudMocks(cloud))
         self.recorded: list[PlannedResource] = []
+        self._worker_loops: set[asyncio.AbstractEventLoop] = set()
+        self._lock = threading.Lock()
+
+    def close_worker_loops(self) -> None:
+        """Close the event loops the SDK opened in worker threads; left open, they fail
+        noisily when garbage-collected at interpreter exit."""
+        with self._lock:
+            for loop in self._worker_loops:
+                if not loop.is_running():
+                    loop.close()
+            self._worker_loops.clear()
+
+    def _open_worker_loop(self) -> None:
+        """Give this worker thread an open event loop (a thread reused from an earlier plan
+        holds one that plan closed) and remember it for closing."""
+        if threading.current_thread() is threading.main_thread():
+            return
+        loop = _ensure_event_loop()
+        if loop.is_closed():
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+        with self._lock:
+            self._worker_loops.add(loop)
+
+    def Invoke(self, request):  # noqa: N802 (gRPC method name)
+        self._open_worker_loop()
+        return super().Invoke(request)
 
     def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+        self._open_worker_loop()
         response = super().RegisterResource(request)
         if request.type != STACK_TYPE:
             inputs = rpc.deserialize_properties(request.object)
@@ -192,6 +222,8 @@ def run_under_mocks(stack: StackConfig, stack_name: str, build: Callable[[], Any
         _sync_await(run_pulumi_func(build_then_resolve))
     except Exception as error:  # noqa: BLE001 (any failure of the user's program)
         raise ProgramError(_describe_failure(error)) from None
+    finally:
+        monitor.close_worker_loops()
     return in_tree_order(monitor.recorded), outputs
 
 

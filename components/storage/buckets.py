@@ -66,11 +66,14 @@ class Bucket(pulumi.ComponentResource):
 
     def __init__(self, name: str, *, bucket_name: str, conventions: Conventions,
                  versioning: bool = False, transitions: Mapping[str, int] | None = None,
-                 abort_multipart_days: int = 7, kms_key_id: pulumi.Input[str] | None = None,
+                 abort_multipart_days: int = 7, noncurrent_version_days: int = 30,
+                 kms_key_id: pulumi.Input[str] | None = None,
                  log_bucket: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`transitions`: storage class (IA, Archive, ColdArchive) -> days after upload,
-        increasing from warm to cold; `log_bucket`: name of the bucket for access logs."""
+        increasing from warm to cold; `noncurrent_version_days`: with versioning, old
+        versions expire this many days after being superseded (default 30);
+        `log_bucket`: name of the bucket for access logs."""
         super().__init__("gpu-infra:storage:Bucket", name, None, opts)
         _check(bucket_name, transitions or {}, abort_multipart_days)
         child = pulumi.ResourceOptions(parent=self)
@@ -81,7 +84,8 @@ class Bucket(pulumi.ComponentResource):
             alicloud.oss.BucketServerSideEncryptionRuleArgs(sse_algorithm=SSE_AES256),
             versioning=alicloud.oss.BucketVersioningArgs(status=VERSIONING_ENABLED)
             if versioning else None,
-            lifecycle_rules=[_lifecycle_rule(transitions or {}, abort_multipart_days)],
+            lifecycle_rules=[_lifecycle_rule(transitions or {}, abort_multipart_days,
+                                             noncurrent_version_days if versioning else None)],
             tags=conventions.tags_for(bucket_name), opts=conventions.data_options(self))
         self.acl = alicloud.oss.BucketAcl(
             child_name(name, "acl"), bucket=self.bucket.bucket, acl=ACL_PRIVATE, opts=child)
@@ -98,9 +102,11 @@ class Bucket(pulumi.ComponentResource):
                                "intranet_endpoint": self.intranet_endpoint})
 
 
-def _lifecycle_rule(transitions: Mapping[str, int],
-                    abort_multipart_days: int) -> alicloud.oss.BucketLifecycleRuleArgs:
-    """One rule over the whole bucket: tier transitions and multipart cleanup."""
+def _lifecycle_rule(transitions: Mapping[str, int], abort_multipart_days: int,
+                    noncurrent_version_days: int | None,
+                    ) -> alicloud.oss.BucketLifecycleRuleArgs:
+    """One rule over the whole bucket: tier transitions, multipart cleanup and, for a
+    versioned bucket, expiry of old versions."""
     return alicloud.oss.BucketLifecycleRuleArgs(
         id="tiering", enabled=True, prefix="",
         transitions=[alicloud.oss.BucketLifecycleRuleTransitionArgs(storage_class=tier,
@@ -109,7 +115,10 @@ def _lifecycle_rule(transitions: Mapping[str, int],
                                               key=lambda item: TIER_ORDER.index(item[0]))]
         or None,
         abort_multipart_uploads=[alicloud.oss.BucketLifecycleRuleAbortMultipartUploadArgs(
-            days=abort_multipart_days)])
+            days=abort_multipart_days)],
+        noncurrent_version_expirations=[
+            alicloud.oss.BucketLifecycleRuleNoncurrentVersionExpirationArgs(
+                days=noncurrent_version_days)] if noncurrent_version_days else None)
 
 
 def _check(bucket_name: str, transitions: Mapping[str, int], abort_multipart_days: int) -> None:
