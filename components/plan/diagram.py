@@ -19,7 +19,8 @@ def render_mermaid(plan: Plan) -> str:
     layout = next(r for r in plan.resources if r.parent not in by_urn)
     blocks = sorted((r for r in plan.resources if r.parent == layout.urn and not r.custom),
                     key=lambda r: (_module_rank(r.type), r.name))
-    ids = {block.urn: f"b{index}" for index, block in enumerate(blocks)}
+    order = {block.urn: index for index, block in enumerate(blocks)}
+    ids = {urn: f"b{index}" for urn, index in order.items()}
     owner = {r.urn: _block_of(r, by_urn, ids) for r in plan.resources}
     contents: dict[str, Counter[str]] = {block.urn: Counter() for block in blocks}
     for resource in plan.resources:
@@ -36,7 +37,7 @@ def render_mermaid(plan: Plan) -> str:
     edges = sorted({(owner[dep], owner[r.urn]) for r in plan.resources if r.custom
                     for dep in r.dependencies
                     if owner.get(dep) and owner[r.urn] and owner[dep] != owner[r.urn]},
-                   key=lambda edge: (ids[edge[0]], ids[edge[1]]))
+                   key=lambda edge: (order[edge[0]], order[edge[1]]))
     lines += [f"  {ids[source]} --> {ids[target]}" for source, target in edges]
     return "\n".join(lines) + "\n"
 
