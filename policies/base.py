@@ -90,7 +90,8 @@ class Context:
     """Instance type -> the layouts it suits, or None if not in the GPU catalog.
     None: no catalog available, catalog rules do not run."""
     monthly_cost: float | None = None
-    """Estimated monthly cost of the stack, when a cost estimate exists (not yet)."""
+    """Estimated monthly cost of the stack (the offline plan's estimate, components/cost);
+    None under CrossGuard, which has none."""
 
     def is_prod(self, resource: Resource) -> bool:
         """Prod if the resource is tagged Environment=prod or the stack is prod."""

@@ -131,6 +131,6 @@ COST_RULES: tuple[Rule, ...] = (
          stack=True, enforcement="disabled",
          schema={"monthlyBudget": {"type": "number", "minimum": 0,
                                    "description": "Budget per month in CNY. Default none."}},
-         note="disabled by default: there is no cost estimate yet, so the rule has nothing "
-              "to judge; enable it when components/cost lands"),
+         note="disabled by default: CrossGuard has no cost estimate to judge; the offline "
+              "plan turns it on (advisory) for stacks that set monthly_budget_cny"),
 )

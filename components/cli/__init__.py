@@ -10,10 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import catalog, clone, plan, schema, validate
+from . import catalog, clone, cost, plan, schema, validate
 from .common import EXIT_BAD_INPUT
 
-COMMANDS = (validate, schema, plan, clone, catalog)
+COMMANDS = (validate, schema, plan, clone, catalog, cost)
 """Command modules; each has `add_parser(subparsers)` and `run(args) -> int`."""
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from policies.config import PolicyConfigError, load_policy_config
 
 from ..config import ConfigError
+from ..cost import estimate_plan
 from ..plan.diagram import render_mermaid
 from ..plan.engine import ProgramError, ValidatorErrors, run_plan
 from ..plan.policy import check_plan, has_mandatory
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     except ProgramError as error:
         print(f"program failed: {error}", file=sys.stderr)
         return EXIT_FAILED
+    plan.cost = estimate_plan(plan)
     plan.verdicts = check_plan(plan, settings)
     status = EXIT_FAILED if has_mandatory(plan.verdicts) else EXIT_OK
     if args.json_file is not None:

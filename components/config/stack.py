@@ -50,6 +50,10 @@ class StackBase(StrictModel):
     scratch disk per node, no shared file system, the layout's buckets."""
     suppress: list[str] = []
     """Names of WARNING/INFO validators to silence for this stack. Default none."""
+    monthly_budget_cny: float | None = Field(default=None, gt=0)
+    """Monthly budget in CNY. The offline plan checks the cost estimate against it with the
+    `monthly-budget` policy rule (advisory unless the policy config says otherwise).
+    Default none (no budget check)."""
 
     @field_validator("region")
     @classmethod

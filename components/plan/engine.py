@@ -11,7 +11,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from pulumi.runtime import mocks, rpc
@@ -24,6 +24,9 @@ from policies.rules import Verdict
 from ..config import PROJECT, SECRET_PLACEHOLDER, StackConfig, load_stack
 from ..validation import Finding, errors_in, run_validators
 from .fake_cloud import FakeCloud
+
+if TYPE_CHECKING:
+    from ..cost import Estimate
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 UNKNOWN_MARK = "<unknown>"
@@ -79,6 +82,8 @@ class Plan:
     findings: list[Finding] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     """Policy rule violations, when the caller ran the rules (components/plan/policy.py)."""
+    cost: Estimate | None = None
+    """The cost estimate, when the caller made one (components/cost)."""
 
     def by_type(self, type_token: str) -> list[PlannedResource]:
         """Resources of one type token, in registration order."""
@@ -106,6 +111,7 @@ class Plan:
             "findings": [{"validator": f.validator, "level": f.level.value, "path": f.path,
                           "message": f.message} for f in self.findings],
             "policy": [verdict.to_json() for verdict in self.verdicts],
+            "cost": self.cost.to_json() if self.cost is not None else None,
             "outputs": self.outputs,
             "resources": [r.to_json() for r in self.resources],
         }

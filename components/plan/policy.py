@@ -7,7 +7,7 @@ from typing import Any
 
 from policies.base import UNKNOWN, Context, Resource
 from policies.context import catalog_lookup
-from policies.rules import RuleSettings, Verdict, evaluate
+from policies.rules import RuleSettings, Verdict, default_settings, evaluate
 
 from .engine import UNKNOWN_MARK, Plan, PlannedResource
 
@@ -27,10 +27,33 @@ def as_policy_resource(resource: PlannedResource) -> Resource:
                     resource.protect, resource.id, tuple(resource.dependencies))
 
 
+BUDGET_RULE = "monthly-budget"
+BUDGET_LEVEL = "advisory"
+"""The budget rule's level when a stack budget turns it on and the config left it off."""
+
+
+def with_stack_budget(settings: Mapping[str, RuleSettings],
+                      budget: float | None) -> dict[str, RuleSettings]:
+    """`settings` with the stack's budget as the monthly-budget rule's threshold, the rule
+    on (advisory, unless the policy config gave it a level); unchanged without a budget."""
+    result = dict(settings)
+    if budget is None:
+        return result
+    rule = result[BUDGET_RULE]
+    level = BUDGET_LEVEL if rule.level == "disabled" else rule.level
+    result[BUDGET_RULE] = RuleSettings(level, {**rule.thresholds, "monthlyBudget": budget})
+    return result
+
+
 def check_plan(plan: Plan, settings: Mapping[str, RuleSettings] | None = None,
                monthly_cost: float | None = None) -> list[Verdict]:
     """Every enabled rule's violations over the plan's resources (defaults when `settings`
-    is None)."""
+    is None). The monthly cost defaults to the plan's estimate (plan.cost), and the stack's
+    `monthly_budget_cny` turns the monthly-budget rule on."""
+    if monthly_cost is None and plan.cost is not None:
+        monthly_cost = plan.cost.total_monthly_cost
+    settings = with_stack_budget(settings or default_settings(),
+                                 plan.stack.monthly_budget_cny)
     context = Context(environment=plan.stack.environment, catalog=catalog_lookup(),
                       monthly_cost=monthly_cost)
     resources = [as_policy_resource(r) for r in plan.resources if r.custom]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from ..cost import report as cost_report
 from .engine import Plan, PlannedResource
 
 PROTECTED_MARK = "[protected]"
@@ -64,6 +65,8 @@ def render_text(plan: Plan) -> str:
         out += ["", "Outputs:"]
         out += [f"    {key}: {_short(value)}" for key, value in plan.outputs.items()]
     out += _notes(plan)
+    if plan.cost is not None:
+        out += ["", cost_report.render_text(plan.cost)]
     if plan.verdicts:
         out += ["", f"Policy violations ({len(plan.verdicts)}):"]
         out += [f"    {verdict.line()}" for verdict in plan.verdicts]
@@ -82,6 +85,8 @@ def render_markdown(plan: Plan) -> str:
     protected = [r for r in plan.resources if r.protect]
     if protected:
         out += ["", f"Protected from deletion: {len(protected)} resource(s)."]
+    if plan.cost is not None:
+        out += ["", cost_report.render_markdown(plan.cost)]
     notes = _notes(plan)
     if notes:
         out += ["", *[line.strip() for line in notes if line.strip()]]
