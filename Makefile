@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STACK  ?= training-dev
 
-.PHONY: plan test clean
+.PHONY: plan test bench clean
 
 $(BIN)/gpu-infra: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,9 @@ plan: $(BIN)/gpu-infra  ## offline plan of $(STACK) (default training-dev)
 test: $(BIN)/gpu-infra  ## lint and the whole test suite
 	$(BIN)/ruff check .
 	$(BIN)/pytest
+
+bench: $(BIN)/gpu-infra  ## benchmarks (never part of the tests); results in bench/results/
+	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -155,24 +155,29 @@ class _RecordingMonitor(mocks.MockMonitor):
         self._open_worker_loop()
         response = super().RegisterResource(request)
         if request.type != STACK_TYPE:
-            inputs = rpc.deserialize_properties(request.object)
             self.recorded.append(PlannedResource(
                 urn=response.urn, type=request.type, name=request.name,
                 custom=bool(request.custom), parent=request.parent or None,
-                inputs=_plain(inputs), dependencies=sorted(set(request.dependencies)),
+                inputs=self.mocks.last_inputs.value,
+                dependencies=sorted(set(request.dependencies)),
                 protect=bool(request.protect), retain_on_delete=bool(request.retainOnDelete),
                 id=response.id or None))
         return response
 
 
 class _CloudMocks(mocks.Mocks):
+    """Answers from the fake cloud; keeps each registration's plain inputs (per thread: the
+    monitor registers on a thread pool) so they are converted once."""
+
     def __init__(self, cloud: FakeCloud):
         self.cloud = cloud
+        self.last_inputs = threading.local()
 
     def new_resource(self, args: mocks.MockResourceArgs):
+        self.last_inputs.value = _plain(args.inputs)
         if not args.custom:
             return None, {}
-        return self.cloud.new_resource(args.typ, args.name, _plain(args.inputs))
+        return self.cloud.new_resource(args.typ, args.name, self.last_inputs.value)
 
     def call(self, args: mocks.MockCallArgs):
         return self.cloud.call(args.token, args.args)
