@@ -78,7 +78,7 @@ def parse_policy_config(data: Any, source: str = "policy config") -> dict[str, R
         if problem:
             problems.append(problem)
         else:
-            settings = {name: RuleSettings(data[ALL], s.thresholds)
+            settings = {name: RuleSettings(data[ALL], s.thresholds, level_configured=True)
                         for name, s in settings.items()}
     for name, entry in data.items():
         if name == ALL:
@@ -108,7 +108,8 @@ def parse_policy_config(data: Any, source: str = "policy config") -> dict[str, R
             if problem:
                 problems.append(f"{name}.{key}: {problem}")
             thresholds[key] = value
-        settings[name] = RuleSettings(level, thresholds)
+        settings[name] = RuleSettings(level, thresholds, level_configured=(
+            LEVEL_KEY in entry or settings[name].level_configured))
     if problems:
         raise PolicyConfigError(source, problems)
     return settings

@@ -28,6 +28,8 @@ class RuleSettings:
 
     level: EnforcementLevel
     thresholds: Mapping[str, Any]
+    level_configured: bool = False
+    """True when the policy config set the level (so a default may not override it)."""
 
 
 def default_settings() -> dict[str, RuleSettings]:

@@ -66,6 +66,8 @@ def test_budget_rule_level_from_policy_config_and_off_without_budget(plan_cluste
     settings = parse_policy_config({"monthly-budget": "mandatory"})
     assert [v.level for v in check_plan(plan, settings) if v.rule == "monthly-budget"] == [
         "mandatory"]
+    disabled = parse_policy_config({"monthly-budget": "disabled"})
+    assert not [v for v in check_plan(plan, disabled) if v.rule == "monthly-budget"]
     no_budget = plan_cluster(training())
     no_budget.cost = estimate_plan(no_budget)
     assert not [v for v in check_plan(no_budget) if v.rule == "monthly-budget"]

@@ -35,13 +35,15 @@ BUDGET_LEVEL = "advisory"
 def with_stack_budget(settings: Mapping[str, RuleSettings],
                       budget: float | None) -> dict[str, RuleSettings]:
     """`settings` with the stack's budget as the monthly-budget rule's threshold, the rule
-    on (advisory, unless the policy config gave it a level); unchanged without a budget."""
+    on (advisory, unless the policy config set its level, "disabled" included); unchanged
+    without a budget."""
     result = dict(settings)
     if budget is None:
         return result
     rule = result[BUDGET_RULE]
-    level = BUDGET_LEVEL if rule.level == "disabled" else rule.level
-    result[BUDGET_RULE] = RuleSettings(level, {**rule.thresholds, "monthlyBudget": budget})
+    level = rule.level if rule.level_configured else BUDGET_LEVEL
+    result[BUDGET_RULE] = RuleSettings(level, {**rule.thresholds, "monthlyBudget": budget},
+                                       rule.level_configured)
     return result
 
 
