@@ -6,6 +6,7 @@ Results go to bench/results/latest.md and latest.json. Timings are medians of RU
 
 from __future__ import annotations
 
+import gc
 import json
 import platform
 import re
@@ -37,6 +38,7 @@ def median_seconds(action, runs: int = RUNS) -> float:
     """Median wall time of `action()` over `runs` runs."""
     times = []
     for _ in range(runs):
+        gc.collect()
         start = time.perf_counter()
         action()
         times.append(time.perf_counter() - start)
