@@ -4,8 +4,8 @@ record every resource it registers (type, name, parent, inputs, dependencies, op
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
-import runpy
 import threading
 import traceback
 from collections.abc import Callable
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ..cost import Estimate
 
 STACK_TYPE = "pulumi:pulumi:Stack"
+
 UNKNOWN_MARK = "<unknown>"
 """What an input not known at plan time shows as."""
 
@@ -194,10 +195,18 @@ def run_plan(stack_path: Path, project_dir: Path) -> Plan:
         raise ValidatorErrors(errors_in(findings))
     program = project_dir / "__main__.py"
     resources, outputs = run_under_mocks(
-        stack, stack_file.name, lambda: runpy.run_path(str(program), run_name="__main__"),
+        stack, stack_file.name, lambda: run_program_file(program),
         config=stack_file.config, secret_keys=stack_file.secret_keys)
     return Plan(PROJECT, stack_file.name, stack, resources, outputs,
                 stack_file.secret_keys, findings)
+
+
+def run_program_file(path: Path) -> None:
+    """Execute a Pulumi program file as `python path` would, keeping its real file name in
+    every frame (runpy's frozen frames miss the line cache each time the SDK captures the
+    stack of a resource registration, which cost ~10% of a large plan)."""
+    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
+    exec(code, {"__name__": "__main__", "__file__": str(path)})  # noqa: S102 (the program)
 
 
 def run_under_mocks(stack: StackConfig, stack_name: str, build: Callable[[], Any],
@@ -229,12 +238,19 @@ def run_under_mocks(stack: StackConfig, stack_name: str, build: Callable[[], Any
         build()
         return resolve_exports()
 
+    # A plan is a short batch whose objects live until it ends: the cyclic collector's
+    # repeated full scans of the SDK's objects took two thirds of a 1024-node plan (11.4 s
+    # -> 4.2 s without them; peak memory 529 -> 539 MiB), so it pauses while the program runs.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         _sync_await(run_pulumi_func(build_then_resolve))
     except Exception as error:  # noqa: BLE001 (any failure of the user's program)
         raise ProgramError(_describe_failure(error)) from None
     finally:
         monitor.close_worker_loops()
+        if collecting:
+            gc.enable()
     return in_tree_order(monitor.recorded), outputs
 
 
