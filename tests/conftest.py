@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import importlib
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +91,15 @@ def record():
         return resources
 
     return _record
+
+
+def provider_class(type_token: str) -> type:
+    """alicloud:vpc/switch:Switch -> pulumi_alicloud.vpc.Switch."""
+    _, module_path, name = type_token.split(":")
+    module = importlib.import_module(f"pulumi_alicloud.{module_path.split('/')[0]}")
+    return getattr(module, name)
+
+
+def takes_tags(type_token: str) -> bool:
+    """Whether the provider's resource class accepts a `tags` argument."""
+    return "tags" in inspect.signature(provider_class(type_token)._internal_init).parameters

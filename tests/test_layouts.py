@@ -7,10 +7,11 @@ from functools import cache
 
 import pytest
 
+from components.conventions import REQUIRED_TAG_KEYS
 from components.plan.diagram import render_mermaid
 from components.plan.engine import Plan, run_plan
 
-from .conftest import BASE_RENDERING, PROJECT_DIR, STACKS_DIR, merged
+from .conftest import BASE_RENDERING, PROJECT_DIR, STACKS_DIR, merged, takes_tags
 
 SHIPPED = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
 
@@ -209,3 +210,19 @@ def test_exports_are_json_serialisable_and_name_what_users_need():
     assert len(outputs["node_private_ips"]) == 8
     assert set(outputs["bucket_names"]) == {"datasets", "checkpoints", "models", "outputs"}
     assert outputs["mount_command"].count("/share /mnt/shared") == 2  # fstab line and mount
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_every_child_is_named_after_its_component_and_tagged(stack):
+    plan = shipped(stack)
+    by_urn = {r.urn: r for r in plan.resources}
+    for resource in plan.resources:
+        parent = by_urn.get(resource.parent)
+        if resource.custom:
+            assert parent is not None and parent.type.startswith("gpu-infra:"), resource.name
+        if parent is not None:
+            assert resource.name.startswith(f"{parent.name}-"), (resource.name, parent.name)
+        if resource.custom and takes_tags(resource.type):
+            tags = resource.inputs.get("tags", {})
+            assert set(REQUIRED_TAG_KEYS) | {"CostCenter", "Owner"} <= set(tags), resource.name
+            assert tags["Stack"] == stack

@@ -1,29 +1,15 @@
 """Network, security, identity and KMS through the real program (plan under mocks)."""
 
-import importlib
-import inspect
-
 import pytest
 
 from components.conventions import REQUIRED_TAG_KEYS
 
-from .conftest import BASE_TRAINING, merged
+from .conftest import BASE_TRAINING, merged, takes_tags
 
 PUBLIC_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN me@host"
 FULL = merged(BASE_TRAINING, security={
     "public_key": PUBLIC_KEY, "admin_cidrs": ["192.168.100.0/24"], "service_ports": [8000],
     "client_cidrs": ["10.20.0.0/16"], "kms_encryption": True})
-
-
-def provider_class(type_token: str) -> type:
-    """alicloud:vpc/switch:Switch -> pulumi_alicloud.vpc.Switch."""
-    _, module_path, name = type_token.split(":")
-    module = importlib.import_module(f"pulumi_alicloud.{module_path.split('/')[0]}")
-    return getattr(module, name)
-
-
-def takes_tags(type_token: str) -> bool:
-    return "tags" in inspect.signature(provider_class(type_token)._internal_init).parameters
 
 
 def test_tag_check_knows_which_types_take_tags():
