@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-PROJECT_TAG = "gpu-infra"
 REQUIRED_TAG_KEYS = ("Project", "Stack", "Environment", "Layout", "ManagedBy")
 """Tags every taggable resource carries, whatever the user adds."""
 FLEET_TAG_KEY = "GpuFleet"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_alicloud as alicloud
 
+from .config.security import KMS_DEFAULT_KEY_ROTATION_DAYS
 from .conventions import Conventions, child_name
 
 ROTATION = "Enabled"
@@ -15,9 +16,6 @@ KEY_SPEC = "Aliyun_AES_256"
 KEY_USAGE = "ENCRYPT/DECRYPT"
 PROTECTION_LEVEL = "SOFTWARE"
 """Hardware-protected keys cannot rotate; a key in an HSM instance must not be used here."""
-DEFAULT_KEY_ROTATION_DAYS = 365
-"""A default key (no KMS instance) rotates every 365 days only; keys in a software KMS
-instance take 7 to 365."""
 
 
 def rotation_interval(days: int) -> str:
@@ -38,12 +36,12 @@ class KmsKey(pulumi.ComponentResource):
     TYPE = "gpu-infra:encryption:KmsKey"
 
     def __init__(self, name: str, *, conventions: Conventions,
-                 rotation_days: int = DEFAULT_KEY_ROTATION_DAYS, pending_window_days: int = 30,
+                 rotation_days: int = KMS_DEFAULT_KEY_ROTATION_DAYS, pending_window_days: int = 30,
                  kms_instance_id: str | None = None,
                  opts: pulumi.ResourceOptions | None = None):
-        if rotation_days != DEFAULT_KEY_ROTATION_DAYS and kms_instance_id is None:
+        if rotation_days != KMS_DEFAULT_KEY_ROTATION_DAYS and kms_instance_id is None:
             raise ValueError(f"rotation_days {rotation_days} needs kms_instance_id; a default "
-                             f"key rotates every {DEFAULT_KEY_ROTATION_DAYS} days only")
+                             f"key rotates every {KMS_DEFAULT_KEY_ROTATION_DAYS} days only")
         super().__init__(self.TYPE, name, None, opts)
         key_name = child_name(name, "key")
         self.key = alicloud.kms.Key(

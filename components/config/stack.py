@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import re
-from ipaddress import IPv4Network
 from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
-from .base import Environment, StrictModel
+from .base import ANYWHERE, Environment, StrictModel
 from .compute import ScalingFleet, TrainingFleet
 from .loadbalancer import LoadBalancerConfig
 from .monitoring import MonitoringConfig
@@ -22,7 +21,6 @@ CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
 and bucket name, so they stay short and DNS-safe."""
 TAG_KEY_PATTERN = re.compile(r"^(?!aliyun|acs:|https?://)[^\s].{0,127}$")
 """Alibaba tag keys: 1-128 characters, not starting with aliyun, acs:, http:// or https://."""
-ANYWHERE = IPv4Network("0.0.0.0/0")
 
 
 class StackBase(StrictModel):

@@ -23,6 +23,7 @@ from ipaddress import IPv4Network
 import pulumi
 import pulumi_alicloud as alicloud
 
+from ..config.base import ANYWHERE
 from ..conventions import Conventions, child_name
 
 
@@ -54,7 +55,6 @@ NFS_OPTIONS = "vers=3,nolock,proto=tcp,rsize=1048576,wsize=1048576,hard,timeo=60
 """Alibaba's recommended NFSv3 mount options for NAS."""
 EXPORT_PATHS = {"standard": "/", "extreme": "/share"}
 """Path to mount: general-purpose NAS exports /, Extreme NAS exports /share."""
-ANYWHERE = IPv4Network("0.0.0.0/0")
 
 
 def mount_command(address: str, *, file_system_type: str = "standard",
