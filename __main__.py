@@ -1,14 +1,5 @@
-"""gpu-infra's Pulumi program: load the stack's config, build its layout, export outputs.
+"""gpu-infra's Pulumi program (`pulumi up`, and `gpu-infra plan` offline): gpu_infra.program."""
 
-Run by `pulumi up` (real engine) and by `gpu-infra plan` (offline, under the mock engine).
-"""
+from gpu_infra.program import run
 
-import pulumi
-
-from components.layouts import build_layout
-from components.program import stack_from_pulumi_config
-
-stack = stack_from_pulumi_config()
-layout = build_layout(stack, pulumi.get_stack())
-for key, value in layout.exports.items():
-    pulumi.export(key, value)
+run()

@@ -20,8 +20,8 @@ from pathlib import Path
 import pulumi_alicloud as alicloud
 import yaml
 
-from components.config import load_stack
-from components.plan.engine import run_plan, run_under_mocks
+from gpu_infra.schema import load_stack
+from gpu_infra.tools.plan.engine import run_plan, run_under_mocks
 
 from .graph import longest_chain
 

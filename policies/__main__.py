@@ -1,19 +1,16 @@
 """The CrossGuard policy pack: `pulumi preview --policy-pack policies`.
 
-Only builds the PolicyPack (which serves the analyzer over gRPC and never returns). The
-rules live in this package; the repository root goes on sys.path so that `policies` and
-`components.catalog` import from the checkout (see README.md).
+Only builds the PolicyPack (which serves the analyzer over gRPC and never returns). The rules
+are the installed package gpu_infra_policies; the GPU catalog comes from gpu_infra (both are
+the distribution gpu-infra, which requirements.txt installs from the repository).
 """
 
-import sys
-from pathlib import Path
+from pulumi_policy import EnforcementLevel, PolicyPack
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from gpu_infra.catalog import layout_uses
+from gpu_infra_policies.crossguard import PACK_NAME, build_policies
 
-from pulumi_policy import EnforcementLevel, PolicyPack  # noqa: E402
-
-from policies.crossguard import PACK_NAME, build_policies  # noqa: E402
-
-PolicyPack(name=PACK_NAME, policies=build_policies(), enforcement_level=EnforcementLevel.ADVISORY,
+PolicyPack(name=PACK_NAME, policies=build_policies(catalog=layout_uses),
+           enforcement_level=EnforcementLevel.ADVISORY,
            description="gpu-infra: security, reliability, cost and GPU rules for GPU clusters "
                        "on Alibaba Cloud")

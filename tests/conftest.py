@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from components.plan.engine import Plan, run_plan
+from gpu_infra.tools.plan.engine import Plan, run_plan
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 STACKS_DIR = PROJECT_DIR / "stacks"
@@ -73,8 +73,8 @@ def plan_cluster(tmp_path: Path):
 
 
 def stack_config(cluster: dict[str, Any], region: str = "cn-hangzhou"):
-    """A validated StackConfig from a cluster dict (ConfigError if invalid)."""
-    from components.config import parse_stack
+    """A validated ClusterConfig from a cluster dict (ConfigError if invalid)."""
+    from gpu_infra.schema import parse_stack
 
     return parse_stack({"alicloud:region": region, "gpu-infra:cluster": cluster})
 
@@ -83,7 +83,7 @@ def stack_config(cluster: dict[str, Any], region: str = "cn-hangzhou"):
 def record():
     """record(build, cluster=BASE_TRAINING) -> resources registered while `build()` ran under
     the mock engine (for testing one building block on its own)."""
-    from components.plan.engine import run_under_mocks
+    from gpu_infra.tools.plan.engine import run_under_mocks
 
     def _record(build, cluster: dict[str, Any] | None = None, region: str = "cn-hangzhou"):
         resources, _ = run_under_mocks(stack_config(cluster or BASE_TRAINING, region),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components import catalog
-from components.catalog.recommend import recommend
+from gpu_infra import catalog
+from gpu_infra.catalog.recommend import recommend
 
 REQUIRED_FAMILIES = {"gn6i", "gn6v", "gn6e", "gn7", "gn7i", "gn7e", "gn7s", "gn8is", "gn8v",
                      "ebmgn7e", "ebmgn7ex", "ebmgn8v", "vgn7i-vws", "sgn7i-vws"}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from components.cli import main
+from gpu_infra.tools.cli import main
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
 
@@ -20,7 +20,7 @@ def in_project(monkeypatch):
 def test_validate_valid_stack_prints_one_line_summary(capsys):
     assert main(["validate", "training-dev"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
-    assert len(out) == 1 and out[0].startswith("training-dev: valid training stack 'llm-train'")
+    assert len(out) == 1 and out[0].startswith("training-dev: valid training cluster 'llm-train'")
 
 
 def test_validate_invalid_stack_exits_2_with_one_line_per_problem(tmp_path, capsys):
@@ -61,7 +61,7 @@ def test_schema_is_json_schema_of_a_stack_file(capsys):
     assert "cn-hangzhou" in config["properties"]["alicloud:region"]["enum"]
     cluster = config["properties"]["gpu-infra:cluster"]
     assert set(cluster["discriminator"]["mapping"]) == {"training", "inference", "rendering"}
-    training = schema["$defs"]["TrainingStack"]
+    training = schema["$defs"]["TrainingConfig"]
     assert "region" not in training["properties"]
     assert training["additionalProperties"] is False
     assert "Default dev" in training["properties"]["environment"]["description"]

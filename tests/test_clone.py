@@ -8,11 +8,11 @@ import pytest
 import yaml
 from ruamel.yaml import YAML
 
-from components.cli import main
-from components.clone import drop_secrets
-from components.clone.paths import remove_key
-from components.config import load_stack
-from components.plan.engine import run_plan
+from gpu_infra.schema import load_stack
+from gpu_infra.tools.cli import main
+from gpu_infra.tools.clone import drop_secrets
+from gpu_infra.tools.clone.paths import remove_key
+from gpu_infra.tools.plan.engine import run_plan
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
 

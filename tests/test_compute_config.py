@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.config import ConfigError
+from gpu_infra.schema import ConfigError
 
 from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
 

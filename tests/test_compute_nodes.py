@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from components.compute.allowed import (
+from gpu_infra.blocks.compute.nodes import GpuNodes, NodeCapacity
+from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions
+from gpu_infra.knowhow.placement import erdma_for, placement_for
+from gpu_infra.limits.allowed import (
     DEPLOYMENT_SET_STRATEGIES,
     INSTANCE_CHARGE_TYPES,
     INSTANCE_SYSTEM_DISK_CATEGORIES,
     SPOT_STRATEGIES,
     TRAFFIC_MODES,
 )
-from components.compute.nodes import GpuNodes, NodeCapacity
-from components.compute.placement import erdma_for, placement_for
-from components.config.compute import TrainingFleet
-from components.conventions import FLEET_TAG_KEY, Conventions
+from gpu_infra.schema.compute import TrainingFleet
 
 INSTANCE = "alicloud:ecs/instance:Instance"
 DEPLOYMENT_SET = "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet"
@@ -116,7 +116,7 @@ def test_placement_and_erdma_from_the_catalog():
 
 
 def test_default_image_is_resolved_from_public_ubuntu_images(record):
-    from components.compute.images import default_image_id
+    from gpu_infra.blocks.compute.images import default_image_id
 
     instances, _, _, _ = build(record, image_id=default_image_id("ecs.gn8v-8x.48xlarge"))
     assert instances[0].inputs["imageId"] == "ubuntu_22_04_x64_20G_alibase_20250101.vhd"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from components.compute import allowed
-from components.compute.reserved import ReservedCapacity
-from components.compute.scaling import GpuScalingGroup
-from components.config.compute import ReservedCapacity as ReservedSettings
-from components.config.compute import ScalingFleet
-from components.conventions import FLEET_TAG_KEY, Conventions
+from gpu_infra.blocks.compute.reserved import ReservedCapacity
+from gpu_infra.blocks.compute.scaling import GpuScalingGroup
+from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions
+from gpu_infra.limits import allowed
+from gpu_infra.schema.compute import ReservedCapacityConfig as ReservedSettings
+from gpu_infra.schema.compute import ScalingFleet
 
 GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
 CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from components.config import ConfigError, TrainingStack, load_stack, parse_stack
-from components.config.loader import read_stack_file
+from gpu_infra.schema import ConfigError, TrainingConfig, load_stack, parse_stack
+from gpu_infra.schema.loader import read_stack_file
 
 from .conftest import BASE_TRAINING, STACKS_DIR, merged, stack_config
 
@@ -26,7 +26,7 @@ def test_every_shipped_stack_is_valid(path: Path):
 
 def test_defaults_are_applied():
     stack = stack_config(BASE_TRAINING)
-    assert isinstance(stack, TrainingStack)
+    assert isinstance(stack, TrainingConfig)
     assert stack.environment == "dev" and stack.network.nat_gateway is True
     assert stack.security.admin_cidrs == [] and stack.security.public_key is None
     assert stack.kms_encryption is False

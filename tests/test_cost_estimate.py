@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from components import catalog
-from components.cost import Assumptions, compare, estimate, price_book
-from components.plan.engine import PlannedResource
+from gpu_infra import catalog
+from gpu_infra.tools.cost import Assumptions, compare, estimate, price_book
+from gpu_infra.tools.plan.engine import PlannedResource
 
 from .conftest import BASE_TRAINING, merged, stack_config
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from components.cli import main
-from components.cost import estimate_plan
-from components.plan.policy import check_plan
-from policies.config import parse_policy_config
+from gpu_infra.tools.cli import main
+from gpu_infra.tools.cost import estimate_plan
+from gpu_infra.tools.review import review
+from gpu_infra_policies.config import parse_policy_config
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
 from .test_config_schema import problems_of
@@ -49,28 +49,24 @@ def test_planned_spot_stack_shows_the_saving(plan_cluster):
 
 
 def test_budget_rule_fires_over_budget_and_is_quiet_under_it(plan_cluster):
-    over = plan_cluster(training(monthly_budget_cny=1000))
-    over.cost = estimate_plan(over)
-    verdicts = [v for v in check_plan(over) if v.rule == "monthly-budget"]
+    over = review(plan_cluster(training(monthly_budget_cny=1000)))
+    verdicts = [v for v in over.verdicts if v.rule == "monthly-budget"]
     total = over.cost.total_monthly_cost
     assert [(v.level, v.message) for v in verdicts] == [
         ("advisory", f"estimated monthly cost {total:,.0f} exceeds budget 1,000")]
-    under = plan_cluster(training(monthly_budget_cny=1_000_000))
-    under.cost = estimate_plan(under)
-    assert not [v for v in check_plan(under) if v.rule == "monthly-budget"]
+    under = review(plan_cluster(training(monthly_budget_cny=1_000_000)))
+    assert not [v for v in under.verdicts if v.rule == "monthly-budget"]
 
 
 def test_budget_rule_level_from_policy_config_and_off_without_budget(plan_cluster):
     plan = plan_cluster(training(monthly_budget_cny=1000))
-    plan.cost = estimate_plan(plan)
     settings = parse_policy_config({"monthly-budget": "mandatory"})
-    assert [v.level for v in check_plan(plan, settings) if v.rule == "monthly-budget"] == [
+    assert [v.level for v in review(plan, settings).verdicts if v.rule == "monthly-budget"] == [
         "mandatory"]
     disabled = parse_policy_config({"monthly-budget": "disabled"})
-    assert not [v for v in check_plan(plan, disabled) if v.rule == "monthly-budget"]
-    no_budget = plan_cluster(training())
-    no_budget.cost = estimate_plan(no_budget)
-    assert not [v for v in check_plan(no_budget) if v.rule == "monthly-budget"]
+    assert not [v for v in review(plan, disabled).verdicts if v.rule == "monthly-budget"]
+    no_budget = review(plan_cluster(training()))
+    assert not [v for v in no_budget.verdicts if v.rule == "monthly-budget"]
 
 
 def test_budget_must_be_positive():

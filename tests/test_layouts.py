@@ -7,9 +7,9 @@ from functools import cache
 
 import pytest
 
-from components.conventions import REQUIRED_TAG_KEYS
-from components.plan.diagram import render_mermaid
-from components.plan.engine import Plan, run_plan
+from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
+from gpu_infra.tools.plan.diagram import render_mermaid
+from gpu_infra.tools.plan.engine import Plan, run_plan
 
 from .conftest import BASE_RENDERING, PROJECT_DIR, STACKS_DIR, merged, takes_tags
 

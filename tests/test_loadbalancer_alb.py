@@ -2,9 +2,9 @@
 
 import pytest
 
-from components import loadbalancer as lb
-from components.conventions import Conventions
-from components.plan.engine import ProgramError, run_under_mocks
+from gpu_infra.blocks import loadbalancer as lb
+from gpu_infra.blocks.conventions import Conventions
+from gpu_infra.tools.plan.engine import ProgramError, run_under_mocks
 
 from .conftest import BASE_TRAINING, stack_config
 from .test_loadbalancer_block import ATTACHMENT, RULE, SECURITY_GROUP, TAGS, make, of

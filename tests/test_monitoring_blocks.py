@@ -8,16 +8,8 @@ import typing
 import pulumi
 import pytest
 
-from components.config import SECRET_PLACEHOLDER
-from components.config.monitoring import (
-    GROUP_OPERATORS,
-    ComparisonOperator,
-    FleetAlarmsConfig,
-    MonitoringConfig,
-    Statistic,
-)
-from components.conventions import FLEET_TAG_KEY, Conventions
-from components.monitoring import (
+from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions
+from gpu_infra.blocks.monitoring import (
     FAILURE_EVENT_NAMES,
     FLEET_METRICS,
     NAMESPACE,
@@ -25,6 +17,14 @@ from components.monitoring import (
     Alerting,
     FleetAlarms,
     webhook_targets,
+)
+from gpu_infra.schema import SECRET_PLACEHOLDER
+from gpu_infra.schema.monitoring import (
+    GROUP_OPERATORS,
+    ComparisonOperator,
+    FleetAlarmsConfig,
+    MonitoringConfig,
+    Statistic,
 )
 
 ALARM = "alicloud:cms/alarm:Alarm"
@@ -192,7 +192,7 @@ def test_event_rules_toggle_and_webhook_is_optional(record):
 
 
 def test_too_long_contact_name_is_refused(record):
-    from components.plan.engine import ProgramError
+    from gpu_infra.tools.plan.engine import ProgramError
 
     settings = MonitoringConfig(contacts=[{"name": "abcdefghijkl", "email": "o@example.com"}])
     with pytest.raises(ProgramError, match="longer than 40 characters"):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.config import SECRET_PLACEHOLDER, ConfigError
-from components.config.monitoring import SILENCE_RANGE
+from gpu_infra.schema import SECRET_PLACEHOLDER, ConfigError
+from gpu_infra.schema.monitoring import SILENCE_RANGE
 
 from .conftest import BASE_TRAINING, merged, stack_config
 

@@ -2,10 +2,10 @@
 
 import pulumi
 
-from components.config.network import NetworkConfig
-from components.conventions import Conventions
-from components.network import Network
-from components.plan.engine import run_under_mocks
+from gpu_infra.blocks.conventions import Conventions
+from gpu_infra.blocks.network import Network
+from gpu_infra.schema.network import NetworkConfig
+from gpu_infra.tools.plan.engine import run_under_mocks
 
 from .conftest import BASE_TRAINING, merged, stack_config
 

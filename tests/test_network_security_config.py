@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.config import ConfigError
+from gpu_infra.schema import ConfigError
 
 from .conftest import BASE_TRAINING, merged, stack_config
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.conventions import REQUIRED_TAG_KEYS
+from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
 
 from .conftest import BASE_TRAINING, merged, takes_tags
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from components.config import SECRET_PLACEHOLDER
-from components.plan.engine import run_plan
+from gpu_infra.schema import SECRET_PLACEHOLDER
+from gpu_infra.tools.plan.engine import run_plan
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR
 

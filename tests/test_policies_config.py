@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from policies.config import PolicyConfigError, load_policy_config, parse_policy_config
-from policies.rules import RULES
+from gpu_infra_policies.config import PolicyConfigError, load_policy_config, parse_policy_config
+from gpu_infra_policies.rules import RULES
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "policies" / "policy-config.example.json"
 

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from policies import types as t
-from policies.base import UNKNOWN, Context, Resource
-from policies.rules import RULES, RULES_BY_NAME, default_settings, evaluate
+from gpu_infra_policies import types as t
+from gpu_infra_policies.base import UNKNOWN, Context, Resource
+from gpu_infra_policies.rules import RULES, RULES_BY_NAME, default_settings, evaluate
 
 TAGS = {"CostCenter": "cc", "Owner": "me", "Project": "gpu-infra", "Environment": "dev"}
 PROD = {**TAGS, "Environment": "prod"}
@@ -425,14 +425,12 @@ def test_catalog_fit():
         "instanceType": "ecs.gn9x-8x.huge"})) == []
 
 
-def test_catalog_lookup_reads_components_catalog():
-    from components import catalog
-    from policies.context import catalog_lookup
+def test_catalog_layout_uses_reads_the_catalog():
+    from gpu_infra import catalog
 
-    lookup = catalog_lookup()
     entry = catalog.entries()[0]
-    assert lookup(entry.type) == frozenset(entry.uses)
-    assert lookup("ecs.gn0-none.xlarge") is None
+    assert catalog.layout_uses(entry.type) == frozenset(entry.uses)
+    assert catalog.layout_uses("ecs.gn0-none.xlarge") is None
 
 
 def _training_node(index: int, **props) -> Resource:
@@ -500,6 +498,6 @@ def test_evaluate_levels_and_disabled_rules():
         "SecurityGroupRule rule: ingress from 0.0.0.0/0 to port 22/22 (tcp); allow known "
         "CIDRs only")
     settings = default_settings()
-    from policies.rules import RuleSettings
+    from gpu_infra_policies.rules import RuleSettings
     settings["no-world-ingress"] = RuleSettings("disabled", {})
     assert [v.rule for v in evaluate(resources, settings)] == ["required-tags"]

@@ -15,10 +15,10 @@ import pytest
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
-from components.plan.engine import Plan
-from components.plan.policy import as_policy_resource, check_plan
-from policies.config import parse_policy_config
-from policies.rules import RULES, RULES_BY_NAME
+from gpu_infra.tools.plan.engine import Plan
+from gpu_infra.tools.review.policy import as_policy_resource, check_plan
+from gpu_infra_policies.config import parse_policy_config
+from gpu_infra_policies.rules import RULES, RULES_BY_NAME
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged
 

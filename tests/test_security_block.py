@@ -5,11 +5,11 @@ from ipaddress import IPv4Network
 
 import pytest
 
-from components import security
-from components.conventions import Conventions
-from components.encryption import KmsKey
-from components.identity import KMS_ACTIONS, OSS_ACTIONS, InstanceRole
-from components.security import ClusterSecurity
+from gpu_infra.blocks import security
+from gpu_infra.blocks.conventions import Conventions
+from gpu_infra.blocks.encryption import KmsKey
+from gpu_infra.blocks.identity import KMS_ACTIONS, OSS_ACTIONS, InstanceRole
+from gpu_infra.blocks.security import ClusterSecurity
 
 RULE = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
 GROUP = "alicloud:ecs/securityGroup:SecurityGroup"

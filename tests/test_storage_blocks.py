@@ -7,16 +7,16 @@ import pulumi
 import pulumi_alicloud as alicloud
 import pytest
 
-from components.conventions import Conventions
-from components.plan.engine import ProgramError
-from components.storage.buckets import Bucket
-from components.storage.disks import (
+from gpu_infra.blocks.conventions import Conventions
+from gpu_infra.blocks.storage.buckets import Bucket
+from gpu_infra.blocks.storage.disks import (
     DataDisks,
     DiskSpec,
     instance_data_disk_args,
     scaling_data_disk_args,
 )
-from components.storage.filesystem import NFS_OPTIONS, SharedFileSystem, mount_command
+from gpu_infra.blocks.storage.filesystem import NFS_OPTIONS, SharedFileSystem, mount_command
+from gpu_infra.tools.plan.engine import ProgramError
 
 DEV = Conventions(tags={"Project": "p"})
 PROD = Conventions(tags={"Project": "p"}, protect_data=True)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from components.config import ConfigError
-from components.config.storage import StorageConfig
-from components.storage.buckets import bucket_names, log_bucket_name
+from gpu_infra.blocks.storage.buckets import bucket_names, log_bucket_name
+from gpu_infra.schema import ConfigError
+from gpu_infra.schema.storage import StorageConfig
 from tests.conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
 
 P = "gpu-infra:cluster.storage"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components import catalog
-from components.validation import Level, run_validators
+from gpu_infra import catalog
+from gpu_infra.knowhow import Level, run_validators
 
 from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
 

@@ -1,0 +1,105 @@
+"""Who the nodes are: the login key pair, and the RAM role the instances assume."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_infra.blocks.conventions import Conventions, child_name
+
+ECS_SERVICE = "ecs.aliyuncs.com"
+"""The service principal that lets ECS instances assume the role."""
+OSS_ACTIONS = ("oss:GetObject", "oss:PutObject", "oss:ListObjects", "oss:DeleteObject",
+               "oss:AbortMultipartUpload", "oss:ListParts", "oss:GetBucketInfo")
+"""What nodes may do in the stack's own buckets, and nothing more."""
+KMS_ACTIONS = ("kms:Decrypt", "kms:GenerateDataKey")
+"""What nodes may do with the stack's KMS key (read and write encrypted data)."""
+POLICY_TYPE_CUSTOM = "Custom"
+"""ram.RolePolicyAttachment policy_type of a policy this stack creates."""
+RAM_POLICY_VERSION = "1"
+"""The `Version` of every RAM policy document."""
+
+
+class KeyPair(pulumi.ComponentResource):
+    """An ECS key pair from an OpenSSH public key, for key-only login (no password ever).
+
+    Attributes: `key_pair` (ecs.EcsKeyPair), `key_pair_name`.
+    """
+
+    TYPE = "gpu-infra:identity:KeyPair"
+
+    def __init__(self, name: str, *, public_key: str, conventions: Conventions,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__(self.TYPE, name, None, opts)
+        key_name = child_name(name, "key")
+        self.key_pair = alicloud.ecs.EcsKeyPair(
+            key_name, key_pair_name=key_name, public_key=public_key,
+            tags=conventions.tags_for(key_name), opts=pulumi.ResourceOptions(parent=self))
+        self.key_pair_name: pulumi.Output[str] = self.key_pair.key_pair_name
+        self.register_outputs({"key_pair_name": self.key_pair_name})
+
+
+def trust_policy(service: str = ECS_SERVICE) -> str:
+    """The RAM trust policy document that lets `service` assume a role."""
+    return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": [
+        {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": [service]}}]})
+
+
+def access_policy(bucket_names: Sequence[str], kms_key_arn: str | None) -> str | None:
+    """The RAM policy document granting OSS_ACTIONS on `bucket_names` (bucket and objects)
+    and KMS_ACTIONS on `kms_key_arn`; None when there is nothing to grant."""
+    statements: list[dict[str, Any]] = []
+    if bucket_names:
+        resources = [arn for bucket in bucket_names
+                     for arn in (f"acs:oss:*:*:{bucket}", f"acs:oss:*:*:{bucket}/*")]
+        statements.append({"Effect": "Allow", "Action": list(OSS_ACTIONS),
+                           "Resource": resources})
+    if kms_key_arn:
+        statements.append({"Effect": "Allow", "Action": list(KMS_ACTIONS),
+                           "Resource": [kms_key_arn]})
+    if not statements:
+        return None
+    return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": statements})
+
+
+class InstanceRole(pulumi.ComponentResource):
+    """A RAM role the cluster's instances assume (ecs.RamRoleAttachment for fixed nodes,
+    ScalingConfiguration.role_name for scaling groups), with a least-privilege policy:
+    read/write on `bucket_names` only and, with `kms_key_arn`, use of that key. With neither,
+    the role has no policy at all.
+
+    Attributes: `role`, `policy` and `attachment` (None without grants), `role_name`.
+    """
+
+    TYPE = "gpu-infra:identity:InstanceRole"
+
+    def __init__(self, name: str, *, bucket_names: Sequence[str], conventions: Conventions,
+                 kms_key_arn: pulumi.Input[str] | None = None,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__(self.TYPE, name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        role_name = child_name(name, "role")
+        self.role = alicloud.ram.Role(
+            role_name, role_name=role_name, assume_role_policy_document=trust_policy(),
+            description="Assumed by the cluster's ECS instances",
+            tags=conventions.tags_for(role_name), opts=child)
+        self.role_name: pulumi.Output[str] = self.role.role_name
+        self.policy: alicloud.ram.Policy | None = None
+        self.attachment: alicloud.ram.RolePolicyAttachment | None = None
+        if bucket_names or kms_key_arn is not None:
+            document = pulumi.Output.from_input(kms_key_arn).apply(
+                lambda arn: access_policy(list(bucket_names), arn))
+            policy_name = child_name(name, "policy")
+            self.policy = alicloud.ram.Policy(
+                policy_name, policy_name=policy_name, policy_document=document,
+                description="OSS access to the stack's own buckets and use of its KMS key",
+                tags=conventions.tags_for(policy_name), opts=child)
+            self.attachment = alicloud.ram.RolePolicyAttachment(
+                child_name(name, "policy-attachment"), role_name=self.role.role_name,
+                policy_name=self.policy.policy_name, policy_type=POLICY_TYPE_CUSTOM,
+                opts=child)
+        self.register_outputs({"role_name": self.role_name})

@@ -1,0 +1,288 @@
+"""Load balancer building block: an NLB (or ALB) in front of an auto-scaling GPU fleet, with its own
+security group so clients reach only the service ports and the fleet can trust the
+load balancer's group instead of the world."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from ipaddress import IPv4Network
+from typing import Literal, get_args
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.blocks.security import NIC_TYPE, POLICY, PRIORITY, SECURITY_GROUP_TYPE, port_range
+
+ADDRESS_TYPES = ("Internet", "Intranet")
+"""nlb.LoadBalancer address_type: public or VPC-only address."""
+NLB_TYPE = "Network"
+"""nlb.LoadBalancer load_balancer_type of an NLB."""
+ZONES_RANGE = (2, 10)
+"""An NLB or ALB takes at least two zone mappings, one vSwitch per zone; an NLB at most ten
+(the ALB maximum is not documented in the SDK, ten is assumed)."""
+SERVER_GROUP_TYPES = ("Instance", "Ip")
+SERVER_GROUP_TYPE = "Instance"
+"""ECS instances (what a scaling group adds) are backends of an Instance server group."""
+PROTOCOLS = ("TCP", "UDP", "TCPSSL")
+PROTOCOL = "TCP"
+"""Listener and server group protocol: plain TCP, the model server terminates HTTP."""
+HEALTH_CHECK_TYPES = ("TCP", "HTTP")
+"""NLB health_check_type; the ALB's health_check_protocol takes the same two words."""
+HEALTH_CHECK_INTERVAL_RANGE = (5, 50)
+"""Seconds between health checks."""
+HEALTH_CHECK_THRESHOLD_RANGE = (2, 10)
+"""Consecutive results that flip a backend healthy or unhealthy."""
+HEALTH_CHECK_BACKEND_PORT = 0
+"""health_check_connect_port 0: check each backend on the port it serves."""
+HEALTH_CHECK_PATH = re.compile(r"^/[A-Za-z0-9\-/.%?#&=_;~!()*\[\]@$^:',+]{0,79}$")
+"""health_check_url: 1-80 characters from this set, starting with `/`."""
+PORT_RANGE = (1, 65535)
+"""Service ports (listener port 0 would mean a port range, which is not offered)."""
+ATTACHMENT_TYPES = ("ALB", "NLB", "GWLB")
+"""ess.ServerGroupAttachment type."""
+WEIGHT_RANGE = (0, 100)
+"""ess.ServerGroupAttachment weight of each scaled instance."""
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{1,127}$")
+"""NLB and server group names: 2-128 characters, starting with a letter."""
+
+ALB_EDITIONS = ("Basic", "Standard", "StandardWithWaf")
+ALB_EDITION = "Standard"
+"""alb.LoadBalancer load_balancer_edition of the ALB option."""
+ALB_PAY_TYPE = "PayAsYouGo"
+"""The only load_balancer_billing_config pay_type an ALB accepts."""
+ALB_LISTENER_PROTOCOLS = ("HTTP", "HTTPS", "QUIC")
+ALB_SERVER_GROUP_PROTOCOLS = ("HTTP", "HTTPS", "gRPC")
+ALB_PROTOCOL = "HTTP"
+"""ALB listener and backend protocol: plain HTTP to the model server."""
+ALB_HEALTH_CHECK_PROTOCOLS = ("HTTP", "HTTPS", "TCP", "gRPC")
+ALB_ACTION = "ForwardGroup"
+"""The alb.Listener default action: forward to a server group."""
+Kind = Literal["nlb", "alb"]
+KINDS: tuple[Kind, ...] = get_args(Kind)
+
+
+class ServiceLoadBalancer(pulumi.ComponentResource):
+    """A load balancer in front of a scaling group, a Network Load Balancer (NLB, `kind`
+    "nlb", the default) or an Application Load Balancer (ALB, `kind` "alb"):
+
+    - one zone mapping per entry of `vswitch_ids` (two to ten zones), intranet by default
+      and internet-facing only when `internet_facing` is true;
+    - per service port: an Instance server group health-checked over TCP (HTTP on
+      `health_check_path` when given) on the backend's port, and a listener forwarding to
+      it (TCP for an NLB, HTTP for an ALB);
+    - a dedicated security group on the load balancer whose only rules are ingress on the
+      service ports from each of `client_cidrs`. A world-open CIDR (0.0.0.0/0) is only
+      acceptable here, on a load balancer's public service ports, never on the fleet
+      itself: let the fleet's group allow the service ports from `security_group_id`;
+    - with `scaling_group_id` (or later through `attach`), one ESS server group attachment
+      per port, so scaled instances join and leave the server groups by themselves.
+
+    Defaults: NLB, intranet, TCP health check every 10 s, healthy after 2 and unhealthy
+    after 3 results, weight 100, deletion protection as `conventions.deletion_protection`.
+
+    Attributes: the raw children `load_balancer`, `server_groups` (port -> group),
+    `listeners` (port -> listener), `security_group`, `rules` (name -> rule),
+    `security_group_attachment` (ALB only, else None), `attachments` (port -> attachment,
+    empty until attached); the flat ids `load_balancer_id`, `dns_name`, `server_group_ids`
+    (port -> id), `security_group_id`.
+    """
+
+    TYPE = "gpu-infra:network:ServiceLoadBalancer"
+
+    def __init__(self, name: str, *, vpc_id: pulumi.Input[str],
+                 vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
+                 client_cidrs: Sequence[IPv4Network | str], conventions: Conventions,
+                 kind: Kind = "nlb", internet_facing: bool = False,
+                 health_check_path: str | None = None, health_check_interval: int = 10,
+                 healthy_threshold: int = 2, unhealthy_threshold: int = 3,
+                 scaling_group_id: pulumi.Input[str] | None = None, weight: int = 100,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__(self.TYPE, name, None, opts)
+        _check(name, kind, vswitch_ids, ports, client_cidrs, health_check_path,
+               health_check_interval, healthy_threshold, unhealthy_threshold, weight)
+        self._name_prefix = name
+        self._conventions = conventions
+        self._kind = kind
+        self._weight = weight
+        self._create_security_group(vpc_id, ports, client_cidrs)
+        address_type = ADDRESS_TYPES[0] if internet_facing else ADDRESS_TYPES[1]
+        self.security_group_attachment: alicloud.alb.LoadBalancerSecurityGroupAttachment | None
+        if kind == "nlb":
+            self._create_nlb(vpc_id, vswitch_ids, address_type)
+        else:
+            self._create_alb(vpc_id, vswitch_ids, address_type)
+        self.load_balancer_id: pulumi.Output[str] = self.load_balancer.id
+        self.dns_name: pulumi.Output[str] = self.load_balancer.dns_name
+        check = {"health_check_enabled": True, "health_check_connect_port":
+                 HEALTH_CHECK_BACKEND_PORT, "health_check_interval": health_check_interval,
+                 "healthy_threshold": healthy_threshold,
+                 "unhealthy_threshold": unhealthy_threshold}
+        self.server_groups: dict[int, alicloud.nlb.ServerGroup | alicloud.alb.ServerGroup] = {}
+        self.listeners: dict[int, alicloud.nlb.Listener | alicloud.alb.Listener] = {}
+        check_type = HEALTH_CHECK_TYPES[1] if health_check_path else HEALTH_CHECK_TYPES[0]
+        for port in ports:
+            if kind == "nlb":
+                self._create_nlb_port(port, vpc_id, alicloud.nlb.ServerGroupHealthCheckArgs(
+                    **check, health_check_url=health_check_path, health_check_type=check_type))
+            else:
+                self._create_alb_port(port, vpc_id, alicloud.alb.ServerGroupHealthCheckConfigArgs(
+                    **check, health_check_path=health_check_path,
+                    health_check_protocol=check_type))
+        self.server_group_ids: dict[int, pulumi.Output[str]] = {
+            port: group.id for port, group in self.server_groups.items()}
+        self.attachments: dict[int, alicloud.ess.ServerGroupAttachment] = {}
+        if scaling_group_id is not None:
+            self.attach(scaling_group_id)
+        self.register_outputs({
+            "load_balancer_id": self.load_balancer_id, "dns_name": self.dns_name,
+            "server_group_ids": {str(port): gid for port, gid in self.server_group_ids.items()},
+            "security_group_id": self.security_group_id})
+
+    def attach(self, scaling_group_id: pulumi.Input[str]
+               ) -> dict[int, alicloud.ess.ServerGroupAttachment]:
+        """Attach a scaling group to every server group, on the service port. For layouts
+        that build the load balancer (and its security group) before the fleet."""
+        if self.attachments:
+            raise ValueError(f"{self._name_prefix}: a scaling group is already attached")
+        attachment_type = ATTACHMENT_TYPES[1] if self._kind == "nlb" else ATTACHMENT_TYPES[0]
+        for port, group in self.server_groups.items():
+            self.attachments[port] = alicloud.ess.ServerGroupAttachment(
+                child_name(self._name_prefix, f"attach-{port}"),
+                scaling_group_id=scaling_group_id, server_group_id=group.id,
+                type=attachment_type, port=port, weight=self._weight, force_attach=True,
+                opts=pulumi.ResourceOptions(parent=self))
+        return self.attachments
+
+    def _child(self, suffix: str) -> tuple[str, dict[str, str]]:
+        """A child's name and its tags."""
+        name = child_name(self._name_prefix, suffix)
+        return name, self._conventions.tags_for(name)
+
+    def _create_security_group(self, vpc_id: pulumi.Input[str], ports: Sequence[int],
+                               client_cidrs: Sequence[IPv4Network | str]) -> None:
+        opts = pulumi.ResourceOptions(parent=self)
+        name, tags = self._child("sg")
+        self.security_group = alicloud.ecs.SecurityGroup(
+            name, security_group_name=name, vpc_id=vpc_id,
+            security_group_type=SECURITY_GROUP_TYPE,
+            description="Load balancer; service ports from client CIDRs only", tags=tags,
+            opts=opts)
+        self.security_group_id: pulumi.Output[str] = self.security_group.id
+        self.rules: dict[str, alicloud.ecs.SecurityGroupRule] = {}
+        for port in ports:
+            for cidr in client_cidrs:
+                rule_name = child_name(self._name_prefix,
+                                       f"rule-{port}-{str(cidr).replace('/', '-')}")
+                self.rules[rule_name] = alicloud.ecs.SecurityGroupRule(
+                    rule_name, security_group_id=self.security_group_id, type="ingress",
+                    ip_protocol="tcp", port_range=port_range(port), cidr_ip=str(cidr),
+                    nic_type=NIC_TYPE, policy=POLICY, priority=PRIORITY,
+                    description=f"service port {port} from a client CIDR", opts=opts)
+
+    def _create_nlb(self, vpc_id: pulumi.Input[str],
+                    vswitch_ids: Mapping[str, pulumi.Input[str]], address_type: str) -> None:
+        name, tags = self._child("nlb")
+        self.load_balancer = alicloud.nlb.LoadBalancer(
+            name, load_balancer_name=name, load_balancer_type=NLB_TYPE,
+            address_type=address_type, vpc_id=vpc_id, zone_mappings=[
+                alicloud.nlb.LoadBalancerZoneMappingArgs(zone_id=zone, vswitch_id=vswitch_id)
+                for zone, vswitch_id in vswitch_ids.items()],
+            security_group_ids=[self.security_group_id],
+            deletion_protection_enabled=self._conventions.deletion_protection,
+            tags=tags, opts=pulumi.ResourceOptions(parent=self))
+        self.security_group_attachment = None
+
+    def _create_alb(self, vpc_id: pulumi.Input[str],
+                    vswitch_ids: Mapping[str, pulumi.Input[str]], address_type: str) -> None:
+        opts = pulumi.ResourceOptions(parent=self)
+        name, tags = self._child("alb")
+        self.load_balancer = alicloud.alb.LoadBalancer(
+            name, load_balancer_name=name, load_balancer_edition=ALB_EDITION,
+            load_balancer_billing_config=alicloud.alb.LoadBalancerLoadBalancerBillingConfigArgs(
+                pay_type=ALB_PAY_TYPE),
+            address_type=address_type, vpc_id=vpc_id, zone_mappings=[
+                alicloud.alb.LoadBalancerZoneMappingArgs(zone_id=zone, vswitch_id=vswitch_id)
+                for zone, vswitch_id in vswitch_ids.items()],
+            deletion_protection_enabled=self._conventions.deletion_protection,
+            tags=tags, opts=opts)
+        self.security_group_attachment = alicloud.alb.LoadBalancerSecurityGroupAttachment(
+            child_name(self._name_prefix, "alb-sg"), load_balancer_id=self.load_balancer.id,
+            security_group_id=self.security_group_id, opts=opts)
+
+    def _create_nlb_port(self, port: int, vpc_id: pulumi.Input[str],
+                         health_check: alicloud.nlb.ServerGroupHealthCheckArgs) -> None:
+        opts = pulumi.ResourceOptions(parent=self)
+        name, tags = self._child(f"servers-{port}")
+        self.server_groups[port] = alicloud.nlb.ServerGroup(
+            name, server_group_name=name, server_group_type=SERVER_GROUP_TYPE,
+            protocol=PROTOCOL, vpc_id=vpc_id, health_check=health_check, tags=tags, opts=opts)
+        name, tags = self._child(f"listener-{port}")
+        self.listeners[port] = alicloud.nlb.Listener(
+            name, load_balancer_id=self.load_balancer.id, listener_protocol=PROTOCOL,
+            listener_port=port, server_group_id=self.server_groups[port].id,
+            listener_description=name, tags=tags, opts=opts)
+
+    def _create_alb_port(self, port: int, vpc_id: pulumi.Input[str],
+                         health_check: alicloud.alb.ServerGroupHealthCheckConfigArgs) -> None:
+        opts = pulumi.ResourceOptions(parent=self)
+        name, tags = self._child(f"servers-{port}")
+        self.server_groups[port] = alicloud.alb.ServerGroup(
+            name, server_group_name=name, server_group_type=SERVER_GROUP_TYPE,
+            protocol=ALB_PROTOCOL, vpc_id=vpc_id, health_check_config=health_check,
+            tags=tags, opts=opts)
+        name, tags = self._child(f"listener-{port}")
+        self.listeners[port] = alicloud.alb.Listener(
+            name, load_balancer_id=self.load_balancer.id, listener_protocol=ALB_PROTOCOL,
+            listener_port=port, listener_description=name, default_actions=[{
+                "type": ALB_ACTION, "forward_group_config": {
+                    "server_group_tuples": [{"server_group_id": self.server_groups[port].id}]}}],
+            tags=tags, opts=opts)
+
+
+def _in(value: int, bounds: tuple[int, int]) -> bool:
+    return bounds[0] <= value <= bounds[1]
+
+
+def _check(name: str, kind: str, vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
+           client_cidrs: Sequence[IPv4Network | str], health_check_path: str | None,
+           interval: int, healthy: int, unhealthy: int, weight: int) -> None:
+    """Every problem with the arguments, one `field: message` line each (ValueError)."""
+    problems = []
+    if kind not in KINDS:
+        problems.append(f"kind: {kind!r} is not one of {', '.join(KINDS)}")
+    if not NAME.match(child_name(name, f"servers-{PORT_RANGE[1]}")):
+        problems.append(f"name: {name!r} must start with a letter and hold only letters, "
+                        "digits, '.', '_' and '-' (at most 114 characters)")
+    if not _in(len(vswitch_ids), ZONES_RANGE):
+        problems.append(f"vswitch_ids: a load balancer needs {ZONES_RANGE[0]} to {ZONES_RANGE[1]} "
+                        f"zones, one vSwitch each; got {len(vswitch_ids)}")
+    if not ports:
+        problems.append("ports: at least one service port")
+    problems += [f"ports: {port} is not a port ({PORT_RANGE[0]}-{PORT_RANGE[1]})"
+                 for port in ports if not _in(port, PORT_RANGE)]
+    problems += [f"ports: {port} is listed {count} times; list it once"
+                 for port, count in Counter(ports).items() if count > 1]
+    if not client_cidrs:
+        problems.append("client_cidrs: at least one CIDR that may reach the service ports")
+    for cidr in client_cidrs:
+        try:
+            IPv4Network(str(cidr))
+        except ValueError:
+            problems.append(f"client_cidrs: {cidr} is not an IPv4 CIDR")
+    if health_check_path is not None and not HEALTH_CHECK_PATH.match(health_check_path):
+        problems.append(f"health_check_path: {health_check_path!r} must start with '/' and be"
+                        " 1-80 URL characters")
+    if not _in(interval, HEALTH_CHECK_INTERVAL_RANGE):
+        problems.append(f"health_check_interval: {interval} is outside "
+                        f"{HEALTH_CHECK_INTERVAL_RANGE[0]}-{HEALTH_CHECK_INTERVAL_RANGE[1]} s")
+    for field, value in (("healthy_threshold", healthy), ("unhealthy_threshold", unhealthy)):
+        if not _in(value, HEALTH_CHECK_THRESHOLD_RANGE):
+            problems.append(f"{field}: {value} is outside "
+                            f"{HEALTH_CHECK_THRESHOLD_RANGE[0]}-{HEALTH_CHECK_THRESHOLD_RANGE[1]}")
+    if not _in(weight, WEIGHT_RANGE):
+        problems.append(f"weight: {weight} is outside {WEIGHT_RANGE[0]}-{WEIGHT_RANGE[1]}")
+    if problems:
+        raise ValueError("\n".join(problems))

@@ -1,0 +1,244 @@
+"""Monitoring blocks on CloudMonitor (cms): `Alerting` (contacts, contact group, ECS event
+alerts) once per stack, and `FleetAlarms` (GPU and host metric alarms) once per GPU fleet.
+
+Metric names (namespace acs_ecs_dashboard): the per-instance GPU metrics
+`instance_gpu_gpu_usedutilization`, `instance_gpu_memory_usedutilization` and
+`instance_gpu_gpu_temperature` (dimension instanceId; the per-GPU `gpu_*` ones also need a
+gpuId, unknown before the instance runs). They are published by the CloudMonitor agent, as
+are `memory_usedutilization` and `diskusage_utilization` (dimension device);
+`CPUUtilization` comes from the hypervisor.
+
+Event names: CloudMonitor names ECS system events `<Resource>:<Cause>.<Impact>:<Status>`
+(ECS "Summary of system events" page); spot reclaim notices are
+`Instance:PreemptibleInstanceInterruption` (StatusNotification, about 5 minutes before the
+instance is released).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
+from gpu_infra.schema.monitoring import (
+    GROUP_OPERATORS,
+    AlarmSettings,
+    ComparisonOperator,
+    Contact,
+    DiskAlarm,
+    MonitoringConfig,
+)
+
+NAMESPACE = "acs_ecs_dashboard"
+"""CloudMonitor namespace of ECS host and GPU metrics."""
+CATEGORY = "ecs"
+"""Service abbreviation that alert templates use for ECS."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """What one alarm of the `monitoring.alarms` section watches."""
+
+    metric: str
+    operator: ComparisonOperator
+
+
+FLEET_METRICS: dict[str, MetricSpec] = {
+    "gpu_idle": MetricSpec("instance_gpu_gpu_usedutilization", "<"),
+    "gpu_memory": MetricSpec("instance_gpu_memory_usedutilization", ">="),
+    "gpu_temperature": MetricSpec("instance_gpu_gpu_temperature", ">="),
+    "cpu": MetricSpec("CPUUtilization", ">="),
+    "memory": MetricSpec("memory_usedutilization", ">="),
+    "system_disk": MetricSpec("diskusage_utilization", ">="),
+}
+"""Metric and operator of each alarm, keyed like FleetAlarmsConfig's fields."""
+
+SPOT_EVENT_NAMES = ("Instance:PreemptibleInstanceInterruption",)
+FAILURE_EVENT_NAMES = (
+    "Instance:SystemFailure.Reboot:Executing",
+    "Instance:SystemFailure.Reboot:Executed",
+    "Instance:InstanceFailure.Reboot:Executing",
+    "Instance:InstanceFailure.Reboot:Executed",
+    "Instance:SystemFailure.Redeploy:Executing",
+    "Instance:SystemFailure.Redeploy:Executed",
+)
+"""Unexpected O&M events: the host failed (SystemFailure) or the guest crashed
+(InstanceFailure) and the instance restarts or moves to another host."""
+CONTACT_NOTIFY_LEVEL = "4"
+"""Event rule contact_parameters level: 4 = email and DingTalk (PutEventRuleTargets)."""
+WEBHOOK_PROTOCOL = "http"
+"""Event rule webhook_parameters protocol (HTTP callback; the URL itself is https)."""
+WEBHOOK_METHOD = "POST"
+
+
+class Alerting(pulumi.ComponentResource):
+    """Alert contacts, their contact group, and event rules for ECS spot interruptions and
+    instance failures (sent to the group and the optional webhook).
+
+    Outputs: `contact_group_name`, `event_rule_ids` (kind -> id).
+    Event rules cover every ECS instance of the account in the region: CloudMonitor event
+    rules filter by product and event name, not by tag.
+    """
+
+    contacts: dict[str, alicloud.cms.AlarmContact]
+    contact_group: alicloud.cms.AlarmContactGroup
+    event_rules: dict[str, alicloud.cms.EventRule]
+
+    def __init__(self, name: str, *, settings: MonitoringConfig,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-infra:monitoring:Alerting", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.contacts = {contact.name: _contact(name, contact, child)
+                         for contact in settings.contacts}
+        group_name = child_name(name, "contacts")
+        self.contact_group = alicloud.cms.AlarmContactGroup(
+            group_name, alarm_contact_group_name=group_name,
+            contacts=[contact.alarm_contact_name for contact in self.contacts.values()],
+            describe=f"Alert contacts of {name}", opts=child)
+        self.contact_group_name: pulumi.Output[str] = \
+            self.contact_group.alarm_contact_group_name
+        webhook = pulumi.Output.secret(settings.webhook) if settings.webhook else None
+        patterns = {
+            "spot-interruption": (settings.events.spot_interruption,
+                                  ["StatusNotification"], SPOT_EVENT_NAMES),
+            "instance-failure": (settings.events.instance_failure, ["*"], FAILURE_EVENT_NAMES),
+        }
+        self.event_rules = {
+            kind: self._event_rule(name, kind, types, names, webhook, child)
+            for kind, (wanted, types, names) in patterns.items() if wanted
+        }
+        self.event_rule_ids = {kind: rule.id for kind, rule in self.event_rules.items()}
+        self.register_outputs({"contact_group_name": self.contact_group_name,
+                               "event_rule_ids": self.event_rule_ids})
+
+    def _event_rule(self, name: str, kind: str, types: list[str], names: Sequence[str],
+                    webhook: pulumi.Output[str] | None,
+                    child: pulumi.ResourceOptions) -> alicloud.cms.EventRule:
+        rule_name = child_name(name, kind)
+        return alicloud.cms.EventRule(
+            rule_name, rule_name=rule_name, status="ENABLED",
+            description=f"ECS {kind.replace('-', ' ')} events",
+            event_pattern=alicloud.cms.EventRuleEventPatternArgs(
+                product="ecs", event_type_lists=types, name_lists=list(names)),
+            contact_parameters=[alicloud.cms.EventRuleContactParameterArgs(
+                contact_group_name=self.contact_group_name, level=CONTACT_NOTIFY_LEVEL)],
+            webhook_parameters=webhook_targets(webhook) if webhook is not None else None,
+            opts=child)
+
+
+def webhook_targets(url: pulumi.Input[str]) -> list[alicloud.cms.EventRuleWebhookParameterArgs]:
+    """The event rule's webhook target: an HTTP POST to `url` (a secret input, which makes
+    the whole `webhook_parameters` property secret)."""
+    return [alicloud.cms.EventRuleWebhookParameterArgs(
+        url=url, protocol=WEBHOOK_PROTOCOL, method=WEBHOOK_METHOD)]
+
+
+def _contact(component: str, contact: Contact,
+             child: pulumi.ResourceOptions) -> alicloud.cms.AlarmContact:
+    contact_name = child_name(component, contact.name)
+    if len(contact_name) > 40:
+        raise ValueError(f"alarm contact name {contact_name!r} is longer than 40 characters; "
+                         "use a shorter component or contact name")
+    return alicloud.cms.AlarmContact(
+        contact_name, alarm_contact_name=contact_name, describe=f"{contact.name} ({component})",
+        channels_mail=contact.email,
+        channels_ding_web_hook=pulumi.Output.secret(contact.dingtalk_webhook)
+        if contact.dingtalk_webhook else None,
+        opts=child)
+
+
+class FleetAlarms(pulumi.ComponentResource):
+    """The enabled `monitoring.alarms` for one GPU fleet, in one of two modes:
+
+    - fixed nodes (`instance_ids` given): one `cms.Alarm` per alarm, listing every instance
+      in `metric_dimensions`;
+    - scaling group (no ids): instances come and go, so the alarms follow the fleet tag
+      (FLEET_TAG_KEY = fleet name). A `cms.DynamicTagGroup` keeps an application group of
+      the tagged instances and applies a `cms.MetricRuleTemplate` holding the alarms.
+      Chosen over MonitorGroup + GroupMetricRule, which needs the members' instance ids
+      (MonitorGroupInstances) and the group id, neither known for a scaling group.
+      Templates take no period (the metric's own is used) and whole hours for the
+      effective interval.
+
+    Outputs: `alarm_ids` (alarm -> id, fixed mode), `template_id` and `tag_group_id`
+    (tag mode; None otherwise).
+    """
+
+    alarms: dict[str, alicloud.cms.Alarm]
+    template: alicloud.cms.MetricRuleTemplate | None
+    tag_group: alicloud.cms.DynamicTagGroup | None
+
+    def __init__(self, name: str, *, fleet_name: str, settings: MonitoringConfig,
+                 contact_group: pulumi.Input[str], conventions: Conventions,
+                 instance_ids: pulumi.Input[Sequence[str]] | None = None,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__("gpu-infra:monitoring:FleetAlarms", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        enabled = settings.alarms.enabled()
+        self.alarms, self.template, self.tag_group = {}, None, None
+        if instance_ids is not None:
+            self.alarms = {
+                key: self._alarm(name, key, alarm, settings, contact_group, instance_ids,
+                                 conventions, child)
+                for key, alarm in enabled.items()}
+        elif enabled:
+            self.template = self._template(name, enabled, settings, child)
+            tag_group_name = child_name(name, "fleet-group")
+            self.tag_group = alicloud.cms.DynamicTagGroup(
+                tag_group_name, tag_key=FLEET_TAG_KEY,
+                match_expresses=[alicloud.cms.DynamicTagGroupMatchExpressArgs(
+                    tag_value=fleet_name, tag_value_match_function="equals")],
+                match_express_filter_relation="and",
+                contact_group_lists=[contact_group], template_id_lists=[self.template.id],
+                opts=child)
+        self.alarm_ids = {key: alarm.id for key, alarm in self.alarms.items()}
+        self.template_id = self.template.id if self.template else None
+        self.tag_group_id = self.tag_group.id if self.tag_group else None
+        self.register_outputs({"alarm_ids": self.alarm_ids, "template_id": self.template_id,
+                               "tag_group_id": self.tag_group_id})
+
+    @staticmethod
+    def _alarm(name: str, key: str, alarm: AlarmSettings, settings: MonitoringConfig,
+               contact_group: pulumi.Input[str], instance_ids: pulumi.Input[Sequence[str]],
+               conventions: Conventions, child: pulumi.ResourceOptions) -> alicloud.cms.Alarm:
+        spec = FLEET_METRICS[key]
+        extra = {"device": alarm.device} if isinstance(alarm, DiskAlarm) else {}
+        dimensions = pulumi.Output.from_input(instance_ids).apply(
+            lambda ids: json.dumps([{"instanceId": i, **extra} for i in ids],
+                                   separators=(",", ":")))
+        escalation = {"comparison_operator": spec.operator, "statistics": alarm.statistics,
+                      "threshold": f"{alarm.threshold:g}", "times": alarm.times}
+        alarm_name = child_name(name, key.replace("_", "-"))
+        return alicloud.cms.Alarm(
+            alarm_name, name=alarm_name, project=NAMESPACE, metric=spec.metric,
+            metric_dimensions=dimensions, period=alarm.period,
+            contact_groups=[contact_group], silence_time=settings.silence_time,
+            effective_interval=settings.effective_interval, enabled=True,
+            **{f"escalations_{alarm.level}": escalation},
+            tags=conventions.tags_for(alarm_name), opts=child)
+
+    @staticmethod
+    def _template(name: str, enabled: dict[str, AlarmSettings], settings: MonitoringConfig,
+                  child: pulumi.ResourceOptions) -> alicloud.cms.MetricRuleTemplate:
+        start, end = settings.effective_interval.split("-")
+        template_name = child_name(name, "alarms")
+        return alicloud.cms.MetricRuleTemplate(
+            template_name, metric_rule_template_name=template_name,
+            description=f"GPU fleet alarms of {name}", silence_time=settings.silence_time,
+            enable_start_time=f"{int(start.split(':')[0]):02d}",
+            enable_end_time=f"{int(end.split(':')[0]):02d}",
+            alert_templates=[
+                alicloud.cms.MetricRuleTemplateAlertTemplateArgs(
+                    category=CATEGORY, namespace=NAMESPACE,
+                    metric_name=FLEET_METRICS[key].metric,
+                    rule_name=child_name(name, key.replace("_", "-")),
+                    escalations={alarm.level: {
+                        "comparison_operator": GROUP_OPERATORS[FLEET_METRICS[key].operator],
+                        "statistics": alarm.statistics, "threshold": f"{alarm.threshold:g}",
+                        "times": str(alarm.times)}})
+                for key, alarm in enabled.items()],
+            opts=child)

@@ -1,0 +1,120 @@
+"""Network building block: a VPC and one vSwitch per zone with a deterministic layout, and
+optional NAT egress so nodes without public IPs reach the internet."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.schema.network import NetworkConfig
+
+NAT_TYPE = "Enhanced"
+"""The only NAT gateway type the provider still creates (`Normal` is gone since 1.137.0)."""
+NAT_PAYMENT_TYPE = "PayAsYouGo"
+"""The only billing method vpc.NatGateway accepts."""
+NAT_NETWORK_TYPE = "internet"
+"""An internet NAT gateway (`intranet` would be a VPC NAT gateway)."""
+NAT_INTERNET_CHARGE_TYPE = "PayByLcu"
+"""How an enhanced NAT gateway is metered (PayBySpec is gone since 1.137.0)."""
+EIP_PAYMENT_TYPE = "PayAsYouGo"
+EIP_INTERNET_CHARGE_TYPE = "PayByTraffic"
+"""Pay-as-you-go EIP metered by traffic: bandwidth 1-200 Mbit/s."""
+EIP_ASSOCIATION_TARGET = "Nat"
+"""ecs.EipAssociation instance_type for a NAT gateway."""
+
+
+class Network(pulumi.ComponentResource):
+    """A VPC and one vSwitch per zone of `config`, or the existing ones it names
+    (bring-your-own), plus a NAT gateway, an EIP and one SNAT entry per vSwitch when
+    `config.nat_gateway` is true.
+
+    Attributes: `vpc_id`, `vpc_cidr`, `vswitch_ids` (zone -> id), `vswitch_cidrs`
+    (zone -> CIDR), `nat_gateway_id` and `nat_eip` (the EIP's address), both None without NAT;
+    the raw children `vpc`, `vswitches` (empty in bring-your-own mode), `nat_gateway`, `eip`,
+    `eip_association`, `snat_entries` (zone -> entry).
+    """
+
+    TYPE = "gpu-infra:network:Network"
+
+    def __init__(self, name: str, *, config: NetworkConfig, conventions: Conventions,
+                 opts: pulumi.ResourceOptions | None = None):
+        super().__init__(self.TYPE, name, None, opts)
+        self._name_prefix = name
+        self._conventions = conventions
+        self.vpc: alicloud.vpc.Network | None = None
+        self.vswitches: dict[str, alicloud.vpc.Switch] = {}
+        if config.existing_vpc_id:
+            self.vpc_id: pulumi.Input[str] = config.existing_vpc_id
+            self.vswitch_ids: dict[str, pulumi.Input[str]] = {
+                zone: config.existing_vswitch_ids[zone] for zone in config.zones}
+            self.vswitch_cidrs: dict[str, pulumi.Input[str]] = self._existing_cidrs()
+        else:
+            self._create_vpc(config)
+        self.vpc_cidr = str(config.vpc_cidr)
+        self.nat_gateway: alicloud.vpc.NatGateway | None = None
+        self.eip: alicloud.ecs.EipAddress | None = None
+        self.eip_association: alicloud.ecs.EipAssociation | None = None
+        self.snat_entries: dict[str, alicloud.vpc.SnatEntry] = {}
+        self.nat_gateway_id: pulumi.Output[str] | None = None
+        self.nat_eip: pulumi.Output[str] | None = None
+        if config.nat_gateway:
+            self._create_nat(config)
+        self.register_outputs({
+            "vpc_id": self.vpc_id, "vpc_cidr": self.vpc_cidr, "vswitch_ids": self.vswitch_ids,
+            "vswitch_cidrs": self.vswitch_cidrs, "nat_gateway_id": self.nat_gateway_id,
+            "nat_eip": self.nat_eip})
+
+    def _child(self, suffix: str) -> tuple[str, dict[str, str]]:
+        """A child's name and its tags."""
+        name = child_name(self._name_prefix, suffix)
+        return name, self._conventions.tags_for(name)
+
+    def _create_vpc(self, config: NetworkConfig) -> None:
+        opts = pulumi.ResourceOptions(parent=self)
+        name, tags = self._child("vpc")
+        self.vpc = alicloud.vpc.Network(name, vpc_name=name, cidr_block=str(config.vpc_cidr),
+                                        tags=tags, opts=opts)
+        for zone in config.zones:
+            name, tags = self._child(f"vsw-{zone}")
+            self.vswitches[zone] = alicloud.vpc.Switch(
+                name, vswitch_name=name, vpc_id=self.vpc.id, zone_id=zone,
+                cidr_block=str(config.vswitch_cidr(zone)), tags=tags, opts=opts)
+        self.vpc_id = self.vpc.id
+        self.vswitch_ids = {zone: vsw.id for zone, vsw in self.vswitches.items()}
+        self.vswitch_cidrs = {zone: str(config.vswitch_cidr(zone)) for zone in config.zones}
+
+    def _existing_cidrs(self) -> dict[str, pulumi.Output[str]]:
+        """The CIDRs of the given vSwitches, as the cloud reports them."""
+        found = alicloud.vpc.get_switches_output(
+            ids=list(self.vswitch_ids.values()), opts=pulumi.InvokeOutputOptions(parent=self))
+        by_id = found.vswitches.apply(lambda vsws: {v.id: v.cidr_block for v in vsws})
+        return {zone: by_id.apply(lambda cidrs, vsw_id=vsw_id: cidrs[vsw_id])
+                for zone, vsw_id in self.vswitch_ids.items()}
+
+    def _create_nat(self, config: NetworkConfig) -> None:
+        opts = pulumi.ResourceOptions(parent=self)
+        protect = self._conventions.deletion_protection
+        name, tags = self._child("nat")
+        self.nat_gateway = alicloud.vpc.NatGateway(
+            name, nat_gateway_name=name, vpc_id=self.vpc_id,
+            vswitch_id=self.vswitch_ids[config.zones[0]], nat_type=NAT_TYPE,
+            network_type=NAT_NETWORK_TYPE, payment_type=NAT_PAYMENT_TYPE,
+            internet_charge_type=NAT_INTERNET_CHARGE_TYPE, deletion_protection=protect,
+            tags=tags, opts=opts)
+        name, tags = self._child("nat-eip")
+        self.eip = alicloud.ecs.EipAddress(
+            name, address_name=name, bandwidth=str(config.nat_bandwidth_mbps),
+            payment_type=EIP_PAYMENT_TYPE, internet_charge_type=EIP_INTERNET_CHARGE_TYPE,
+            deletion_protection=protect, tags=tags, opts=opts)
+        self.eip_association = alicloud.ecs.EipAssociation(
+            child_name(self._name_prefix, "nat-eip-assoc"), allocation_id=self.eip.id,
+            instance_id=self.nat_gateway.id, instance_type=EIP_ASSOCIATION_TARGET, opts=opts)
+        snat_opts = pulumi.ResourceOptions(parent=self, depends_on=[self.eip_association])
+        for zone, vswitch_id in self.vswitch_ids.items():
+            name = child_name(self._name_prefix, f"snat-{zone}")
+            self.snat_entries[zone] = alicloud.vpc.SnatEntry(
+                name, snat_entry_name=name, snat_table_id=self.nat_gateway.snat_table_ids,
+                source_vswitch_id=vswitch_id, snat_ip=self.eip.ip_address, opts=snat_opts)
+        self.nat_gateway_id = self.nat_gateway.id
+        self.nat_eip = self.eip.ip_address

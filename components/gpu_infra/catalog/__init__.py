@@ -1,0 +1,155 @@
+"""The GPU instance catalog: Alibaba Cloud GPU instance types read from gpu_catalog.yaml.
+
+`get(type)` looks one up, `filter(...)` selects by use, GPU model and GPU memory, `entries()`
+lists all. Prices are indicative (dated, with region and source); an unknown price is None,
+never 0.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from fractions import Fraction
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+CATALOG_FILE = Path(__file__).with_name("gpu_catalog.yaml")
+Use = Literal["training", "inference", "rendering", "vgpu"]
+USES: tuple[str, ...] = ("training", "inference", "rendering", "vgpu")
+LOW_LATENCY_MAX_INSTANCES = 20
+"""A LowLatency deployment set holds at most 20 instances, all in one zone [DEPLOY]."""
+
+
+class CatalogPrice(BaseModel):
+    """An indicative on-demand price."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cny_per_hour: float = Field(gt=0)
+    region: str
+    date: str
+    source: str
+
+
+class InstanceType(BaseModel):
+    """One GPU instance type."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    type: str = Field(pattern=r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$")
+    family: str
+    gpu_model: str
+    gpu_count: float = Field(gt=0)
+    """Physical GPUs; below 1 for a vGPU slice (the file writes it as a fraction, "1/6")."""
+    gpu_memory_gib: float = Field(gt=0)
+    """GPU memory per GPU, or of the slice for vGPU types."""
+    vcpu: int | None
+    """vCPUs; None when unknown."""
+    memory_gib: float | None
+    """Memory in GiB; None when unknown."""
+    nvlink: bool
+    erdma: bool
+    """Supports eRDMA (ERI): network_interface_traffic_mode HighPerformance."""
+    bare_metal: bool
+    uses: tuple[Use, ...]
+    low_latency: bool
+    """The family is supported by LowLatency deployment sets."""
+    regions: tuple[str, ...] | None = None
+    """Regions offering the type, when a source lists them; None = unknown."""
+    price: CatalogPrice | None = None
+    """Indicative on-demand price; None = unknown."""
+    unconfirmed: tuple[str, ...] = ()
+    """Fields the sources do not confirm."""
+    sources: tuple[str, ...] = ()
+
+    @field_validator("gpu_count", mode="before")
+    @classmethod
+    def _fraction(cls, value: object) -> object:
+        return float(Fraction(value)) if isinstance(value, str) else value
+
+    @property
+    def total_gpu_memory_gib(self) -> float:
+        """GPU memory of the whole instance."""
+        return self.gpu_memory_gib * self.gpu_count
+
+    @property
+    def gpu_count_label(self) -> str:
+        """`8`, or `1/6` for a vGPU slice."""
+        if self.gpu_count >= 1:
+            return f"{self.gpu_count:g}"
+        return str(Fraction(self.gpu_count).limit_denominator(64))
+
+    @property
+    def vcpu_per_gpu(self) -> float | None:
+        """vCPUs per (whole or sliced) GPU; None when vCPUs are unknown."""
+        return None if self.vcpu is None else self.vcpu / self.gpu_count
+
+    def is_unconfirmed(self, field: str) -> bool:
+        """Whether `field` is marked UNCONFIRMED in the data."""
+        return field in self.unconfirmed
+
+    def offered_in(self, region: str) -> bool | None:
+        """True/False where the catalog knows the regions, None where it does not."""
+        return None if self.regions is None else region in self.regions
+
+
+def family_of(instance_type: str) -> str:
+    """`ecs.gn7i-c8g1.2xlarge` -> `gn7i`; `ecs.vgn7i-vws-m4.xlarge` -> `vgn7i-vws`."""
+    middle = instance_type.removeprefix("ecs.").split(".")[0]
+    for family in sorted(_families(), key=len, reverse=True):
+        if middle == family or middle.startswith(f"{family}-"):
+            return family
+    return middle.split("-")[0]
+
+
+@functools.cache
+def _load(path: Path = CATALOG_FILE) -> dict[str, InstanceType]:
+    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    price_meta = {key: str(value) for key, value in document["prices"].items()
+                  if key in ("source", "date")}
+    catalog: dict[str, InstanceType] = {}
+    for family, data in document["families"].items():
+        shared = {key: value for key, value in data.items() if key != "sizes"}
+        for size in data["sizes"]:
+            entry = {**shared, **size, "family": family,
+                     "unconfirmed": [*shared.get("unconfirmed", []),
+                                     *size.get("unconfirmed", [])]}
+            if size.get("price"):
+                entry["price"] = {**price_meta, **size["price"]}
+            catalog[size["type"]] = InstanceType.model_validate(entry)
+    return catalog
+
+
+@functools.cache
+def _families() -> frozenset[str]:
+    return frozenset(entry.family for entry in _load().values())
+
+
+def entries() -> list[InstanceType]:
+    """Every instance type, in file order."""
+    return list(_load().values())
+
+
+def get(instance_type: str) -> InstanceType | None:
+    """The catalog entry of `instance_type`, or None if the catalog does not know it."""
+    return _load().get(instance_type)
+
+
+def filter(*, use: str | None = None, gpu_model: str | None = None,  # noqa: A001
+           min_gpu_memory_gib: float | None = None) -> builtins.list[InstanceType]:
+    """Entries with `use` among their uses, `gpu_model` in their GPU model name
+    (case-insensitive substring) and at least `min_gpu_memory_gib` per GPU."""
+    return [entry for entry in entries()
+            if (use is None or use in entry.uses)
+            and (gpu_model is None or gpu_model.lower() in entry.gpu_model.lower())
+            and (min_gpu_memory_gib is None or entry.gpu_memory_gib >= min_gpu_memory_gib)]
+
+
+def layout_uses(instance_type: str) -> frozenset[str] | None:
+    """The layouts `instance_type` suits, or None when the catalog does not list it: the
+    lookup the policy rules' context takes."""
+    entry = get(instance_type)
+    return None if entry is None else frozenset(entry.uses)

@@ -1,0 +1,133 @@
+"""GPU compute validators: the fleet judged against the catalog before anything is built.
+
+Names are stable; WARNINGs can be silenced by listing the name under `suppress:`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from gpu_infra import catalog
+from gpu_infra.knowhow.findings import Finding, Level
+from gpu_infra.knowhow.placement import placement_for
+from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
+
+MIN_VCPU_PER_GPU = 4
+"""Fewer vCPUs per GPU than this starve data loading and preprocessing."""
+
+
+def _finding(validator: str, level: str, path: str, message: str) -> Finding:
+    return Finding(validator, Level(level), path, message)
+
+
+def _fleet_types(stack: ClusterConfig) -> Iterator[tuple[str, str]]:
+    """(field path, instance type) of every type the fleet uses."""
+    fleet = stack.fleet
+    if isinstance(fleet, TrainingFleet):
+        yield "fleet.instance_type", fleet.instance_type
+    else:
+        for index, instance_type in enumerate(fleet.instance_types):
+            yield f"fleet.instance_types[{index}]", instance_type
+
+
+def unknown_instance_type(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: a type the catalog does not know, or one without a GPU."""
+    for path, instance_type in _fleet_types(stack):
+        if catalog.get(instance_type) is None:
+            family = catalog.family_of(instance_type)
+            known = sorted({entry.family for entry in catalog.entries()})
+            yield _finding("unknown-instance-type", "ERROR", path,
+                           f"{instance_type} is not a GPU instance type in the catalog "
+                           f"(family {family}); GPU families: {', '.join(known)} "
+                           "(see `gpu-infra catalog`)")
+
+
+def erdma_unsupported(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: eRDMA asked for on a family without it."""
+    fleet = stack.fleet
+    if isinstance(fleet, TrainingFleet) and fleet.erdma == "on":
+        entry = catalog.get(fleet.instance_type)
+        if entry is not None and not entry.erdma:
+            with_erdma = sorted({e.family for e in catalog.entries() if e.erdma})
+            yield _finding("erdma-unsupported", "ERROR", "fleet.erdma",
+                           f"family {entry.family} has no eRDMA; use auto or off, or a "
+                           f"family with eRDMA: {', '.join(with_erdma)}")
+
+
+def low_latency_placement(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: LowLatency asked for on a family deployment sets do not support.
+
+    The model avoids the other LowLatency traps: nodes all go in one zone (the first of
+    network.zones) and more than 20 nodes are split over ceil(N/20) sets (INFO)."""
+    fleet = stack.fleet
+    if not isinstance(fleet, TrainingFleet):
+        return
+    entry = catalog.get(fleet.instance_type)
+    if fleet.placement == "LowLatency" and entry is not None and not entry.low_latency:
+        supported = sorted({e.family for e in catalog.entries() if e.low_latency})
+        yield _finding("low-latency-placement", "ERROR", "fleet.placement",
+                       f"LowLatency deployment sets do not support family {entry.family}; "
+                       f"supported: {', '.join(supported)}; use auto or Availability")
+    limit = catalog.LOW_LATENCY_MAX_INSTANCES
+    if (placement_for(fleet) == "LowLatency" and fleet.nodes > limit
+            and entry is not None and entry.low_latency):
+        groups = -(-fleet.nodes // limit)
+        yield _finding("low-latency-placement", "INFO", "fleet.nodes",
+                       f"{fleet.nodes} nodes are split over {groups} LowLatency deployment "
+                       f"sets of at most {limit}; traffic between sets is not low-latency")
+
+
+def multi_node_interconnect(stack: ClusterConfig) -> Iterable[Finding]:
+    """WARNING: multi-node training on a family with neither NVLink nor eRDMA."""
+    fleet = stack.fleet
+    if isinstance(fleet, TrainingFleet) and fleet.nodes > 1:
+        entry = catalog.get(fleet.instance_type)
+        if entry is not None and not entry.nvlink and not entry.erdma:
+            yield _finding("multi-node-interconnect", "WARNING", "fleet.instance_type",
+                           f"{fleet.nodes} nodes of {entry.family} have neither NVLink nor "
+                           "eRDMA: gradients cross PCIe and TCP; prefer gn8v or ebmgn8v")
+
+
+def low_vcpu_per_gpu(stack: ClusterConfig) -> Iterable[Finding]:
+    """WARNING: fewer than MIN_VCPU_PER_GPU vCPUs per GPU."""
+    for path, instance_type in _fleet_types(stack):
+        entry = catalog.get(instance_type)
+        per_gpu = entry.vcpu_per_gpu if entry else None
+        if per_gpu is not None and per_gpu < MIN_VCPU_PER_GPU:
+            yield _finding("low-vcpu-per-gpu", "WARNING", path,
+                           f"{instance_type} has {per_gpu:g} vCPUs per GPU (below "
+                           f"{MIN_VCPU_PER_GPU}): data loading may starve the GPUs")
+
+
+def spot_non_interruptible(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: spot capacity for a fleet marked non-interruptible."""
+    fleet = stack.fleet
+    if fleet.interruptible:
+        return
+    if isinstance(fleet, TrainingFleet) and fleet.capacity == "spot":
+        yield _finding("spot-non-interruptible", "ERROR", "fleet.capacity",
+                       "spot nodes can be reclaimed at 5 minutes' notice but the fleet is "
+                       "interruptible: false; use on_demand or prepaid, or set "
+                       "interruptible: true")
+    elif isinstance(fleet, ScalingFleet) and fleet.uses_spot:
+        yield _finding("spot-non-interruptible", "ERROR", "fleet.on_demand_percentage_above_base",
+                       f"{100 - fleet.on_demand_percentage_above_base}% spot above the base but "
+                       "the fleet is interruptible: false; set it to 100, or set "
+                       "interruptible: true")
+
+
+def not_offered_in_region(stack: ClusterConfig) -> Iterable[Finding]:
+    """WARNING: a type the catalog knows is not offered in the stack's region."""
+    for path, instance_type in _fleet_types(stack):
+        entry = catalog.get(instance_type)
+        if entry is not None and entry.offered_in(stack.region) is False:
+            yield _finding("not-offered-in-region", "WARNING", path,
+                           f"{instance_type} is not offered in {stack.region} per the catalog "
+                           f"(offered in: {', '.join(entry.regions or ())})")
+
+
+COMPUTE_VALIDATORS = (unknown_instance_type, erdma_unsupported, low_latency_placement,
+                      multi_node_interconnect, low_vcpu_per_gpu, spot_non_interruptible,
+                      not_offered_in_region)
+"""The compute validators, in report order."""

@@ -1,0 +1,28 @@
+"""Validators of the cluster as a whole: network egress, encryption."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpu_infra.knowhow.findings import Finding, Level
+from gpu_infra.schema import ClusterConfig
+
+
+def no_internet_egress(stack: ClusterConfig) -> Iterable[Finding]:
+    """Nodes have no public IP: without a NAT gateway they cannot pull images, drivers,
+    packages or datasets from the internet."""
+    if not stack.network.nat_gateway and not stack.network.existing_vpc_id:
+        yield Finding("no-internet-egress", Level.WARNING, "network.nat_gateway",
+                      "nodes get no public IP and no NAT gateway: they cannot reach the "
+                      "internet (drivers, images, packages); fine only with private mirrors")
+
+
+def prod_without_kms(stack: ClusterConfig) -> Iterable[Finding]:
+    """Prod data should be encrypted with a customer key."""
+    if stack.is_prod and not stack.kms_encryption:
+        yield Finding("prod-without-kms", Level.WARNING, "security.kms_encryption",
+                      "prod disks and buckets fall back to service-managed keys; "
+                      "leave kms_encryption unset or true")
+
+
+GENERAL_VALIDATORS = (no_internet_egress, prod_without_kms)

@@ -1,0 +1,25 @@
+"""Where and how training nodes talk: eRDMA and deployment-set strategy from the catalog."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from gpu_infra import catalog
+from gpu_infra.schema.compute import TrainingFleet
+
+Placement = Literal["LowLatency", "Availability"]
+
+
+def erdma_for(fleet: TrainingFleet) -> bool:
+    """eRDMA on: `on`, or `auto` on a family the catalog says supports it."""
+    entry = catalog.get(fleet.instance_type)
+    return fleet.erdma == "on" or (fleet.erdma == "auto" and bool(entry and entry.erdma))
+
+
+def placement_for(fleet: TrainingFleet) -> Placement:
+    """LowLatency for several nodes of a family that supports it (or when asked),
+    Availability otherwise."""
+    if fleet.placement != "auto":
+        return fleet.placement
+    entry = catalog.get(fleet.instance_type)
+    return "LowLatency" if fleet.nodes > 1 and entry and entry.low_latency else "Availability"

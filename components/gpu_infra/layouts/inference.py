@@ -1,0 +1,46 @@
+"""An online inference service: an auto-scaling GPU fleet behind a load balancer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pulumi
+
+from gpu_infra.blocks.loadbalancer import ServiceLoadBalancer
+from gpu_infra.layouts.scaling import ScalingLayout
+from gpu_infra.schema import InferenceConfig
+
+
+class InferenceService(ScalingLayout):
+    """A scaling GPU fleet across at least two zones (on-demand base, spot above it) behind
+    an NLB or ALB with one listener and health check per service port; the fleet's service
+    ports open only to the client CIDRs and the load balancer's security group.
+
+    Extra outputs: `load_balancer_dns`.
+    """
+
+    TYPE = "gpu-infra:layouts:InferenceService"
+    stack: InferenceConfig
+    load_balancer: ServiceLoadBalancer
+
+    def build_entry(self, name: str) -> Sequence[pulumi.Input[str]]:
+        """The load balancer; its security group may reach the service ports."""
+        settings, security = self.stack.load_balancer, self.stack.security
+        self.load_balancer = ServiceLoadBalancer(
+            f"{name}-lb", vpc_id=self.network.vpc_id, vswitch_ids=self.network.vswitch_ids,
+            ports=security.service_ports,
+            client_cidrs=[str(cidr) for cidr in security.client_cidrs],
+            conventions=self.conventions, kind=settings.kind,
+            internet_facing=settings.internet_facing,
+            health_check_path=settings.health_check_path, opts=self.child)
+        return [self.load_balancer.security_group_id]
+
+    def build_fleet(self, name: str) -> tuple[str, None]:
+        """The scaling group, registered with the load balancer's server groups."""
+        fleet = super().build_fleet(name)
+        self.load_balancer.attach(self.fleet.scaling_group_id)
+        return fleet
+
+    def fleet_exports(self) -> dict[str, pulumi.Input]:
+        """The load balancer's address, plus the scaling outputs."""
+        return {**super().fleet_exports(), "load_balancer_dns": self.load_balancer.dns_name}

@@ -1,0 +1,52 @@
+"""What the inference and rendering layouts share: an auto-scaling GPU fleet."""
+
+from __future__ import annotations
+
+import pulumi
+
+from gpu_infra.blocks.compute.images import default_image_id
+from gpu_infra.blocks.compute.reserved import ReservedCapacity
+from gpu_infra.blocks.compute.scaling import GpuScalingGroup
+from gpu_infra.layouts.base import LayoutBase
+from gpu_infra.schema import InferenceConfig, RenderingConfig
+
+
+class ScalingLayout(LayoutBase):
+    """A GpuScalingGroup over every zone of the network, with ESSD PL1 data disks (ESS does
+    not take AutoPL), alarms by fleet tag and optional reserved capacity.
+
+    Extra outputs: `scaling_group_id`, `metric_group_id` (with queue scaling).
+    """
+
+    stack: InferenceConfig | RenderingConfig
+    fleet: GpuScalingGroup
+    reserved: ReservedCapacity | None
+
+    def instance_type(self) -> str:
+        """The fleet's first (preferred) instance type."""
+        return self.stack.fleet.instance_types[0]
+
+    def build_fleet(self, name: str) -> tuple[str, None]:
+        """The scaling group; its alarms go by tag (its instances come and go)."""
+        fleet = self.stack.fleet
+        self.fleet = GpuScalingGroup(
+            f"{name}-gpu", fleet=fleet,
+            vswitch_ids=[self.network.vswitch_ids[zone] for zone in self.fleet_zones()],
+            security_group_ids=[self.security.security_group_id],
+            image_id=fleet.image_id or default_image_id(self.instance_type()),
+            conventions=self.conventions, key_name=self.security.key_pair_name,
+            role_name=self.role.role_name, user_data=self.user_data,
+            data_disks=self.disks.scaling_disks(), kms_key_id=self.kms_key_id,
+            opts=self.child)
+        self.reserved = ReservedCapacity(
+            f"{name}-reserved", instance_type=self.instance_type(),
+            zone_id=self.fleet_zones()[0], settings=fleet.reserved,
+            conventions=self.conventions, opts=self.child) if fleet.reserved else None
+        return f"{name}-gpu", None
+
+    def fleet_exports(self) -> dict[str, pulumi.Input]:
+        """The scaling group, and the CloudMonitor group custom metrics go to."""
+        exports: dict[str, pulumi.Input] = {"scaling_group_id": self.fleet.scaling_group_id}
+        if self.fleet.metric_group_id is not None:
+            exports["metric_group_id"] = self.fleet.metric_group_id
+        return exports

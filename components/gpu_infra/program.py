@@ -1,0 +1,50 @@
+"""The Pulumi program: read the stack's config, judge it, build its layout, export outputs.
+
+`run()` is the whole program; the project's `__main__.py` calls it (under `pulumi up` and
+under the offline plan alike).
+"""
+
+from __future__ import annotations
+
+import pulumi
+
+from gpu_infra.knowhow import Level, errors_in, run_validators
+from gpu_infra.layouts import build_layout
+from gpu_infra.schema import (
+    CLUSTER_KEY,
+    PROJECT,
+    REGION_KEY,
+    ClusterConfig,
+    ConfigError,
+    parse_stack,
+)
+
+
+def stack_from_pulumi_config() -> ClusterConfig:
+    """Read `gpu-infra:cluster` and `alicloud:region`, validate them and run the validators.
+
+    Problems stop the program with a RunError (one line each, no traceback); WARNING and INFO
+    findings are logged.
+    """
+    raw = {CLUSTER_KEY: pulumi.Config(PROJECT).get_object("cluster"),
+           REGION_KEY: pulumi.Config("alicloud").get("region")}
+    try:
+        stack = parse_stack({key: value for key, value in raw.items() if value is not None},
+                            source=f"stack {pulumi.get_stack()}")
+    except ConfigError as error:
+        raise pulumi.RunError("invalid stack config:\n" + "\n".join(error.problems)) from None
+    findings = run_validators(stack)
+    for finding in findings:
+        log = pulumi.log.info if finding.level is Level.INFO else pulumi.log.warn
+        log(finding.line())
+    if errors_in(findings):
+        raise pulumi.RunError("\n".join(finding.line() for finding in errors_in(findings)))
+    return stack
+
+
+def run() -> None:
+    """The program body: the validated config, its layout, the layout's exports."""
+    cluster = stack_from_pulumi_config()
+    layout = build_layout(cluster, pulumi.get_stack())
+    for key, value in layout.exports.items():
+        pulumi.export(key, value)

@@ -1,0 +1,29 @@
+"""The stack schema: pydantic models of one stack's settings, and the loader that reads a
+stack file into them. Every default and every cross-field rule lives in this package."""
+
+from gpu_infra.schema.base import SECRET_PLACEHOLDER, StrictModel
+from gpu_infra.schema.loader import (
+    CLUSTER_KEY,
+    PROJECT,
+    REGION_KEY,
+    ConfigError,
+    StackFile,
+    load_stack,
+    parse_stack,
+    read_stack_file,
+    resolve_stack_path,
+)
+from gpu_infra.schema.stack import (
+    CLUSTER_ADAPTER,
+    ClusterConfig,
+    InferenceConfig,
+    RenderingConfig,
+    TrainingConfig,
+)
+
+__all__ = [
+    "CLUSTER_KEY", "PROJECT", "REGION_KEY", "SECRET_PLACEHOLDER", "CLUSTER_ADAPTER",
+    "ConfigError", "InferenceConfig", "RenderingConfig", "ClusterConfig", "StackFile",
+    "StrictModel", "TrainingConfig", "load_stack", "parse_stack", "read_stack_file",
+    "resolve_stack_path",
+]

@@ -1,0 +1,23 @@
+"""The `load_balancer` section of an inference stack: what fronts the scaling fleet."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gpu_infra.schema.base import StrictModel
+
+
+class LoadBalancerConfig(StrictModel):
+    """A load balancer across the fleet's zones, one listener per `security.service_ports`,
+    reachable only from `security.client_cidrs`."""
+
+    kind: Literal["nlb", "alb"] = "nlb"
+    """nlb (TCP, Network Load Balancer) or alb (HTTP, Application Load Balancer).
+    Default nlb."""
+    internet_facing: bool = False
+    """Give the load balancer a public address. Default false (intranet only)."""
+    health_check_path: str | None = Field(default=None, pattern=r"^/[!-~]{0,79}$")
+    """HTTP path checked on each backend, e.g. /v2/health/ready. Default none: a TCP
+    connect check on the service port."""

@@ -1,0 +1,197 @@
+"""Reading a stack file (`stacks/Pulumi.<stack>.yaml`) into a validated ClusterConfig.
+
+Every problem becomes one line: the dotted field path as written in the stack file, what is
+wrong, and what is allowed. Nothing here raises anything but ConfigError.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from gpu_infra.schema.base import SECRET_PLACEHOLDER
+from gpu_infra.schema.stack import (
+    CLUSTER_ADAPTER,
+    ClusterConfig,
+    InferenceConfig,
+    RenderingConfig,
+    TrainingConfig,
+)
+
+PROJECT = "gpu-infra"
+CLUSTER_KEY = f"{PROJECT}:cluster"
+REGION_KEY = "alicloud:region"
+LAYOUT_MODELS: dict[str, type[BaseModel]] = {
+    "training": TrainingConfig, "inference": InferenceConfig, "rendering": RenderingConfig}
+
+
+class ConfigError(Exception):
+    """A stack file that cannot be used; `problems` holds one line per problem."""
+
+    def __init__(self, source: str, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.source = source
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class StackFile:
+    """A stack file as read from disk, before validation."""
+
+    name: str
+    """Stack name, from `Pulumi.<name>.yaml`."""
+    path: Path
+    config: dict[str, Any]
+    """The `config:` mapping, with `secure:` values replaced by SECRET_PLACEHOLDER."""
+    secret_keys: list[str] = field(default_factory=list)
+    """Dotted paths of the `secure:` values that could not be decrypted offline."""
+
+
+def resolve_stack_path(ref: str, stacks_dir: Path) -> Path:
+    """`ref` is a stack name (looked up as stacks_dir/Pulumi.<ref>.yaml) or a file path."""
+    candidate = Path(ref)
+    if candidate.suffix in {".yaml", ".yml"} or candidate.exists():
+        return candidate
+    return stacks_dir / f"Pulumi.{ref}.yaml"
+
+
+def stack_name_of(path: Path) -> str:
+    """`Pulumi.training-dev.yaml` -> `training-dev`."""
+    stem = path.name.removesuffix(".yaml").removesuffix(".yml")
+    return stem.removeprefix("Pulumi.")
+
+
+def read_stack_file(path: Path) -> StackFile:
+    """Parse the YAML and replace `secure:` values; raise ConfigError if unreadable."""
+    source = str(path)
+    if not path.is_file():
+        siblings = sorted(stack_name_of(p) for p in path.parent.glob("Pulumi.*.yaml"))
+        hint = f"; stacks in {path.parent}: {', '.join(siblings)}" if siblings else ""
+        raise ConfigError(source, [f"{source}: no such stack file{hint}"])
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise ConfigError(source, [f"{source}{where}: malformed YAML: {problem}"]) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(source, [f"{source}: cannot read: {error}"]) from None
+    if not isinstance(document, dict) or not isinstance(document.get("config"), dict):
+        raise ConfigError(source, [f"{source}: config: missing; a stack file is a mapping "
+                                   "with a `config:` mapping"])
+    secret_keys: list[str] = []
+    config = {key: _strip_secrets(value, key, secret_keys)
+              for key, value in document["config"].items()}
+    return StackFile(stack_name_of(path), path, config, secret_keys)
+
+
+def _strip_secrets(value: Any, path: str, found: list[str]) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            found.append(path)
+            return SECRET_PLACEHOLDER
+        return {key: _strip_secrets(item, f"{path}.{key}", found) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_strip_secrets(item, f"{path}[{i}]", found) for i, item in enumerate(value)]
+    return value
+
+
+def parse_stack(config: dict[str, Any], source: str = "stack") -> ClusterConfig:
+    """Validate a stack's `config:` mapping; raise ConfigError with every problem."""
+    problems = [f"{key}: unknown key for project {PROJECT}; allowed: {CLUSTER_KEY}"
+                for key in config if key.startswith(f"{PROJECT}:") and key != CLUSTER_KEY]
+    cluster = config.get(CLUSTER_KEY)
+    if cluster is None:
+        problems.append(f"{CLUSTER_KEY}: missing; it holds the cluster's settings "
+                        "(see `gpu-infra schema`)")
+    elif not isinstance(cluster, dict):
+        problems.append(f"{CLUSTER_KEY}: must be a mapping, got {type(cluster).__name__}")
+    if config.get(REGION_KEY) is None:
+        problems.append(f"{REGION_KEY}: missing; set the Alibaba Cloud region, e.g. "
+                        "cn-hangzhou")
+    if problems:
+        raise ConfigError(source, problems)
+    try:
+        return CLUSTER_ADAPTER.validate_python({**cluster, "region": config[REGION_KEY]})
+    except ValidationError as error:
+        raise ConfigError(source, format_validation_error(error)) from None
+
+
+def load_stack(path: Path) -> tuple[StackFile, ClusterConfig]:
+    """Read and validate a stack file."""
+    stack_file = read_stack_file(path)
+    return stack_file, parse_stack(stack_file.config, str(path))
+
+
+def format_validation_error(error: ValidationError) -> list[str]:
+    """One line per problem: `path: what is wrong (got ...); allowed ...`."""
+    lines: list[str] = []
+    for item in error.errors(include_url=False):
+        loc = list(item["loc"])
+        layout = loc.pop(0) if loc and loc[0] in LAYOUT_MODELS else None
+        kind = item["type"]
+        if kind == "union_tag_not_found":
+            lines.append(f"{CLUSTER_KEY}.layout: missing; allowed: {', '.join(LAYOUT_MODELS)}")
+        elif kind == "union_tag_invalid":
+            lines.append(f"{CLUSTER_KEY}.layout: {item['input'].get('layout')!r} is not a "
+                         f"layout; allowed: {', '.join(LAYOUT_MODELS)}")
+        elif kind == "extra_forbidden":
+            allowed = _fields_at(LAYOUT_MODELS.get(layout), loc[:-1])
+            hint = f"; allowed: {', '.join(allowed)}" if allowed else ""
+            lines.append(f"{_display_path(loc)}: unknown key{hint}")
+        elif kind == "missing":
+            lines.append(f"{_display_path(loc)}: missing (required)")
+        elif kind == "value_error":
+            message = str(item["ctx"]["error"]) if "ctx" in item else item["msg"]
+            lines += [_nested_problem(loc, line) for line in message.splitlines()]
+        else:
+            got = item.get("input")
+            shown = "" if isinstance(got, (dict, list)) else f" (got {got!r})"
+            lines.append(f"{_display_path(loc)}: {item['msg'][0].lower()}{item['msg'][1:]}"
+                         f"{shown}")
+    return lines
+
+
+def _nested_problem(loc: list[Any], line: str) -> str:
+    """A model validator reports `sub.path: message`; attach the sub-path to `loc`."""
+    head, sep, message = line.partition(": ")
+    if sep and head and " " not in head:
+        return f"{_display_path([*loc, *head.split('.')])}: {message}"
+    return f"{_display_path(loc)}: {line}"
+
+
+def _display_path(loc: list[Any]) -> str:
+    if loc and loc[0] == "region":
+        return REGION_KEY
+    path = CLUSTER_KEY
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return path
+
+
+def _fields_at(model: type[BaseModel] | None, loc: list[Any]) -> list[str]:
+    """Field names of the model found at `loc` below `model` (empty if unknown)."""
+    for part in loc:
+        if model is None:
+            return []
+        if isinstance(part, int):
+            continue
+        field_info = model.model_fields.get(part)
+        model = _model_in(field_info.annotation) if field_info else None
+    return [name for name in model.model_fields if name != "region"] if model else []
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found:
+            return found
+    return None

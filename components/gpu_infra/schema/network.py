@@ -1,0 +1,118 @@
+"""The `network` section: VPC, vSwitches per zone, NAT egress, bring-your-own ids."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Network
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from gpu_infra.limits.regions import zone_letter
+from gpu_infra.schema.base import Cidr, StrictModel
+
+VPC_PREFIX_RANGE = (8, 24)
+"""Prefix lengths Alibaba Cloud accepts for a VPC CIDR block (/8 to /24)."""
+VSWITCH_PREFIX_RANGE = (16, 29)
+"""Prefix lengths Alibaba Cloud accepts for a vSwitch CIDR block (/16 to /29)."""
+EIP_MAX_TRAFFIC_MBPS = 200
+"""Highest bandwidth of a pay-as-you-go, pay-by-traffic EIP (ecs.EipAddress docstring)."""
+ZONE_SLOTS_BITS = 5
+"""Default vSwitch prefix is the VPC prefix + 5: 32 slots, one per zone letter a..z."""
+
+
+class NetworkConfig(StrictModel):
+    """VPC layout. vSwitch CIDRs are derived from each zone's letter, so adding a zone
+    never renumbers the vSwitches that exist."""
+
+    vpc_cidr: Cidr = IPv4Network("10.0.0.0/16")
+    """VPC CIDR block. Default 10.0.0.0/16; prefix /8 to /24."""
+    zones: list[str] = Field(min_length=1)
+    """Zones that get a vSwitch, e.g. [cn-hangzhou-i]. Required; each must be a zone of
+    `alicloud:region`. Training clusters use one zone; inference fleets at least two."""
+    vswitch_prefix: int | None = Field(default=None, ge=VSWITCH_PREFIX_RANGE[0],
+                                       le=VSWITCH_PREFIX_RANGE[1])
+    """Prefix length of each vSwitch. Default: the VPC prefix + 5 (e.g. /21 in a /16)."""
+    vswitch_cidrs: dict[str, Cidr] = {}
+    """Explicit vSwitch CIDR per zone, overriding the derived slot. Default none."""
+    nat_gateway: bool = True
+    """Create a NAT gateway, an EIP and SNAT entries so nodes without public IPs reach the
+    internet (images, packages, datasets). Default true."""
+    nat_bandwidth_mbps: int = Field(default=200, ge=1, le=EIP_MAX_TRAFFIC_MBPS)
+    """Peak bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200;
+    1 to 200."""
+    existing_vpc_id: str | None = Field(default=None, pattern=r"^vpc-[a-z0-9]+$")
+    """Bring your own VPC: its id (vpc-...). Default none (a VPC is created). `vpc_cidr`
+    must then state the existing VPC's CIDR; it scopes security and NAS rules."""
+    existing_vswitch_ids: dict[str, Annotated[str, Field(pattern=r"^vsw-[a-z0-9]+$")]] = {}
+    """Bring your own vSwitches: zone -> vsw-... id, one per zone of `zones`. Default none.
+    Required with `existing_vpc_id`, not allowed without it."""
+
+    @property
+    def effective_vswitch_prefix(self) -> int:
+        """The vSwitch prefix length in force."""
+        return self.vswitch_prefix or min(self.vpc_cidr.prefixlen + ZONE_SLOTS_BITS,
+                                          VSWITCH_PREFIX_RANGE[1])
+
+    def vswitch_cidr(self, zone_id: str) -> IPv4Network:
+        """The vSwitch CIDR of `zone_id`: the explicit one, else the slot of its letter."""
+        if zone_id in self.vswitch_cidrs:
+            return self.vswitch_cidrs[zone_id]
+        slots = list(self.vpc_cidr.subnets(new_prefix=self.effective_vswitch_prefix))
+        index = ord(zone_letter(zone_id)) - ord("a")
+        if not 0 <= index < len(slots):
+            raise ValueError(
+                f"zone {zone_id}: letter slot {index} does not fit the {len(slots)} "
+                f"/{self.effective_vswitch_prefix} slots of {self.vpc_cidr}; "
+                "set vswitch_cidrs for it or a longer vswitch_prefix"
+            )
+        return slots[index]
+
+    @model_validator(mode="after")
+    def _check_layout(self) -> NetworkConfig:
+        problems: list[str] = []
+        low, high = VPC_PREFIX_RANGE
+        if not low <= self.vpc_cidr.prefixlen <= high:
+            problems.append(f"vpc_cidr: {self.vpc_cidr} has prefix /{self.vpc_cidr.prefixlen};"
+                            f" allowed /{low} to /{high}")
+        if self.effective_vswitch_prefix < self.vpc_cidr.prefixlen:
+            problems.append(f"vswitch_prefix: /{self.effective_vswitch_prefix} is shorter than"
+                            f" the VPC's /{self.vpc_cidr.prefixlen}")
+        if len(set(self.zones)) != len(self.zones):
+            problems.append("zones: each zone may be listed once")
+        problems += [f"vswitch_cidrs.{zone}: {zone} is not in zones"
+                     for zone in sorted(set(self.vswitch_cidrs) - set(self.zones))]
+        if not problems:
+            problems += self._vswitch_problems()
+        if self.existing_vswitch_ids and not self.existing_vpc_id:
+            problems.append("existing_vswitch_ids: needs existing_vpc_id")
+        if self.existing_vpc_id:
+            problems += [f"existing_vswitch_ids: no vSwitch id for zone {zone}"
+                         for zone in self.zones if zone not in self.existing_vswitch_ids]
+        problems += [f"existing_vswitch_ids.{zone}: {zone} is not in zones"
+                     for zone in sorted(set(self.existing_vswitch_ids) - set(self.zones))]
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    def _vswitch_problems(self) -> list[str]:
+        problems: list[str] = []
+        cidrs: dict[str, IPv4Network] = {}
+        for zone in self.zones:
+            try:
+                cidrs[zone] = self.vswitch_cidr(zone)
+            except ValueError as slot_error:
+                problems.append(f"zones: {slot_error}")
+        low, high = VSWITCH_PREFIX_RANGE
+        for zone, cidr in cidrs.items():
+            if not cidr.subnet_of(self.vpc_cidr):
+                problems.append(f"vswitch_cidrs.{zone}: {cidr} is outside vpc_cidr "
+                                f"{self.vpc_cidr}")
+            elif not low <= cidr.prefixlen <= high:
+                problems.append(f"vswitch_cidrs.{zone}: {cidr} has prefix /{cidr.prefixlen};"
+                                f" allowed /{low} to /{high}")
+        zones = list(cidrs)
+        for i, first in enumerate(zones):
+            problems += [f"vswitch_cidrs.{second}: {cidrs[second]} overlaps {cidrs[first]} of "
+                         f"{first}" for second in zones[i + 1:]
+                         if cidrs[first].overlaps(cidrs[second])]
+        return problems

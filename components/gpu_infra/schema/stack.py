@@ -1,0 +1,150 @@
+"""One stack's settings: a discriminated union on `layout`, and the rules across sections."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import Field, TypeAdapter, field_validator, model_validator
+
+from gpu_infra.limits.regions import REGIONS, zone_belongs_to
+from gpu_infra.schema.base import ANYWHERE, Environment, StrictModel
+from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
+from gpu_infra.schema.loadbalancer import LoadBalancerConfig
+from gpu_infra.schema.monitoring import MonitoringConfig
+from gpu_infra.schema.network import NetworkConfig
+from gpu_infra.schema.security import SecurityConfig
+from gpu_infra.schema.storage import StorageConfig
+
+CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
+"""Cluster names: 3-24 lowercase letters, digits, hyphens; they prefix every resource name
+and bucket name, so they stay short and DNS-safe."""
+TAG_KEY_PATTERN = re.compile(r"^(?!aliyun|acs:|https?://)[^\s].{0,127}$")
+"""Alibaba tag keys: 1-128 characters, not starting with aliyun, acs:, http:// or https://."""
+
+
+class StackBase(StrictModel):
+    """Settings every layout shares."""
+
+    name: str = Field(pattern=CLUSTER_NAME_PATTERN)
+    """Cluster name; prefixes every resource and bucket name. Required."""
+    region: str
+    """Alibaba Cloud region, read from `alicloud:region`. Required."""
+    environment: Environment = "dev"
+    """dev, staging or prod. Default dev. prod turns on deletion protection, KMS encryption
+    and data protection, and refuses world-open CIDRs."""
+    tags: dict[str, str] = {}
+    """Extra tags on every taggable resource, e.g. CostCenter, Owner. Default none; Project,
+    Stack, Environment, Layout and ManagedBy are always added."""
+    network: NetworkConfig
+    """VPC and vSwitches. Required (at least `zones`)."""
+    security: SecurityConfig = SecurityConfig()
+    """Access rules, login key and encryption. Default: nothing open, no key."""
+    monitoring: MonitoringConfig = MonitoringConfig()
+    """CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
+    contacts are listed."""
+    storage: StorageConfig = StorageConfig()
+    """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
+    scratch disk per node, no shared file system, the layout's buckets."""
+    suppress: list[str] = []
+    """Names of WARNING/INFO validators to silence for this stack. Default none."""
+    monthly_budget_cny: float | None = Field(default=None, gt=0)
+    """Monthly budget in CNY. The offline plan checks the cost estimate against it with the
+    `monthly-budget` policy rule (advisory unless the policy config says otherwise).
+    Default none (no budget check)."""
+
+    @field_validator("region")
+    @classmethod
+    def _known_region(cls, region: str) -> str:
+        if region not in REGIONS:
+            raise ValueError(f"unknown region {region!r}; allowed: "
+                             f"{', '.join(sorted(REGIONS))}")
+        return region
+
+    @field_validator("tags")
+    @classmethod
+    def _valid_tags(cls, tags: dict[str, str]) -> dict[str, str]:
+        for key, value in tags.items():
+            if not TAG_KEY_PATTERN.match(key):
+                raise ValueError(f"tag key {key!r}: 1-128 characters, not starting with "
+                                 "aliyun, acs:, http:// or https://")
+            if len(value) > 128 or value.startswith(("http://", "https://")):
+                raise ValueError(f"tag {key}: value must be at most 128 characters and not "
+                                 "start with http:// or https://")
+        return tags
+
+    @property
+    def is_prod(self) -> bool:
+        """True in the prod environment."""
+        return self.environment == "prod"
+
+    @property
+    def kms_encryption(self) -> bool:
+        """Whether a KMS key encrypts disks and buckets (security.kms_encryption, default
+        on in prod)."""
+        explicit = self.security.kms_encryption
+        return self.is_prod if explicit is None else explicit
+
+    @model_validator(mode="after")
+    def _check_across_sections(self) -> StackBase:
+        problems = [f"network.zones: {zone} is not a zone of region {self.region}"
+                    for zone in self.network.zones if not zone_belongs_to(zone, self.region)]
+        if self.is_prod:
+            for field in ("admin_cidrs", "client_cidrs"):
+                if ANYWHERE in getattr(self.security, field):
+                    problems.append(f"security.{field}: 0.0.0.0/0 is not allowed in prod; "
+                                    "list the CIDRs that need access")
+        fs_zone = self.storage.shared_fs.zone
+        if fs_zone is not None and fs_zone not in self.network.zones:
+            problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+class TrainingConfig(StackBase):
+    """A training cluster: fixed GPU nodes close together in one zone."""
+
+    layout: Literal["training"]
+    fleet: TrainingFleet
+    """The GPU nodes. Required."""
+
+
+class InferenceConfig(StackBase):
+    """An online inference service: an auto-scaling GPU fleet across zones behind a load
+    balancer."""
+
+    layout: Literal["inference"]
+    fleet: ScalingFleet
+    """The scaling GPU fleet. Required."""
+    load_balancer: LoadBalancerConfig = LoadBalancerConfig()
+    """The load balancer in front of the fleet. Default: an intranet NLB."""
+
+    @model_validator(mode="after")
+    def _check_service(self) -> InferenceConfig:
+        problems: list[str] = []
+        if len(self.network.zones) < 2:
+            problems.append("network.zones: an inference service spans at least two zones "
+                            "(the load balancer and failover need them)")
+        if not self.security.service_ports:
+            problems.append("security.service_ports: missing; list the port(s) the model "
+                            "server listens on, e.g. [8000]")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+class RenderingConfig(StackBase):
+    """A render farm: a spot-heavy auto-scaling fleet of graphics instances."""
+
+    layout: Literal["rendering"]
+    fleet: ScalingFleet
+    """The scaling GPU fleet. Required."""
+
+
+ClusterConfig = Annotated[
+    TrainingConfig | InferenceConfig | RenderingConfig, Field(discriminator="layout")
+]
+"""One stack's settings; `layout` picks the model."""
+
+CLUSTER_ADAPTER: TypeAdapter[ClusterConfig] = TypeAdapter(ClusterConfig)

@@ -1,0 +1,213 @@
+"""The `storage` section: node data disks, snapshots, the shared file system, OSS buckets."""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from gpu_infra.limits.autopl import AUTOPL_SIZE_RANGE, autopl_problems
+from gpu_infra.schema.base import StrictModel
+
+BucketPurpose = Literal["datasets", "checkpoints", "models", "outputs"]
+BUCKET_PURPOSES: tuple[str, ...] = ("datasets", "checkpoints", "models", "outputs")
+DEFAULT_PURPOSES: dict[str, tuple[str, ...]] = {
+    "training": ("datasets", "checkpoints", "models", "outputs"),
+    "inference": ("models",),
+    "rendering": ("datasets", "outputs"),
+}
+"""Buckets each layout gets when `buckets.purposes` is not set."""
+VERSIONED_PURPOSES = frozenset({"checkpoints", "models"})
+"""Purposes whose buckets keep object versions in every environment (an overwrite must not
+lose a model); in prod every bucket is versioned."""
+LOG_BUCKET_SUFFIX = "logs"
+BUCKET_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+"""OSS bucket names: 3-63 lowercase letters, digits, hyphens; start and end alphanumeric."""
+BUCKET_PREFIX_PATTERN = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$"
+LONGEST_SUFFIX = max([*BUCKET_PURPOSES, LOG_BUCKET_SUFFIX], key=len)
+ArchiveClass = Literal["IA", "Archive", "ColdArchive"]
+TIER_ORDER: tuple[str, ...] = ("IA", "Archive", "ColdArchive")
+"""OSS storage classes from warm to cold (values the provider's lifecycle accepts)."""
+FsKind = Literal["nas_performance", "nas_capacity", "extreme", "cpfs"]
+CAPACITY_KINDS = frozenset({"extreme", "cpfs"})
+"""Kinds that are bought by capacity (`capacity` is required by the provider)."""
+
+
+class DataDiskConfig(StrictModel):
+    """One ESSD AutoPL (cloud_auto) data disk on every node."""
+
+    name: str = Field(default="scratch", pattern=r"^[a-z][a-z0-9-]{1,30}$")
+    """Disk name, unique per node. Default scratch."""
+    size_gib: int = Field(default=500, ge=AUTOPL_SIZE_RANGE[0], le=AUTOPL_SIZE_RANGE[1])
+    """Size in GiB, per node or per GPU (see `per`). Default 500; 1 to 65536 in all."""
+    per: Literal["node", "gpu"] = "node"
+    """`node`: size_gib is the disk size; `gpu`: size_gib times the node's GPU count.
+    Default node."""
+    provisioned_iops: int = Field(default=0, ge=0)
+    """IOPS provisioned above the baseline. Default 0 (none). Allowed from 4 GiB, up to
+    min{1000 x GiB - baseline, 50000}; with per=gpu, checked here at one GPU's size."""
+    bursting: bool = True
+    """Performance burst (up to min{1,000,000, 1000 x GiB} IOPS). Default true."""
+    keep: bool = False
+    """Data worth keeping: the disk outlives its instance and, in prod, gets the
+    auto-snapshot policy and protection. Default false (scratch)."""
+
+    @model_validator(mode="after")
+    def _check_performance(self) -> DataDiskConfig:
+        problems = autopl_problems(self.size_gib, self.provisioned_iops)
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+class SnapshotPolicyConfig(StrictModel):
+    """The automatic snapshot policy for kept disks (created in prod only)."""
+
+    time_points: list[int] = Field(default=[2], min_length=1, max_length=24)
+    """Hours of the day (0-23, UTC+8) to snapshot at. Default [2]."""
+    repeat_weekdays: list[int] = Field(default=[1, 2, 3, 4, 5, 6, 7], min_length=1,
+                                       max_length=7)
+    """Days of the week (1 = Monday .. 7). Default every day."""
+    retention_days: int = 7
+    """Days to keep each snapshot: 1 to 65536, or -1 for until deleted. Default 7."""
+
+    @model_validator(mode="after")
+    def _check_values(self) -> SnapshotPolicyConfig:
+        problems = [f"time_points: {hour} is not an hour; allowed 0 to 23"
+                    for hour in self.time_points if not 0 <= hour <= 23]
+        problems += [f"repeat_weekdays: {day} is not a weekday; allowed 1 (Monday) to 7"
+                     for day in self.repeat_weekdays if not 1 <= day <= 7]
+        for field in ("time_points", "repeat_weekdays"):
+            if len(set(getattr(self, field))) != len(getattr(self, field)):
+                problems.append(f"{field}: each value may be listed once")
+        if self.retention_days != -1 and not 1 <= self.retention_days <= 65536:
+            problems.append(f"retention_days: {self.retention_days} is out of range; allowed "
+                            "1 to 65536, or -1 (keep until deleted)")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+class SharedFileSystemConfig(StrictModel):
+    """A shared POSIX file system mounted on every node."""
+
+    enabled: bool = False
+    """Create the file system. Default false."""
+    kind: FsKind = "nas_performance"
+    """nas_performance | nas_capacity (general-purpose NAS, pay per use), extreme (Extreme
+    NAS) or cpfs (parallel file system). Default nas_performance."""
+    capacity_gib: int | None = Field(default=None, ge=1)
+    """Capacity bought, in GiB. Required for extreme and cpfs, not allowed otherwise.
+    Default none."""
+    zone: str | None = None
+    """Zone of an extreme or cpfs file system. Default: the first of `network.zones`."""
+
+    @model_validator(mode="after")
+    def _check_capacity(self) -> SharedFileSystemConfig:
+        if self.kind in CAPACITY_KINDS and self.capacity_gib is None:
+            raise ValueError(f"capacity_gib: missing; required for kind {self.kind}")
+        if self.kind not in CAPACITY_KINDS and self.capacity_gib is not None:
+            raise ValueError(f"capacity_gib: only for kinds extreme and cpfs; {self.kind} is "
+                             "billed by use (remove it)")
+        if self.kind not in CAPACITY_KINDS and self.zone is not None:
+            raise ValueError(f"zone: only for kinds extreme and cpfs, not {self.kind}")
+        return self
+
+
+class LifecycleConfig(StrictModel):
+    """Days after upload at which objects move to colder storage classes."""
+
+    ia_days: int | None = Field(default=30, ge=1)
+    """Move to IA (Infrequent Access) after this many days. Default 30; null: never."""
+    archive_days: int | None = Field(default=90, ge=1)
+    """Move to Archive after this many days. Default 90; null: never."""
+    cold_archive_days: int | None = Field(default=None, ge=1)
+    """Move to ColdArchive after this many days. Default null (never)."""
+    abort_multipart_days: int = Field(default=7, ge=1)
+    """Abort multipart uploads left incomplete this many days. Default 7."""
+    noncurrent_version_days: int = Field(default=30, ge=1)
+    """In versioned buckets, delete an object's old versions this many days after they are
+    overwritten or deleted (bounds what versioning costs). Default 30."""
+
+    @property
+    def transitions(self) -> dict[str, int]:
+        """Storage class -> days, warm to cold, tiers that are on."""
+        days = (self.ia_days, self.archive_days, self.cold_archive_days)
+        return {tier: day for tier, day in zip(TIER_ORDER, days, strict=True)
+                if day is not None}
+
+    @model_validator(mode="after")
+    def _check_order(self) -> LifecycleConfig:
+        fields = dict(zip(TIER_ORDER, ("ia_days", "archive_days", "cold_archive_days"),
+                          strict=True))
+        tiers = list(self.transitions.items())
+        problems = [f"{fields[colder]}: {later} must be more than {fields[warmer]} ({earlier});"
+                    " tiers go IA -> Archive -> ColdArchive"
+                    for (warmer, earlier), (colder, later) in pairwise(tiers)
+                    if later <= earlier]
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+class BucketsConfig(StrictModel):
+    """Private, encrypted OSS buckets, one per purpose."""
+
+    purposes: list[BucketPurpose] | None = None
+    """Which buckets: datasets, checkpoints, models, outputs. Default by layout: training
+    all four, inference models, rendering datasets and outputs. Checkpoints and models
+    are versioned."""
+    bucket_prefix: str | None = Field(default=None, pattern=BUCKET_PREFIX_PATTERN)
+    """Start of every bucket name (`<prefix>-<purpose>`). Bucket names are global across
+    all accounts, so set one that is yours (e.g. an org name). Default
+    `<cluster name>-<environment>`."""
+    lifecycle: LifecycleConfig = LifecycleConfig()
+    """Storage tiers and multipart cleanup. Default IA at 30 days, Archive at 90."""
+    logging: bool = False
+    """Write access logs to a `<prefix>-logs` bucket. Default false."""
+    expected_gib: dict[BucketPurpose, dict[Literal["Standard", "IA", "Archive",
+                                                   "ColdArchive"], int]] = {}
+    """Expected GiB per purpose and storage class, for the cost estimate. Default none."""
+
+    @model_validator(mode="after")
+    def _check_buckets(self) -> BucketsConfig:
+        problems: list[str] = []
+        if self.purposes is not None and len(set(self.purposes)) != len(self.purposes):
+            problems.append("purposes: each purpose may be listed once")
+        if self.bucket_prefix and not BUCKET_NAME_PATTERN.match(
+                f"{self.bucket_prefix}-{LONGEST_SUFFIX}"):
+            problems.append(f"bucket_prefix: {self.bucket_prefix!r} is too long; bucket "
+                            f"`<prefix>-{LONGEST_SUFFIX}` must be at most 63 characters, so "
+                            f"at most {62 - len(LONGEST_SUFFIX)}")
+        for purpose, sizes in self.expected_gib.items():
+            if self.purposes is not None and purpose not in self.purposes:
+                problems.append(f"expected_gib.{purpose}: {purpose} is not in purposes")
+            problems += [f"expected_gib.{purpose}.{tier}: {gib} is negative"
+                         for tier, gib in sizes.items() if gib < 0]
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+class StorageConfig(StrictModel):
+    """Node disks, snapshots, the shared file system and the buckets."""
+
+    disks: list[DataDiskConfig] = Field(default=[DataDiskConfig()], max_length=16)
+    """Data disks on every node (ESSD AutoPL). Default one 500 GiB scratch disk; at most
+    16."""
+    snapshots: SnapshotPolicyConfig = SnapshotPolicyConfig()
+    """Auto-snapshot policy for disks with `keep` (prod only). Default daily at 02:00,
+    kept 7 days."""
+    shared_fs: SharedFileSystemConfig = SharedFileSystemConfig()
+    """Shared file system. Default off."""
+    buckets: BucketsConfig = BucketsConfig()
+    """OSS buckets. Default: the layout's purposes, tiered, private, encrypted."""
+
+    @model_validator(mode="after")
+    def _check_disks(self) -> StorageConfig:
+        names = [disk.name for disk in self.disks]
+        if len(set(names)) != len(names):
+            raise ValueError("disks: each disk name may be used once")
+        return self

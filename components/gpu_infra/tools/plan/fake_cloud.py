@@ -1,0 +1,148 @@
+"""What the offline plan answers in place of Alibaba Cloud: realistic ids, the outputs
+programs read, and the invokes they make. Answers derive from the stack config, so nothing
+resolves to None."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from ipaddress import IPv4Network
+from typing import Any
+
+from gpu_infra.schema import ClusterConfig
+
+ACCOUNT_ID = "1234567890123456"
+"""The fake account id of every offline plan."""
+
+ID_PREFIXES: dict[str, str] = {
+    "alicloud:vpc/network:Network": "vpc-",
+    "alicloud:vpc/switch:Switch": "vsw-",
+    "alicloud:vpc/natGateway:NatGateway": "ngw-",
+    "alicloud:ecs/eipAddress:EipAddress": "eip-",
+    "alicloud:ecs/securityGroup:SecurityGroup": "sg-",
+    "alicloud:ecs/instance:Instance": "i-",
+    "alicloud:ecs/ecsDisk:EcsDisk": "d-",
+    "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet": "ds-",
+    "alicloud:ess/scalingGroup:ScalingGroup": "asg-",
+    "alicloud:ess/scalingConfiguration:ScalingConfiguration": "asc-",
+    "alicloud:ess/scalingRule:ScalingRule": "asr-",
+    "alicloud:nas/fileSystem:FileSystem": "",
+    "alicloud:kms/key:Key": "key-",
+    "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy": "sp-",
+    "alicloud:nlb/loadBalancer:LoadBalancer": "nlb-",
+    "alicloud:nlb/serverGroup:ServerGroup": "sgp-",
+    "alicloud:nlb/listener:Listener": "lsn-",
+    "alicloud:alb/loadBalancer:LoadBalancer": "alb-",
+    "alicloud:alb/serverGroup:ServerGroup": "sgp-",
+    "alicloud:alb/listener:Listener": "lsn-",
+}
+"""Id prefixes Alibaba Cloud uses, by type token; other types get a bare hash."""
+
+
+class FakeCloud:
+    """Deterministic ids and outputs for one plan."""
+
+    def __init__(self, stack: ClusterConfig):
+        self.stack = stack
+        self._inputs_by_id: dict[str, dict[str, Any]] = {}
+        self._hosts_used: dict[str, int] = {}
+        self.output_makers: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
+            "alicloud:ecs/instance:Instance": self._instance_outputs,
+            "alicloud:ecs/eipAddress:EipAddress": lambda rid, _: {"ipAddress": _fake_ip(rid)},
+            "alicloud:nas/mountTarget:MountTarget": self._mount_target_outputs,
+            "alicloud:nas/protocolService:ProtocolService": lambda rid, _: {
+                "protocolServiceId": f"ptc-{rid[:12]}"},
+            "alicloud:nas/protocolMountTarget:ProtocolMountTarget": lambda rid, _: {
+                "exportId": f"exp-{rid[:12]}"},
+            "alicloud:oss/bucket:Bucket": self._bucket_outputs,
+            "alicloud:ram/role:Role": lambda _, inputs: {
+                "arn": f"acs:ram::{ACCOUNT_ID}:role/{inputs.get('roleName', '')}"},
+            "alicloud:kms/key:Key": lambda rid, _: {
+                "arn": f"acs:kms:{self.stack.region}:{ACCOUNT_ID}:key/{rid}"},
+            "alicloud:ess/scalingRule:ScalingRule": lambda rid, _: {
+                "ari": f"ari:acs:ess:{self.stack.region}:{ACCOUNT_ID}:scalingrule/{rid}"},
+            "alicloud:alb/loadBalancer:LoadBalancer": self._dns_outputs("alb"),
+            "alicloud:nlb/loadBalancer:LoadBalancer": self._dns_outputs("nlb"),
+            "alicloud:vpc/natGateway:NatGateway": lambda rid, _: {
+                "snatTableIds": f"stb-{rid[-12:]}", "forwardTableIds": f"ftb-{rid[-12:]}"},
+        }
+
+    def new_resource(self, type_token: str, name: str,
+                     inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The id and full state of a created resource."""
+        resource_id = ID_PREFIXES.get(type_token, "") + _digest(f"{type_token}/{name}")
+        self._inputs_by_id[resource_id] = inputs
+        maker = self.output_makers.get(type_token)
+        state = {**inputs, **(maker(resource_id, inputs) if maker else {})}
+        return resource_id, state
+
+    def call(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
+        """Answer an invoke from the stack config; unknown invokes are an error."""
+        if token == "alicloud:index/getZones:getZones":
+            zones = self.stack.network.zones
+            return {"ids": zones, "id": self.stack.region, "zones": [
+                {"id": zone, "localName": zone, "multi": False, "multiZoneIds": [],
+                 "slbSlaveZoneIds": [], "availableInstanceTypes": [],
+                 "availableResourceCreations": ["Instance", "Disk", "VSwitch"],
+                 "availableDiskCategories": ["cloud_essd", "cloud_auto"]} for zone in zones]}
+        if token == "alicloud:index/getCallerIdentity:getCallerIdentity":
+            return {"accountId": ACCOUNT_ID, "arn": f"acs:ram::{ACCOUNT_ID}:root",
+                    "identityType": "Account", "id": ACCOUNT_ID}
+        if token == "alicloud:vpc/getSwitches:getSwitches":
+            return self._existing_vswitches(args.get("ids") or [])
+        if token == "alicloud:ecs/getImages:getImages":
+            image_id = "ubuntu_22_04_x64_20G_alibase_20250101.vhd"
+            return {"id": image_id, "ids": [image_id], "images": [
+                {"id": image_id, "imageId": image_id, "name": image_id,
+                 "osType": "linux", "architecture": "x86_64"}]}
+        if token == "alicloud:index/getRegions:getRegions":
+            region = self.stack.region
+            return {"ids": [region], "regions": [{"id": region, "regionId": region,
+                                                  "localName": region}]}
+        raise LookupError(f"the offline plan has no answer for invoke {token}; "
+                          "add one to components/plan/fake_cloud.py")
+
+    def _existing_vswitches(self, ids: list[str]) -> dict[str, Any]:
+        """Bring-your-own vSwitches, as configured (zone and CIDR from the network section)."""
+        network = self.stack.network
+        zone_of = {vsw_id: zone for zone, vsw_id in network.existing_vswitch_ids.items()}
+        vswitches = [
+            {"id": vsw_id, "vswitchId": vsw_id, "zoneId": zone_of[vsw_id],
+             "cidrBlock": str(network.vswitch_cidr(zone_of[vsw_id])),
+             "vpcId": network.existing_vpc_id, "vswitchName": vsw_id, "name": vsw_id,
+             "status": "Available", "isDefault": False, "availableIpAddressCount": 0,
+             "creationTime": "", "description": "", "enableIpv6": False,
+             "ipv6CidrBlock": "", "resourceGroupId": "", "routeTableId": "", "tags": {}}
+            for vsw_id in ids if vsw_id in zone_of]
+        return {"id": network.existing_vpc_id or "", "ids": [v["id"] for v in vswitches],
+                "names": [v["name"] for v in vswitches], "vswitches": vswitches}
+
+    def _instance_outputs(self, resource_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        vswitch = self._inputs_by_id.get(inputs.get("vswitchId", ""), {})
+        cidr = IPv4Network(vswitch.get("cidrBlock", "10.0.0.0/16"))
+        host = self._hosts_used.get(str(cidr), 0) + 1
+        self._hosts_used[str(cidr)] = host
+        return {"privateIp": str(cidr[host + 3]), "status": "Running",
+                "instanceName": inputs.get("instanceName", resource_id)}
+
+    def _mount_target_outputs(self, resource_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        return {"mountTargetDomain": f"{resource_id[:10]}-{resource_id[-5:]}."
+                                     f"{self.stack.region}.nas.aliyuncs.com"}
+
+    def _bucket_outputs(self, _: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        region = self.stack.region
+        return {"extranetEndpoint": f"oss-{region}.aliyuncs.com",
+                "intranetEndpoint": f"oss-{region}-internal.aliyuncs.com",
+                "location": f"oss-{region}"}
+
+    def _dns_outputs(self, product: str) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
+        return lambda rid, _: {"dnsName": f"{rid}.{self.stack.region}.{product}.aliyuncs.com"}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:17]
+
+
+def _fake_ip(seed: str) -> str:
+    digest = hashlib.sha1(seed.encode()).digest()
+    return f"47.{digest[0]}.{digest[1]}.{max(digest[2], 1)}"

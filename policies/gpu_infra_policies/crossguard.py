@@ -1,0 +1,109 @@
+"""The CrossGuard adapter: the shared rules as pulumi_policy policies. The one module of
+this package that imports more than the standard library (pulumi_policy).
+
+Only `policies/__main__.py` constructs the PolicyPack (which serves gRPC and never returns);
+tests import this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.proxy import _DictProxy, _ListProxy
+
+from gpu_infra_policies.base import Context, Resource, Rule
+from gpu_infra_policies.rules import RULES
+
+PACK_NAME = "gpu-infra"
+CLUSTER_CONFIG_KEY = "gpu-infra:cluster"
+
+
+def plain(value: Any) -> Any:
+    """Props without pulumi_policy's proxies, whose item access raises on unknowns: here
+    unknowns stay as sentinels, which the rules skip."""
+    if isinstance(value, (_DictProxy, _ListProxy)):
+        value = value["__target"]
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+CatalogLookup = Callable[[str], "frozenset[str] | None"]
+"""Instance type -> the layouts it suits (None if not in the catalog)."""
+
+
+def stack_context(catalog: CatalogLookup | None) -> Context:
+    """The stack's environment from the program's config (PULUMI_CONFIG, which the CLI
+    passes to the pack) and the catalog lookup (None turns the catalog rule off)."""
+    environment = None
+    try:
+        cluster = json.loads(json.loads(os.environ.get("PULUMI_CONFIG", "{}"))
+                             .get(CLUSTER_CONFIG_KEY, "{}"))
+        environment = cluster.get("environment") if isinstance(cluster, dict) else None
+    except (TypeError, ValueError):
+        environment = None
+    return Context(environment=environment, catalog=catalog)
+
+
+def _thresholds(rule: Rule, config: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {**rule.defaults, **{k: v for k, v in (config or {}).items() if k in rule.schema}}
+
+
+def _resource_policy(rule: Rule, catalog: CatalogLookup | None) -> ResourceValidationPolicy:
+    def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
+        resource = Resource(args.resource_type, plain(args.props), args.name, args.urn,
+                            bool(args.opts.protect) if args.opts else False)
+        for message in rule.check(resource, _thresholds(rule, args.get_config()),
+                                  stack_context(catalog)):
+            report_violation(message, None)
+
+    return ResourceValidationPolicy(rule.name, rule.description, validate, **_metadata(rule))
+
+
+def _stack_policy(rule: Rule, catalog: CatalogLookup | None) -> StackValidationPolicy:
+    def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
+        resources = []
+        for r in args.resources:
+            urns = {d.urn for d in r.dependencies}
+            urns |= {d.urn for deps in r.property_dependencies.values() for d in deps}
+            resources.append(Resource(r.resource_type, plain(r.props), r.name, r.urn,
+                                      bool(r.opts.protect) if r.opts else False,
+                                      dependencies=tuple(sorted(urns))))
+        for resource, message in rule.check(resources, _thresholds(rule, args.get_config()),
+                                            stack_context(catalog)):
+            report_violation(message, resource.urn if resource else None)
+
+    return StackValidationPolicy(rule.name, rule.description, validate, **_metadata(rule))
+
+
+def _metadata(rule: Rule) -> dict[str, Any]:
+    properties = {key: {**schema, "default": rule.defaults[key]}
+                  if key in rule.defaults else dict(schema)
+                  for key, schema in rule.schema.items()}
+    return {"enforcement_level": EnforcementLevel(rule.default_enforcement),
+            "severity": Severity(rule.severity),
+            "config_schema": PolicyConfigSchema(properties) if properties else None,
+            "remediation_steps": rule.remediation, "tags": [rule.category]}
+
+
+def build_policies(catalog: CatalogLookup | None = None,
+                   ) -> list[ResourceValidationPolicy | StackValidationPolicy]:
+    """One CrossGuard policy per rule; `catalog` feeds the GPU catalog rule (default None:
+    that rule is off)."""
+    return [_stack_policy(rule, catalog) if rule.stack else _resource_policy(rule, catalog)
+            for rule in RULES]

@@ -1,0 +1,85 @@
+"""Reliability rules: advisory by default."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from gpu_infra_policies import types as t
+from gpu_infra_policies.base import Context, Resource, Rule, as_list, is_unknown, number
+
+
+def data_protected(resource: Resource, _: Mapping[str, Any], ctx: Context) -> Iterator[str]:
+    """Prod buckets, file systems and disks carry the `protect` resource option."""
+    if resource.type in t.DATA_TYPES and ctx.is_prod(resource) and not resource.protect:
+        yield "prod data resource is not protected (ResourceOptions(protect=True))"
+
+
+def _versioned(bucket: Resource, resources: Sequence[Resource]) -> bool:
+    versioning = bucket.props.get("versioning")
+    status = versioning.get("status") if isinstance(versioning, Mapping) else None
+    if status == "Enabled" or is_unknown(status):
+        return True
+    return any(v.type == t.BUCKET_VERSIONING
+               and (v.props.get("status") == "Enabled" or is_unknown(v.props.get("status")))
+               and v.refers_to(bucket, v.props.get("bucket"), "bucket") for v in resources)
+
+
+def _snapshotted(disk: Resource, resources: Sequence[Resource]) -> bool:
+    return any(a.type == t.SNAPSHOT_POLICY_ATTACHMENT
+               and a.refers_to(disk, a.props.get("diskId")) for a in resources)
+
+
+def data_versioned(resources: Sequence[Resource], _: Mapping[str, Any],
+                   ctx: Context) -> Iterator[tuple[Resource | None, str]]:
+    """Prod buckets have versioning Enabled (inline or oss.BucketVersioning); prod ecs disks,
+    and instance data disks kept after the instance (deleteWithInstance false; scratch is
+    deleted with it, the provider default), have an automatic snapshot policy."""
+    for resource in resources:
+        if not ctx.is_prod(resource):
+            continue
+        if resource.type == t.BUCKET and not _versioned(resource, resources):
+            yield resource, "prod bucket has no versioning (status Enabled)"
+        elif resource.type == t.ECS_DISK and not _snapshotted(resource, resources):
+            yield resource, "prod disk has no automatic snapshot policy"
+        elif resource.type == t.INSTANCE:
+            for index, disk in enumerate(as_list(resource.props.get("dataDisks"))):
+                if isinstance(disk, Mapping) and disk.get("deleteWithInstance") is False \
+                        and disk.get("autoSnapshotPolicyId") is None:
+                    yield resource, (f"prod dataDisks[{index}] has no automatic snapshot "
+                                     "policy (autoSnapshotPolicyId)")
+
+
+def inference_spread(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iterator[str]:
+    """Scaling groups tagged Layout=inference span `minZones` vSwitches and keep
+    `minOnDemandBase` on-demand instances (onDemandBaseCapacity, provider default 0)."""
+    if resource.type != t.SCALING_GROUP or resource.tags().get("Layout") != "inference":
+        return
+    vswitches = resource.props.get("vswitchIds")
+    if not is_unknown(vswitches) and len(as_list(vswitches)) < cfg["minZones"]:
+        yield (f"inference fleet spans {len(as_list(vswitches))} vSwitch(es); use at least "
+               f"{cfg['minZones']:g} in different zones")
+    base = resource.props.get("onDemandBaseCapacity", 0)
+    if not is_unknown(base) and (number(base) or 0) < cfg["minOnDemandBase"]:
+        yield (f"onDemandBaseCapacity {number(base) or 0:g} is below "
+               f"{cfg['minOnDemandBase']:g}: spot reclaims can take the whole service down")
+
+
+RELIABILITY_RULES: tuple[Rule, ...] = (
+    Rule("prod-data-protected", "Prod data resources are protected from deletion",
+         "reliability", "high", "Create buckets, file systems and data disks with "
+         "Conventions.data_options (protect=True in prod).", data_protected),
+    Rule("prod-data-versioned", "Prod buckets are versioned and prod disks snapshotted",
+         "reliability", "medium", "Enable bucket versioning (oss.BucketVersioning status "
+         "Enabled) and attach an automatic snapshot policy to prod disks.", data_versioned,
+         stack=True),
+    Rule("inference-multi-zone", "Inference fleets span zones with an on-demand base",
+         "reliability", "high", "List at least two zones for the inference stack and keep "
+         "an on-demand base capacity of at least one instance.", inference_spread,
+         schema={"minZones": {"type": "number", "minimum": 1,
+                              "description": "Fewest vSwitches (zones). Default 2."},
+                 "minOnDemandBase": {"type": "number", "minimum": 0,
+                                     "description": "Fewest on-demand instances. "
+                                                    "Default 1."}},
+         defaults={"minZones": 2, "minOnDemandBase": 1}),
+)
