@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STACK  ?= training-dev
+BENCH_OUT ?= .bench
 
 .PHONY: plan test bench clean
 
@@ -19,8 +20,8 @@ test: $(BIN)/gpu-infra  ## lint and the whole test suite
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
-bench: $(BIN)/gpu-infra  ## benchmarks (never part of the tests); results in bench/results/
-	$(BIN)/python -m bench
+bench: $(BIN)/gpu-infra  ## benchmarks of the shipped and generated stacks; results in $(BENCH_OUT)/
+	$(BIN)/python -m bench --out $(BENCH_OUT)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .bench

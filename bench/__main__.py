@@ -1,11 +1,15 @@
 """`make bench`: offline plan time of every shipped stack and of generated training stacks,
 the mock-engine floor, peak memory of the largest plan, and the longest creation chain.
 
-Results go to bench/results/latest.md and latest.json. Timings are medians of RUNS runs.
+Shipped stacks are the stack files git tracks in stacks/ (a user's own stacks there are left
+out). Results go to OUT/latest.md and latest.json (`--out`, default .bench/, untracked;
+`make bench BENCH_OUT=bench/results` updates the recorded ones). Timings are medians of RUNS
+runs.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import platform
@@ -27,7 +31,7 @@ from .graph import longest_chain
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ROOT / "stacks"
-RESULTS = Path(__file__).resolve().parent / "results"
+DEFAULT_OUT = ROOT / ".bench"
 RUNS = 5
 NODE_COUNTS = (8, 64, 512, 1024)
 TEMPLATE = "training-prod"
@@ -76,10 +80,10 @@ def floor_seconds(stack_path: Path, type_tokens: list[str]) -> float:
 
 def measure(stack_path: Path) -> dict:
     """Plan time, floor, resource count and longest chain of one stack."""
-    plan = run_plan(stack_path, ROOT)
+    plan = run_plan(stack_path)
     types = [r.type for r in plan.resources if r.custom]
     custom = len(types)
-    seconds = median_seconds(lambda: run_plan(stack_path, ROOT))
+    seconds = median_seconds(lambda: run_plan(stack_path))
     floor = floor_seconds(stack_path, types)
     vpc_floor = floor_seconds(stack_path, ["alicloud:vpc/network:Network"] * custom)
     chain = longest_chain(plan)
@@ -106,8 +110,8 @@ def generated_stack(directory: Path, nodes: int) -> Path:
 def peak_memory_mib(stack_path: Path) -> float:
     """Peak resident memory of a separate process that plans `stack_path`."""
     script = ("import resource, sys; from pathlib import Path; "
-              "from components.plan.engine import run_plan; "
-              f"run_plan(Path({str(stack_path)!r}), Path({str(ROOT)!r})); "
+              "from gpu_infra.tools.plan.engine import run_plan; "
+              f"run_plan(Path({str(stack_path)!r})); "
               "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     output = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True,
                             capture_output=True, text=True).stdout
@@ -124,9 +128,20 @@ def linear_fit(points: list[tuple[int, float]]) -> tuple[float, float, float]:
     return slope, intercept, 1 - residual / total if total else 1.0
 
 
-def main() -> None:
-    """Run every benchmark and write the results."""
-    shipped = [measure(path) for path in sorted(STACKS.glob("Pulumi.*.yaml"))]
+def shipped_stacks() -> list[Path]:
+    """The stack files git tracks in stacks/."""
+    listed = subprocess.run(["git", "ls-files", "--", "Pulumi.*.yaml"], cwd=STACKS,
+                            check=True, capture_output=True, text=True).stdout.split()
+    return sorted(STACKS / name for name in listed)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run every benchmark and write the results to --out."""
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                        help="directory for latest.md and latest.json (default .bench/)")
+    out = parser.parse_args(argv).out
+    shipped = [measure(path) for path in shipped_stacks()]
     with tempfile.TemporaryDirectory() as scratch:
         generated = [measure(generated_stack(Path(scratch), n)) for n in NODE_COUNTS]
         largest = generated_stack(Path(scratch), NODE_COUNTS[-1])
@@ -138,9 +153,9 @@ def main() -> None:
                "linear_fit": {"seconds_per_node": round(slope, 5),
                               "intercept_s": round(intercept, 4), "r2": round(r2, 4)},
                "peak_memory_mib": round(memory, 1), "peak_memory_stack": largest.name}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
-    (RESULTS / "latest.md").write_text(report(results))
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
+    (out / "latest.md").write_text(report(results))
     print(report(results))
 
 

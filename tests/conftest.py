@@ -67,7 +67,7 @@ def plan_cluster(tmp_path: Path):
 
     def _plan(cluster: dict[str, Any], region: str = "cn-hangzhou",
               name: str = "test") -> Plan:
-        return run_plan(write_stack(tmp_path, name, cluster, region), PROJECT_DIR)
+        return run_plan(write_stack(tmp_path, name, cluster, region))
 
     return _plan
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import subprocess
+import sys
 from pathlib import Path
 
+import pulumi
 import pytest
 
+from gpu_infra import program
 from gpu_infra.tools.cli import main
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
@@ -95,21 +100,29 @@ def test_plan_of_invalid_stack_exits_2(tmp_path, capsys):
     assert "network.zones: cn-x-a is not a zone of region cn-hangzhou" in capsys.readouterr().err
 
 
-def test_program_failure_names_the_component_and_exits_1(tmp_path: Path, monkeypatch, capsys):
-    (tmp_path / "Pulumi.yaml").write_text("name: gpu-infra\nruntime: python\n")
-    (tmp_path / "__main__.py").write_text(
-        "import pulumi\n\n"
-        "class Broken(pulumi.ComponentResource):\n"
-        "    def __init__(self, name):\n"
-        "        super().__init__('gpu-infra:test:Broken', name)\n"
-        "        raise ValueError('no capacity left')\n\n"
-        "Broken('b1')\n")
-    stacks = tmp_path / "stacks"
-    stacks.mkdir()
-    write_stack(stacks, "t", BASE_TRAINING)
-    monkeypatch.chdir(tmp_path)
-    assert main(["plan", "t"]) == 1
+class _Broken(pulumi.ComponentResource):
+    def __init__(self, name: str):
+        super().__init__("gpu-infra:test:Broken", name)
+        raise ValueError("no capacity left")
+
+
+def test_program_failure_names_the_component_and_line_and_exits_1(monkeypatch, capsys):
+    monkeypatch.setattr(program, "build_layout", lambda cluster, stack: _Broken("b1"))
+    line = inspect.getsourcelines(_Broken)[1] + 3
+    assert main(["plan", "training-dev"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("program failed: in gpu-infra:test:Broken 'b1' (__main__.py:6): "
+    assert err.startswith(f"program failed: in gpu-infra:test:Broken 'b1' (test_cli.py:{line}): "
                           "ValueError: no capacity left")
     assert "Traceback" not in err
+
+
+def test_installed_cli_plans_a_stack_path_from_any_directory(tmp_path: Path):
+    """No Pulumi.yaml or __main__.py near the working directory: the packaged program runs."""
+    stack = (PROJECT_DIR / "stacks" / "Pulumi.training-dev.yaml").resolve()
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from gpu_infra.tools.cli import main; "
+         "sys.exit(main())", "plan", str(stack), "--json", "-"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["stack"] == "training-dev" and record["summary"]["create"] > 10

@@ -14,7 +14,7 @@ from gpu_infra.tools.clone import drop_secrets
 from gpu_infra.tools.clone.paths import remove_key
 from gpu_infra.tools.plan.engine import run_plan
 
-from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
+from .conftest import BASE_TRAINING, merged, write_stack
 
 SOURCE_TEXT = """\
 # Training cluster A: the team's main cluster.
@@ -256,7 +256,7 @@ def test_invalid_source_is_reported_as_such(stacks, capsys):
 
 def test_the_clone_plans_with_its_own_names_and_cidr(stacks):
     assert clone(stacks, "train-b") == 0
-    plan = run_plan(stacks / "Pulumi.train-b.yaml", PROJECT_DIR)
+    plan = run_plan(stacks / "Pulumi.train-b.yaml")
     vpc = plan.one("alicloud:vpc/network:Network")
     assert vpc.inputs["cidrBlock"] == "10.0.0.0/16"
     assert plan.one("alicloud:vpc/switch:Switch").inputs["cidrBlock"] == "10.0.64.0/20"

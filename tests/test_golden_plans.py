@@ -24,7 +24,7 @@ SHIPPED = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
 
 def record_of(stack: str) -> str:
     """The `plan --json` record of a shipped stack, as the CLI writes it."""
-    result = review(run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml", PROJECT_DIR))
+    result = review(run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml"))
     return json.dumps(result.to_json(), indent=2, default=str) + "\n"
 
 

@@ -11,14 +11,14 @@ from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
 from gpu_infra.tools.plan.diagram import render_mermaid
 from gpu_infra.tools.plan.engine import Plan, run_plan
 
-from .conftest import BASE_RENDERING, PROJECT_DIR, STACKS_DIR, merged, takes_tags
+from .conftest import BASE_RENDERING, STACKS_DIR, merged, takes_tags
 
 SHIPPED = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
 
 
 @cache
 def shipped(stack: str) -> Plan:
-    return run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml", PROJECT_DIR)
+    return run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
 
 
 def count(plan: Plan, suffix: str) -> int:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from gpu_infra.schema import SECRET_PLACEHOLDER
 from gpu_infra.tools.plan.engine import run_plan
 
-from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR
+from .conftest import BASE_TRAINING, STACKS_DIR
 
 
 def test_plan_records_types_names_parents_inputs_and_dependencies():
-    plan = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml", PROJECT_DIR)
+    plan = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml")
     layout = plan.one("gpu-infra:layouts:TrainingCluster")
     network = plan.one("gpu-infra:network:Network")
     vpc = plan.one("alicloud:vpc/network:Network")
@@ -21,8 +21,8 @@ def test_plan_records_types_names_parents_inputs_and_dependencies():
 
 
 def test_plans_are_repeatable_in_one_process():
-    first = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml", PROJECT_DIR)
-    second = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml", PROJECT_DIR)
+    first = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml")
+    second = run_plan(STACKS_DIR / "Pulumi.training-dev.yaml")
     assert [(r.type, r.name, r.inputs) for r in first.resources] == \
            [(r.type, r.name, r.inputs) for r in second.resources]
 
@@ -35,7 +35,7 @@ def test_secure_values_are_planned_as_placeholders(tmp_path):
     cluster = {**BASE_TRAINING, "tags": {"CostCenter": "cc", "Owner": owner}}
     path.write_text(yaml.safe_dump({"config": {"alicloud:region": "cn-hangzhou",
                                                "gpu-infra:cluster": cluster}}))
-    plan = run_plan(path, PROJECT_DIR)
+    plan = run_plan(path)
     assert plan.secret_keys == ["gpu-infra:cluster.tags.Owner"]
     vpc = plan.one("alicloud:vpc/network:Network")
     assert vpc.inputs["tags"]["Owner"] == SECRET_PLACEHOLDER

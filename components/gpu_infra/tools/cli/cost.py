@@ -54,7 +54,7 @@ class _Failed(Exception):
 def _estimate(path: Path, assumptions: Assumptions) -> tuple[str, Estimate]:
     """(cluster name, estimate) of the stack file at `path`; problems go to stderr."""
     try:
-        plan = run_plan(path, project_dir())
+        plan = run_plan(path)
     except ConfigError as error:
         print(f"invalid stack: {error.source}", file=sys.stderr)
         for problem in error.problems:

@@ -14,7 +14,6 @@ from gpu_infra.tools.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     add_stack_argument,
-    project_dir,
     report_problems,
     stack_path,
 )
@@ -55,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        plan = run_plan(stack_path(args), project_dir())
+        plan = run_plan(stack_path(args))
     except ConfigError as error:
         return report_problems(error)
     except ValidatorErrors as error:

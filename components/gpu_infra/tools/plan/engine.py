@@ -1,11 +1,14 @@
-"""The offline plan: run the project's real Pulumi program under the SDK's mock engine and
-record every resource it registers (type, name, parent, inputs, dependencies, options)."""
+"""The offline plan: run the real Pulumi program (the packaged gpu_infra.program, so a plan
+works from any directory) under the SDK's mock engine and record every resource it registers
+(type, name, parent, inputs, dependencies, options)."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import json
+import os
+import sysconfig
 import threading
 import traceback
 from collections.abc import Callable
@@ -20,6 +23,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from gpu_infra.knowhow import Finding, errors_in, run_validators
+from gpu_infra.program import run as run_program
 from gpu_infra.schema import PROJECT, SECRET_PLACEHOLDER, ClusterConfig, load_stack
 from gpu_infra.tools.plan.fake_cloud import FakeCloud
 
@@ -175,8 +179,9 @@ class _CloudMocks(mocks.Mocks):
         return self.cloud.call(args.token, args.args)
 
 
-def run_plan(stack_path: Path, project_dir: Path) -> Plan:
-    """Validate the stack file, then run `project_dir/__main__.py` under the mock engine.
+def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Plan:
+    """Validate the stack file, then run `program` (default: the packaged Pulumi program,
+    gpu_infra.program.run, the one the project's `__main__.py` runs) under the mock engine.
 
     Raises ConfigError (bad stack file), ValidatorErrors, or ProgramError.
     """
@@ -184,20 +189,11 @@ def run_plan(stack_path: Path, project_dir: Path) -> Plan:
     findings = run_validators(stack)
     if errors_in(findings):
         raise ValidatorErrors(errors_in(findings))
-    program = project_dir / "__main__.py"
     resources, outputs = run_under_mocks(
-        stack, stack_file.name, lambda: run_program_file(program),
-        config=stack_file.config, secret_keys=stack_file.secret_keys)
+        stack, stack_file.name, program, config=stack_file.config,
+        secret_keys=stack_file.secret_keys)
     return Plan(PROJECT, stack_file.name, stack, resources, outputs,
                 stack_file.secret_keys, findings)
-
-
-def run_program_file(path: Path) -> None:
-    """Execute a Pulumi program file as `python path` would, keeping its real file name in
-    every frame (runpy's frozen frames miss the line cache each time the SDK captures the
-    stack of a resource registration, which cost ~10% of a large plan)."""
-    code = compile(path.read_text(encoding="utf-8"), str(path), "exec")
-    exec(code, {"__name__": "__main__", "__file__": str(path)})  # noqa: S102 (the program)
 
 
 def run_under_mocks(stack: ClusterConfig, stack_name: str, build: Callable[[], Any],
@@ -265,18 +261,33 @@ def in_tree_order(resources: list[PlannedResource]) -> list[PlannedResource]:
 
 
 def _describe_failure(error: BaseException) -> str:
-    """`in gpu-infra:network:Network 'x': ValueError: ...`, naming the innermost component
-    whose constructor was running, then the program line."""
+    """`in gpu-infra:network:Network 'x' (network.py:42): ValueError: ...`, naming the
+    innermost component whose constructor was running, then the innermost line of our code
+    (gpu_infra, or a program outside the installed libraries)."""
     component, where = None, None
     for frame, line in traceback.walk_tb(error.__traceback__):
         owner = frame.f_locals.get("self")
         if isinstance(owner, pulumi.ComponentResource):
             component = f"{owner._type} {owner._name!r}"
-        if "site-packages" not in frame.f_code.co_filename:
+        if _is_our_code(frame.f_code.co_filename):
             where = f"{Path(frame.f_code.co_filename).name}:{line}"
     prefix = f"in {component}" if component else "in the program"
     location = f" ({where})" if where else ""
     return f"{prefix}{location}: {type(error).__name__}: {error}"
+
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[2]) + os.sep
+_LIBRARY_DIRS = tuple(str(Path(sysconfig.get_paths()[key]).resolve()) + os.sep
+                      for key in ("stdlib", "platstdlib", "purelib", "platlib"))
+
+
+def _is_our_code(filename: str) -> bool:
+    """True for gpu_infra's files (installed or not) and files outside the installed
+    libraries and the standard library (a test's or a user's program)."""
+    if filename.startswith("<"):  # <frozen runpy>, <string>
+        return False
+    path = str(Path(filename).resolve())
+    return path.startswith(_PACKAGE_DIR) or not path.startswith(_LIBRARY_DIRS)
 
 
 def _plain(value: Any) -> Any:
