@@ -98,7 +98,7 @@ def test_queue_scaling_scales_out_in_steps_and_back_to_zero(record):
     for alarm, rule, operator, threshold in ((high, out, ">=", "1"),
                                              (empty, scale_in, "<=", "0")):
         a = alarm.inputs
-        assert a["metricType"] == "custom" and a["cloudMonitorGroupId"] == "12345"
+        assert a["metricType"] == "custom" and a["cloudMonitorGroupId"] == 12345
         assert a["metricName"] == "job_queue_length" and a["period"] == 60
         assert (a["comparisonOperator"], a["threshold"]) == (operator, threshold)
         assert a["alarmActions"] == [f"ari:acs:ess:cn-hangzhou:1234567890123456:"

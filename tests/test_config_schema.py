@@ -27,7 +27,7 @@ def test_every_shipped_stack_is_valid(path: Path):
 def test_defaults_are_applied():
     stack = stack_config(BASE_TRAINING)
     assert isinstance(stack, TrainingConfig)
-    assert stack.environment == "dev" and stack.network.nat_gateway is True
+    assert stack.environment == "dev" and stack.network.creates_nat is True
     assert stack.security.admin_cidrs == [] and stack.security.public_key is None
     assert stack.kms_encryption is False
     assert stack_config(merged(BASE_TRAINING, environment="prod")).kms_encryption is True

@@ -148,8 +148,8 @@ def test_rendering_batch_scales_on_queue_length_to_zero_on_spot():
               for a in plan.by_type("alicloud:ess/alarm:Alarm")}
     assert {op: (a["metricName"], a["metricType"], a["cloudMonitorGroupId"], a["threshold"])
             for op, a in alarms.items()} == {
-        ">=": ("job_queue_length", "custom", metrics.id, "1"),
-        "<=": ("job_queue_length", "custom", metrics.id, "0")}
+        ">=": ("job_queue_length", "custom", int(metrics.id), "1"),
+        "<=": ("job_queue_length", "custom", int(metrics.id), "0")}
     rules = {r.inputs["scalingRuleType"]: r.inputs
              for r in plan.by_type("alicloud:ess/scalingRule:ScalingRule")}
     assert rules["SimpleScalingRule"]["adjustmentValue"] == 0

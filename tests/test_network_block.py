@@ -1,6 +1,7 @@
 """The Network block on its own, under the mock engine."""
 
 import pulumi
+import pytest
 
 from gpu_infra.blocks.conventions import Conventions
 from gpu_infra.blocks.network import Network
@@ -104,7 +105,7 @@ def test_prod_protects_nat_and_eip(record):
 
 
 def test_bring_your_own_vpc_creates_no_vpc_or_vswitch_but_nat_uses_given_ids():
-    stack = stack_config(merged(BASE_TRAINING, network=BYO))
+    stack = stack_config(merged(BASE_TRAINING, network={**BYO, "nat_gateway": True}))
 
     def build():
         network = Network("n1", config=stack.network, conventions=Conventions())
@@ -123,8 +124,10 @@ def test_bring_your_own_vpc_creates_no_vpc_or_vswitch_but_nat_uses_given_ids():
 
 
 
-def test_bring_your_own_without_nat_creates_nothing(record):
-    cluster = merged(BASE_TRAINING, network={**BYO, "nat_gateway": False})
+@pytest.mark.parametrize("nat", [False, None])
+def test_bring_your_own_creates_no_nat_unless_asked(record, nat):
+    network = {**BYO, "nat_gateway": nat} if nat is not None else BYO
+    cluster = merged(BASE_TRAINING, network=network)
     resources = record(lambda: Network("n1", config=stack_config(cluster).network,
                                        conventions=Conventions()), cluster=cluster)
     assert [r.type for r in resources] == ["gpu-infra:network:Network"]

@@ -17,7 +17,7 @@ def problems_of(**sections) -> list[str]:
 
 def test_defaults():
     stack = stack_config(BASE_TRAINING)
-    assert (stack.network.nat_gateway, stack.network.nat_bandwidth_mbps) == (True, 200)
+    assert (stack.network.creates_nat, stack.network.nat_bandwidth_mbps) == (True, 200)
     security = stack.security
     assert (security.public_key, security.admin_cidrs, security.client_cidrs,
             security.service_ports) == (None, [], [], [])

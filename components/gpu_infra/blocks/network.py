@@ -27,7 +27,7 @@ EIP_ASSOCIATION_TARGET = "Nat"
 class Network(pulumi.ComponentResource):
     """A VPC and one vSwitch per zone of `config`, or the existing ones it names
     (bring-your-own), plus a NAT gateway, an EIP and one SNAT entry per vSwitch when
-    `config.nat_gateway` is true.
+    `config.creates_nat` (by default only for a VPC it creates).
 
     Attributes: `vpc_id`, `vpc_cidr`, `vswitch_ids` (zone -> id), `vswitch_cidrs`
     (zone -> CIDR), `nat_gateway_id` and `nat_eip` (the EIP's address), both None without NAT;
@@ -58,7 +58,7 @@ class Network(pulumi.ComponentResource):
         self.snat_entries: dict[str, alicloud.vpc.SnatEntry] = {}
         self.nat_gateway_id: pulumi.Output[str] | None = None
         self.nat_eip: pulumi.Output[str] | None = None
-        if config.nat_gateway:
+        if config.creates_nat:
             self._create_nat(config)
         self.register_outputs({
             "vpc_id": self.vpc_id, "vpc_cidr": self.vpc_cidr, "vswitch_ids": self.vswitch_ids,

@@ -18,12 +18,31 @@ VALIDATORS: tuple[Validator, ...] = (*GENERAL_VALIDATORS, *COMPUTE_VALIDATORS)
 """Every validator, in the order findings are reported."""
 
 
+def validator_name(validator: Validator) -> str:
+    """The name findings carry and `suppress:` lists: the function's, with hyphens."""
+    return validator.__name__.replace("_", "-")
+
+
+VALIDATOR_NAMES: frozenset[str] = frozenset(map(validator_name, VALIDATORS))
+
+
+def unknown_suppress(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: a name under `suppress:` that is no validator (a typo would silence nothing)."""
+    for index, name in enumerate(stack.suppress):
+        if name not in VALIDATOR_NAMES:
+            yield Finding("unknown-suppress", Level.ERROR, f"suppress[{index}]",
+                          f"{name!r} is not a validator name; known: "
+                          f"{', '.join(sorted(VALIDATOR_NAMES))}")
+
+
 def run_validators(stack: ClusterConfig,
                    validators: Iterable[Validator] = VALIDATORS) -> list[Finding]:
-    """All findings for `stack`, minus suppressed WARNING/INFO ones (ERRORs always stay)."""
+    """All findings for `stack`, minus suppressed WARNING/INFO ones (ERRORs always stay),
+    plus an ERROR for every unknown name under `suppress:`."""
     suppressed = set(stack.suppress)
-    return [finding for validator in validators for finding in validator(stack)
-            if finding.level is Level.ERROR or finding.validator not in suppressed]
+    found = [finding for validator in validators for finding in validator(stack)
+             if finding.level is Level.ERROR or finding.validator not in suppressed]
+    return [*unknown_suppress(stack), *found]
 
 
 def errors_in(findings: Iterable[Finding]) -> list[Finding]:
@@ -31,4 +50,5 @@ def errors_in(findings: Iterable[Finding]) -> list[Finding]:
     return [finding for finding in findings if finding.level is Level.ERROR]
 
 
-__all__ = ["VALIDATORS", "Finding", "Level", "Validator", "errors_in", "run_validators"]
+__all__ = ["VALIDATORS", "VALIDATOR_NAMES", "Finding", "Level", "Validator", "errors_in",
+           "run_validators", "validator_name"]

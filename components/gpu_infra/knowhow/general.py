@@ -11,7 +11,7 @@ from gpu_infra.schema import ClusterConfig
 def no_internet_egress(stack: ClusterConfig) -> Iterable[Finding]:
     """Nodes have no public IP: without a NAT gateway they cannot pull images, drivers,
     packages or datasets from the internet."""
-    if not stack.network.nat_gateway and not stack.network.existing_vpc_id:
+    if not stack.network.creates_nat and not stack.network.existing_vpc_id:
         yield Finding("no-internet-egress", Level.WARNING, "network.nat_gateway",
                       "nodes get no public IP and no NAT gateway: they cannot reach the "
                       "internet (drivers, images, packages); fine only with private mirrors")

@@ -163,7 +163,7 @@ class QueueScaling(StrictModel):
     (metric_type custom) above `scale_out_threshold` triggers a StepScalingRule, and a queue
     at or below `scale_in_threshold` brings the group back to `min_size` (zero for batch)."""
 
-    cloud_monitor_group_id: str | None = Field(default=None, pattern=r"^\d+$")
+    cloud_monitor_group_id: int | None = Field(default=None, ge=1)
     """CloudMonitor application group your job scheduler reports the metric to. Default:
     one is created for the fleet (its id is a stack output)."""
     metric_name: str = "job_queue_length"

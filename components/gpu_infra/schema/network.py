@@ -34,9 +34,11 @@ class NetworkConfig(StrictModel):
     """Prefix length of each vSwitch. Default: the VPC prefix + 5 (e.g. /21 in a /16)."""
     vswitch_cidrs: dict[str, Cidr] = {}
     """Explicit vSwitch CIDR per zone, overriding the derived slot. Default none."""
-    nat_gateway: bool = True
+    nat_gateway: bool | None = None
     """Create a NAT gateway, an EIP and SNAT entries so nodes without public IPs reach the
-    internet (images, packages, datasets). Default true."""
+    internet (images, packages, datasets). Default: true for a VPC the stack creates, false
+    with `existing_vpc_id` (a VPC you bring usually has its own egress; set true to add a
+    NAT gateway to it anyway)."""
     nat_bandwidth_mbps: int = Field(default=200, ge=1, le=EIP_MAX_TRAFFIC_MBPS)
     """Peak bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200;
     1 to 200."""
@@ -46,6 +48,11 @@ class NetworkConfig(StrictModel):
     existing_vswitch_ids: dict[str, Annotated[str, Field(pattern=r"^vsw-[a-z0-9]+$")]] = {}
     """Bring your own vSwitches: zone -> vsw-... id, one per zone of `zones`. Default none.
     Required with `existing_vpc_id`, not allowed without it."""
+
+    @property
+    def creates_nat(self) -> bool:
+        """Whether the stack creates NAT egress (`nat_gateway`, else only for its own VPC)."""
+        return self.nat_gateway if self.nat_gateway is not None else not self.existing_vpc_id
 
     @property
     def effective_vswitch_prefix(self) -> int:

@@ -144,12 +144,14 @@ class GpuScalingGroup(pulumi.ComponentResource):
             scaling_group_id=self.group.id, scaling_rule_type="SimpleScalingRule",
             adjustment_type="TotalCapacity", adjustment_value=fleet.min_size, opts=child)
         self.rules.update({"queue_out": scale_out, "queue_in": scale_in})
-        group_id = queue.cloud_monitor_group_id
-        if group_id is None:
+        group_id: pulumi.Input[int]
+        if queue.cloud_monitor_group_id is None:
             self.metric_group = alicloud.cms.MonitorGroup(
                 child_name(name, "metrics"), monitor_group_name=child_name(name, "metrics"),
                 tags=conventions.tags_for(child_name(name, "metrics")), opts=child)
-            group_id = self.metric_group.id
+            group_id = self.metric_group.id.apply(int)  # ess.Alarm takes the id as an int
+        else:
+            group_id = queue.cloud_monitor_group_id
         for suffix, rule, operator, threshold in (
                 ("queue-high", scale_out, ">=", queue.scale_out_threshold),
                 ("queue-empty", scale_in, "<=", queue.scale_in_threshold)):

@@ -10,10 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from gpu_infra.tools.cli import catalog, clone, cost, plan, schema, validate
+from gpu_infra.tools.cli import catalog, clone, cost, plan, publish, schema, validate
 from gpu_infra.tools.cli.common import EXIT_BAD_INPUT
 
-COMMANDS = (validate, schema, plan, clone, catalog, cost)
+COMMANDS = (validate, schema, plan, clone, catalog, cost, publish)
 """Command modules; each has `add_parser(subparsers)` and `run(args) -> int`."""
 
 

@@ -37,6 +37,8 @@ ID_PREFIXES: dict[str, str] = {
     "alicloud:alb/listener:Listener": "lsn-",
 }
 """Id prefixes Alibaba Cloud uses, by type token; other types get a bare hash."""
+NUMERIC_IDS = frozenset({"alicloud:cms/monitorGroup:MonitorGroup"})
+"""Types whose ids are decimal numbers (CloudMonitor application groups)."""
 
 
 class FakeCloud:
@@ -70,7 +72,9 @@ class FakeCloud:
     def new_resource(self, type_token: str, name: str,
                      inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The id and full state of a created resource."""
-        resource_id = ID_PREFIXES.get(type_token, "") + _digest(f"{type_token}/{name}")
+        digest = _digest(f"{type_token}/{name}")
+        resource_id = str(int(digest, 16) % 10**8) if type_token in NUMERIC_IDS else \
+            ID_PREFIXES.get(type_token, "") + digest
         self._inputs_by_id[resource_id] = inputs
         maker = self.output_makers.get(type_token)
         state = {**inputs, **(maker(resource_id, inputs) if maker else {})}
