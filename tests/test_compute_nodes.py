@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_infra.blocks.compute.nodes import GpuNodes, NodeCapacity
+from gpu_infra.blocks.compute.nodes import GpuNodes
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.limits.allowed import (
@@ -21,15 +21,15 @@ DEPLOYMENT_SET = "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet"
 ROLE = "alicloud:ecs/ramRoleAttachment:RamRoleAttachment"
 
 
-ON_DEMAND = NodeCapacity()
+def fleet(**kwargs) -> TrainingFleet:
+    return TrainingFleet(**{"instance_type": "ecs.gn8v-8x.48xlarge", "nodes": 4, **kwargs})
 
 
-def build(record, count=2, capacity=ON_DEMAND, protection=True, **kwargs):
-    args = {"instance_type": "ecs.gn8v-8x.48xlarge", "count": count, "vswitch_id": "vsw-1",
+def build(record, nodes=2, protection=True, fleet_args=None, **kwargs):
+    args = {"config": fleet(nodes=nodes, **(fleet_args or {})), "vswitch_id": "vsw-1",
             "security_group_ids": ["sg-1"], "image_id": "m-gpu",
             "conventions": Conventions(tags={"Project": "p"},
-                                       deletion_protection=protection),
-            "capacity": capacity, **kwargs}
+                                       deletion_protection=protection), **kwargs}
     resources = record(lambda: GpuNodes("gpu", **args))
     return ([r for r in resources if r.type == INSTANCE],
             [r for r in resources if r.type == DEPLOYMENT_SET],
@@ -38,8 +38,8 @@ def build(record, count=2, capacity=ON_DEMAND, protection=True, **kwargs):
 
 def test_nodes_inputs(record):
     instances, sets, roles, resources = build(
-        record, erdma=True, placement="LowLatency", role_name="gpu-role", key_name="k",
-        user_data="#!/bin/sh", system_disk_size=300)
+        record, fleet_args={"system_disk_gib": 300}, role_name="gpu-role", key_name="k",
+        user_data="#!/bin/sh")
     component = next(r for r in resources if r.type == "gpu-infra:compute:GpuNodes")
     first = instances[0].inputs
     assert [i.name for i in instances] == ["gpu-node-000", "gpu-node-001"]
@@ -61,31 +61,32 @@ def test_nodes_inputs(record):
 
 
 def test_more_than_twenty_nodes_split_over_deployment_sets(record):
-    instances, sets, _, _ = build(record, count=45, placement="LowLatency")
+    instances, sets, _, _ = build(record, nodes=45)
     assert len(sets) == 3
     by_set = [sum(1 for i in instances if i.inputs["deploymentSetId"] == s.id) for s in sets]
     assert by_set == [20, 20, 5]
 
 
-def test_no_placement_no_role_standard_network(record):
-    instances, sets, roles, _ = build(record, placement=None)
-    assert sets == [] and roles == []
-    assert "deploymentSetId" not in instances[0].inputs
+def test_availability_set_no_role_standard_network_without_erdma(record):
+    instances, sets, roles, _ = build(record, fleet_args={"erdma": "off",
+                                                          "placement": "Availability"})
+    assert roles == [] and sets[0].inputs["strategy"] == "Availability"
     assert instances[0].inputs["networkInterfaceTrafficMode"] == "Standard"
 
 
 @pytest.mark.parametrize("capacity, expected, protected", [
-    (NodeCapacity(), {"instanceChargeType": "PostPaid", "spotStrategy": "NoSpot"}, True),
-    (NodeCapacity("spot"), {"instanceChargeType": "PostPaid",
-                            "spotStrategy": "SpotAsPriceGo"}, False),
-    (NodeCapacity("spot", "SpotWithPriceLimit", 12.345),
+    ({}, {"instanceChargeType": "PostPaid", "spotStrategy": "NoSpot"}, True),
+    ({"capacity": "spot", "interruptible": True},
+     {"instanceChargeType": "PostPaid", "spotStrategy": "SpotAsPriceGo"}, False),
+    ({"capacity": "spot", "interruptible": True, "spot_strategy": "SpotWithPriceLimit",
+      "spot_price_limit": 12.345},
      {"instanceChargeType": "PostPaid", "spotStrategy": "SpotWithPriceLimit",
       "spotPriceLimit": 12.345}, False),
-    (NodeCapacity("prepaid", period=3, period_unit="Month"),
+    ({"capacity": "prepaid", "prepaid_period": 3},
      {"instanceChargeType": "PrePaid", "period": 3, "periodUnit": "Month"}, True),
 ])
 def test_capacity_mixes(record, capacity, expected, protected):
-    instances, _, _, _ = build(record, capacity=capacity)
+    instances, _, _, _ = build(record, fleet_args=capacity)
     inputs = instances[0].inputs
     keys = ("instanceChargeType", "spotStrategy", "spotPriceLimit", "period", "periodUnit")
     assert {k: inputs[k] for k in keys if k in inputs} == expected
@@ -99,10 +100,6 @@ def test_no_deletion_protection_outside_prod(record):
     assert instances[0].inputs["deletionProtection"] is False
 
 
-def fleet(**kwargs) -> TrainingFleet:
-    return TrainingFleet(**{"instance_type": "ecs.gn8v-8x.48xlarge", "nodes": 4, **kwargs})
-
-
 def test_placement_and_erdma_from_the_catalog():
     assert placement_for(fleet()) == "LowLatency"
     assert placement_for(fleet(nodes=1)) == "Availability"
@@ -111,8 +108,6 @@ def test_placement_and_erdma_from_the_catalog():
     assert erdma_for(fleet()) is True
     assert erdma_for(fleet(erdma="off")) is False
     assert erdma_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge")) is False
-    capacity = NodeCapacity.from_fleet(fleet(capacity="prepaid", prepaid_period=12))
-    assert (capacity.kind, capacity.period, capacity.period_unit) == ("prepaid", 12, "Month")
 
 
 def test_default_image_is_resolved_from_public_ubuntu_images(record):

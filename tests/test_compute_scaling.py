@@ -23,7 +23,7 @@ TYPES = ["ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge"]
 def build(record, protection=False, **fleet):
     settings = ScalingFleet(**{"instance_types": TYPES, **fleet})
     resources = record(lambda: GpuScalingGroup(
-        "inf", fleet=settings, vswitch_ids=["vsw-a", "vsw-b"], security_group_ids=["sg-1"],
+        "inf", config=settings, vswitch_ids=["vsw-a", "vsw-b"], security_group_ids=["sg-1"],
         image_id="m-gpu", role_name="role", key_name="k", user_data="#!/bin/sh",
         conventions=Conventions(tags={"Project": "p"}, deletion_protection=protection)))
     return {t: [r for r in resources if r.type == t]
@@ -133,7 +133,7 @@ RESERVED = {
 def build_reserved(record, settings):
     resources = record(lambda: ReservedCapacity(
         "res", instance_type="ecs.gn8v-8x.48xlarge", zone_id="cn-hangzhou-i",
-        settings=ReservedSettings(**settings), conventions=Conventions()))
+        config=ReservedSettings(**settings), conventions=Conventions()))
     return {key: [r for r in resources if r.type == t] for key, t in RESERVED.items()}
 
 

@@ -1,12 +1,8 @@
 """The ALB option of ServiceLoadBalancer (`kind="alb"`), under the mock engine."""
 
-import pytest
-
 from gpu_infra.blocks import loadbalancer as lb
 from gpu_infra.blocks.conventions import Conventions
-from gpu_infra.tools.plan.engine import ProgramError, run_under_mocks
 
-from .conftest import BASE_TRAINING, stack_config
 from .test_loadbalancer_block import ATTACHMENT, RULE, SECURITY_GROUP, TAGS, make, of
 
 ALB = "alicloud:alb/loadBalancer:LoadBalancer"
@@ -102,7 +98,3 @@ def test_tags_and_prod_protection(record):
     assert all(r.inputs["tags"] == {**TAGS, "Name": r.name} for r in taggable)
     assert of(resources, ALB)[0].inputs["deletionProtectionEnabled"] is True
 
-
-def test_unknown_kind_is_an_error():
-    with pytest.raises(ProgramError, match="kind: 'clb' is not one of nlb, alb"):
-        run_under_mocks(stack_config(BASE_TRAINING), "test", lambda: make(kind="clb"))

@@ -1,14 +1,18 @@
 """The ServiceLoadBalancer block on its own, under the mock engine."""
 
+from ipaddress import IPv4Network
+
 import pulumi
 import pytest
 
 from gpu_infra.blocks import loadbalancer as lb
 from gpu_infra.blocks.conventions import Conventions
 from gpu_infra.blocks.loadbalancer import ServiceLoadBalancer
+from gpu_infra.schema import ConfigError
+from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra.tools.plan.engine import ProgramError, run_under_mocks
 
-from .conftest import BASE_TRAINING, stack_config
+from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
 
 NLB = "alicloud:nlb/loadBalancer:LoadBalancer"
 SERVER_GROUP = "alicloud:nlb/serverGroup:ServerGroup"
@@ -17,7 +21,7 @@ SECURITY_GROUP = "alicloud:ecs/securityGroup:SecurityGroup"
 RULE = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
 ATTACHMENT = "alicloud:ess/serverGroupAttachment:ServerGroupAttachment"
 VSWITCHES = {"cn-hangzhou-i": "vsw-i", "cn-hangzhou-j": "vsw-j"}
-CLIENTS = ["10.8.0.0/16", "192.168.1.0/24"]
+CLIENTS = [IPv4Network("10.8.0.0/16"), IPv4Network("192.168.1.0/24")]
 TAGS = {"Project": "p"}
 
 
@@ -25,11 +29,14 @@ def of(resources, type_token):
     return [r for r in resources if r.type == type_token]
 
 
-def make(**overrides):
+def make(name="inf-lb", **overrides):
+    """The block with LoadBalancerConfig fields and wiring arguments from `overrides`."""
+    config = LoadBalancerConfig(**{key: overrides.pop(key) for key in list(overrides)
+                                   if key in LoadBalancerConfig.model_fields})
     args = {"vpc_id": "vpc-1", "vswitch_ids": VSWITCHES, "ports": [8000, 8001],
             "client_cidrs": CLIENTS, "conventions": Conventions(tags=TAGS),
             "scaling_group_id": "asg-1", **overrides}
-    return ServiceLoadBalancer("inf-lb", **args)
+    return ServiceLoadBalancer(name, config=config, **args)
 
 
 def build(record, **overrides):
@@ -86,23 +93,21 @@ def test_tcp_health_check_by_default(record):
 
 
 def test_http_health_check_on_the_given_path(record):
-    [group] = of(build(record, ports=[8000], health_check_path="/v1/health?ready=1",
-                       health_check_interval=5, healthy_threshold=3,
-                       unhealthy_threshold=4), SERVER_GROUP)
+    [group] = of(build(record, ports=[8000], health_check_path="/v1/health?ready=1"),
+                 SERVER_GROUP)
     check = group.inputs["healthCheck"]
     assert check["healthCheckType"] == "HTTP" and check["healthCheckType"] in (
         lb.HEALTH_CHECK_TYPES)
-    assert (check["healthCheckUrl"], check["healthCheckInterval"], check["healthyThreshold"],
-            check["unhealthyThreshold"]) == ("/v1/health?ready=1", 5, 3, 4)
+    assert check["healthCheckUrl"] == "/v1/health?ready=1"
 
 
 def test_scaling_group_attached_to_every_server_group_on_its_port(record):
-    resources = build(record, weight=60)
+    resources = build(record)
     groups = {g.name: g.id for g in of(resources, SERVER_GROUP)}
     attachments = {a.inputs["port"]: a.inputs for a in of(resources, ATTACHMENT)}
     assert attachments == {port: {
         "scalingGroupId": "asg-1", "serverGroupId": groups[f"inf-lb-servers-{port}"],
-        "type": "NLB", "port": port, "weight": 60, "forceAttach": True}
+        "type": "NLB", "port": port, "weight": 100, "forceAttach": True}
         for port in (8000, 8001)}
     assert all(a["type"] in lb.ATTACHMENT_TYPES for a in attachments.values())
 
@@ -185,38 +190,33 @@ def test_more_than_ten_zones_is_an_error():
     assert "vswitch_ids: a load balancer needs 2 to 10 zones, one vSwitch each; got 11" in message
 
 
-def test_every_bad_argument_is_one_line():
-    message = failure(ports=[0, 8000, 8000, 70000], client_cidrs=["10.0.0.0/33"],
-                      health_check_path="health", health_check_interval=60,
-                      healthy_threshold=1, unhealthy_threshold=11, weight=101)
-    lines = [
-        "ports: 0 is not a port (1-65535)",
-        "ports: 70000 is not a port (1-65535)",
-        "ports: 8000 is listed 2 times; list it once",
-        "client_cidrs: 10.0.0.0/33 is not an IPv4 CIDR",
-        "health_check_path: 'health' must start with '/' and be 1-80 URL characters",
-        "health_check_interval: 60 is outside 5-50 s",
-        "healthy_threshold: 1 is outside 2-10",
-        "unhealthy_threshold: 11 is outside 2-10",
-        "weight: 101 is outside 0-100",
-    ]
-    assert message.startswith("in gpu-infra:network:ServiceLoadBalancer 'inf-lb'")
-    assert message.split("ValueError: ", 1)[1].splitlines() == lines
+def schema_problems(**load_balancer) -> list[str]:
+    """The problems the schema reports for an inference stack with this load_balancer."""
+    with pytest.raises(ConfigError) as error:
+        stack_config(merged(BASE_INFERENCE, load_balancer=load_balancer))
+    return error.value.problems
 
 
-def test_no_ports_and_no_clients_are_errors():
-    message = failure(ports=[], client_cidrs=[])
-    assert "ports: at least one service port" in message
-    assert "client_cidrs: at least one CIDR that may reach the service ports" in message
+@pytest.mark.parametrize("path", ["health", "/" + "a" * 80, "/bad<char>"])
+def test_health_check_path_the_provider_refuses_is_a_schema_error(path):
+    [problem] = schema_problems(health_check_path=path)
+    assert problem.startswith("gpu-infra:cluster.load_balancer.health_check_path: ")
 
 
-def test_health_check_path_longer_than_80_characters_is_an_error():
-    assert "health_check_path: '/" in failure(health_check_path="/" + "a" * 80)
-    assert lb.HEALTH_CHECK_PATH.match("/" + "a" * 79)
+def test_health_check_path_the_provider_accepts():
+    for path in ("/v2/health/ready", "/" + "a" * 79, "/h?x=1&y=[2]"):
+        assert stack_config(merged(BASE_INFERENCE, load_balancer={
+            "health_check_path": path})).load_balancer.health_check_path == path
+
+
+def test_inference_without_clients_is_a_schema_error():
+    with pytest.raises(ConfigError) as error:
+        stack_config(merged(BASE_INFERENCE, security={"client_cidrs": []}))
+    assert error.value.problems == [
+        "gpu-infra:cluster.security.client_cidrs: missing; list the CIDRs that may reach the "
+        "service through the load balancer"]
 
 
 def test_name_must_start_with_a_letter():
     with pytest.raises(ProgramError, match="name: '1lb' must start with a letter"):
-        run_under_mocks(stack_config(BASE_TRAINING), "test", lambda: ServiceLoadBalancer(
-            "1lb", vpc_id="vpc-1", vswitch_ids=VSWITCHES, ports=[80], client_cidrs=CLIENTS,
-            conventions=Conventions()))
+        run_under_mocks(stack_config(BASE_TRAINING), "test", lambda: make(name="1lb"))

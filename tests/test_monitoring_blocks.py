@@ -57,7 +57,7 @@ EXPECTED = {  # alarm -> (metric, operator, threshold, period, times, statistics
 def _fleet(settings: MonitoringConfig = SETTINGS, ids=("i-1", "i-2")):
     def build():
         instance_ids = pulumi.Output.from_input(list(ids)) if ids is not None else None
-        FleetAlarms("f1-alarms", fleet_name="f1", settings=settings, contact_group="grp",
+        FleetAlarms("f1-alarms", config=settings, fleet_name="f1", contact_group="grp",
                     conventions=Conventions(tags={"Project": "p"}), instance_ids=instance_ids)
     return build
 
@@ -140,7 +140,7 @@ def test_no_enabled_alarms_creates_nothing_in_tag_mode(record):
 
 
 def _alerting(settings: MonitoringConfig = SETTINGS):
-    return lambda: Alerting("t01-mon", settings=settings)
+    return lambda: Alerting("t01-mon", config=settings)
 
 
 def test_contacts_and_contact_group(record):
@@ -196,4 +196,4 @@ def test_too_long_contact_name_is_refused(record):
 
     settings = MonitoringConfig(contacts=[{"name": "abcdefghijkl", "email": "o@example.com"}])
     with pytest.raises(ProgramError, match="longer than 40 characters"):
-        record(lambda: Alerting("a-very-long-cluster-name-mon-x", settings=settings))
+        record(lambda: Alerting("a-very-long-cluster-name-mon-x", config=settings))

@@ -10,6 +10,7 @@ from gpu_infra.blocks.conventions import Conventions
 from gpu_infra.blocks.encryption import KmsKey
 from gpu_infra.blocks.identity import KMS_ACTIONS, OSS_ACTIONS, InstanceRole
 from gpu_infra.blocks.security import ClusterSecurity
+from gpu_infra.schema.security import SecurityConfig
 
 RULE = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
 GROUP = "alicloud:ecs/securityGroup:SecurityGroup"
@@ -25,9 +26,10 @@ def of(resources, type_token):
     return [r for r in resources if r.type == type_token]
 
 
-def build_security(record, **args):
-    return record(lambda: ClusterSecurity("s1", vpc_id="vpc-1", conventions=Conventions(),
-                                          **args))
+def build_security(record, service_source_group_ids=(), **config):
+    return record(lambda: ClusterSecurity(
+        "s1", config=SecurityConfig(**config), vpc_id="vpc-1", conventions=Conventions(),
+        service_source_group_ids=service_source_group_ids))
 
 
 def rule_summary(rule):
@@ -139,7 +141,7 @@ def test_role_trusted_by_ecs_with_oss_access_to_own_buckets_only(record):
 
 def test_role_may_use_the_kms_key(record):
     def build():
-        key = KmsKey("k1", conventions=Conventions())
+        key = KmsKey("k1", config=SecurityConfig(), conventions=Conventions())
         InstanceRole("r1", bucket_names=[], kms_key_arn=key.key_arn, conventions=Conventions())
 
     resources = record(build)
@@ -158,7 +160,8 @@ def test_role_without_grants_has_no_policy(record):
 @pytest.mark.parametrize("prod", [False, True])
 def test_kms_key_rotates_and_is_protected_in_prod(record, prod):
     conventions = Conventions(protect_data=prod, deletion_protection=prod)
-    resources = record(lambda: KmsKey("k1", pending_window_days=14, conventions=conventions))
+    resources = record(lambda: KmsKey("k1", config=SecurityConfig(kms_pending_window_days=14),
+                                      conventions=conventions))
     [key] = of(resources, KMS_KEY)
     assert {k: key.inputs[k] for k in ("automaticRotation", "rotationInterval",
                                        "pendingWindowInDays", "deletionProtection", "keySpec",
@@ -171,13 +174,14 @@ def test_kms_key_rotates_and_is_protected_in_prod(record, prod):
 
 
 def test_kms_key_in_an_instance_may_rotate_sooner(record):
-    resources = record(lambda: KmsKey("k1", rotation_days=90, kms_instance_id="kst-abc1",
-                                      conventions=Conventions()))
+    config = SecurityConfig(kms_rotation_days=90, kms_instance_id="kst-abc1")
+    resources = record(lambda: KmsKey("k1", config=config, conventions=Conventions()))
     [key] = of(resources, KMS_KEY)
     assert (key.inputs["rotationInterval"], key.inputs["dkmsInstanceId"]) == ("90d", "kst-abc1")
 
 
-def test_default_kms_key_refuses_a_rotation_it_cannot_do():
-    with pytest.raises(ValueError, match="^rotation_days 90 needs kms_instance_id; a default "
-                                         "key rotates every 365 days only$"):
-        KmsKey("k1", rotation_days=90, conventions=Conventions())
+def test_key_pair_needs_a_public_key():
+    from gpu_infra.blocks.identity import KeyPair
+
+    with pytest.raises(ValueError, match="^public_key: a key pair needs security.public_key$"):
+        KeyPair("k1", config=SecurityConfig(), conventions=Conventions())

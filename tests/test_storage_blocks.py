@@ -11,11 +11,11 @@ from gpu_infra.blocks.conventions import Conventions
 from gpu_infra.blocks.storage.buckets import Bucket
 from gpu_infra.blocks.storage.disks import (
     DataDisks,
-    DiskSpec,
     instance_data_disk_args,
     scaling_data_disk_args,
 )
 from gpu_infra.blocks.storage.filesystem import NFS_OPTIONS, SharedFileSystem, mount_command
+from gpu_infra.schema.storage import LifecycleConfig, SharedFileSystemConfig, StorageConfig
 from gpu_infra.tools.plan.engine import ProgramError
 
 DEV = Conventions(tags={"Project": "p"})
@@ -26,6 +26,11 @@ CIDRS = [IPv4Network("10.1.64.0/21"), IPv4Network("10.1.72.0/21")]
 
 def of_type(resources, token):
     return [r for r in resources if r.type == token]
+
+
+def storage(*disks, **snapshots) -> StorageConfig:
+    """A storage section with these disks (dicts) and snapshot settings."""
+    return StorageConfig(disks=list(disks), snapshots=snapshots)
 
 
 # --- disks -----------------------------------------------------------------------------
@@ -67,10 +72,11 @@ def test_data_disks_per_gpu_sizes_and_snapshot_policy_for_kept_disks(record):
 
     def build():
         made["disks"] = DataDisks(
-            "t1-disks", disks=[DiskSpec("scratch", 200, per_gpu=True, provisioned_iops=5000),
-                               DiskSpec("data", 1000, keep=True)],
-            gpu_count=8, conventions=PROD, kms_key_id="key-1", snapshots=True,
-            time_points=[1, 13], repeat_weekdays=[1, 4], retention_days=14)
+            "t1-disks", config=storage(
+                {"name": "scratch", "size_gib": 200, "per": "gpu", "provisioned_iops": 5000},
+                {"name": "data", "size_gib": 1000, "keep": True},
+                time_points=[1, 13], repeat_weekdays=[1, 4], retention_days=14),
+            gpu_count=8, conventions=PROD, kms_key_id="key-1", take_snapshots=True)
         pulumi.export("ids", made["disks"].snapshot_policy_id)
 
     resources = record(build)
@@ -95,7 +101,7 @@ def test_data_disks_per_gpu_sizes_and_snapshot_policy_for_kept_disks(record):
 
 def test_data_disks_on_instance_wire_form(record):
     def build():
-        disks = DataDisks("t1-disks", disks=[DiskSpec("scratch", 100)], gpu_count=1,
+        disks = DataDisks("t1-disks", config=storage({"size_gib": 100}), gpu_count=1,
                           conventions=DEV)
         alicloud.ecs.Instance("node", instance_type="ecs.gn7i-c8g1.2xlarge",
                               data_disks=disks.instance_disks())
@@ -110,29 +116,30 @@ def test_data_disks_on_instance_wire_form(record):
 
 def test_no_snapshot_policy_without_kept_disks_or_outside_prod(record):
     resources = record(lambda: [
-        DataDisks("a", disks=[DiskSpec("scratch", 100)], gpu_count=1, conventions=PROD,
-                  snapshots=True),
-        DataDisks("b", disks=[DiskSpec("data", 100, keep=True)], gpu_count=1,
-                  conventions=DEV, snapshots=False)])
+        DataDisks("a", config=storage({"size_gib": 100}), gpu_count=1, conventions=PROD,
+                  take_snapshots=True),
+        DataDisks("b", config=storage({"name": "data", "size_gib": 100, "keep": True}),
+                  gpu_count=1, conventions=DEV, take_snapshots=False)])
     assert of_type(resources, "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy") == []
 
 
 def test_data_disks_reject_per_gpu_size_beyond_limits(record):
     with pytest.raises(ProgramError, match="size_gib: 80000 GiB is outside the ESSD AutoPL "
                                            "range; allowed 1 to 65536 GiB"):
-        record(lambda: DataDisks("a", disks=[DiskSpec("scratch", 10000, per_gpu=True)],
+        record(lambda: DataDisks("a", config=storage({"size_gib": 10000, "per": "gpu"}),
                                  gpu_count=8, conventions=DEV))
 
 
 # --- shared file system ----------------------------------------------------------------
 
-def build_fs(record, kind, conventions=DEV, **kwargs):
+def build_fs(record, kind, conventions=DEV, kms_key_id=None, **config):
     made = {}
+    shared = SharedFileSystemConfig(enabled=True, kind=kind, **config)
 
     def build():
-        made["fs"] = fs = SharedFileSystem("t1-shared", kind=kind, vpc_id="vpc-1",
+        made["fs"] = fs = SharedFileSystem("t1-shared", config=shared, vpc_id="vpc-1",
                                            vswitch_ids=VSWITCHES, client_cidrs=CIDRS,
-                                           conventions=conventions, **kwargs)
+                                           conventions=conventions, kms_key_id=kms_key_id)
         if fs.mount_address is not None:
             pulumi.export("mount", fs.mount_address)
 
@@ -165,7 +172,7 @@ def test_general_purpose_nas(record, kind, fs_type, storage_type):
 
 
 def test_extreme_nas_uses_kms_key_and_zone(record):
-    resources, _ = build_fs(record, "extreme", capacity_gib=100, zone_id="cn-hangzhou-j",
+    resources, _ = build_fs(record, "extreme", capacity_gib=100, zone="cn-hangzhou-j",
                             kms_key_id="key-1")
     [fsr] = of_type(resources, "alicloud:nas/fileSystem:FileSystem")
     assert {k: fsr.inputs.get(k) for k in ("fileSystemType", "protocolType", "storageType",
@@ -207,22 +214,18 @@ def test_file_system_protected_in_prod(record):
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"kind": "nas", "client_cidrs": CIDRS},
-     "kind: 'nas' is not a file system kind; allowed: nas_performance, nas_capacity, "
-     "extreme, cpfs"),
-    ({"kind": "nas_performance", "client_cidrs": [IPv4Network("0.0.0.0/0")]},
+    ({"client_cidrs": [IPv4Network("0.0.0.0/0")]},
      "client_cidrs: 0.0.0.0/0 opens the file system to the world; list the vSwitch or VPC "
      "CIDRs"),
-    ({"kind": "nas_performance", "client_cidrs": []},
-     "client_cidrs: at least one CIDR (the vSwitch or VPC CIDRs)"),
-    ({"kind": "extreme", "client_cidrs": CIDRS}, "capacity_gib: required for extreme"),
-    ({"kind": "nas_performance", "client_cidrs": CIDRS, "vswitch_ids": {}},
+    ({"client_cidrs": []}, "client_cidrs: at least one CIDR (the vSwitch or VPC CIDRs)"),
+    ({"client_cidrs": CIDRS, "vswitch_ids": {}},
      "vswitch_ids: at least one vSwitch with nodes is needed"),
 ])
-def test_file_system_argument_errors(record, kwargs, message):
+def test_file_system_wiring_errors(record, kwargs, message):
     args = {"vswitch_ids": VSWITCHES, **kwargs}
     with pytest.raises(ProgramError, match=re.escape(message)):
-        record(lambda: SharedFileSystem("x", vpc_id="vpc-1", conventions=DEV, **args))
+        record(lambda: SharedFileSystem("x", config=SharedFileSystemConfig(enabled=True),
+                                        vpc_id="vpc-1", conventions=DEV, **args))
 
 
 def test_mount_command():
@@ -240,15 +243,18 @@ def test_mount_command():
 
 # --- buckets ---------------------------------------------------------------------------
 
-def build_bucket(record, conventions=DEV, **kwargs):
-    return record(lambda: Bucket("t1-models", bucket_name="t1-dev-models",
+NO_TIERS = LifecycleConfig(ia_days=None, archive_days=None)
+
+
+def build_bucket(record, conventions=DEV, config=NO_TIERS, **kwargs):
+    return record(lambda: Bucket("t1-models", config=config, bucket_name="t1-dev-models",
                                  conventions=conventions, **kwargs))
 
 
 def test_bucket_private_encrypted_tiered(record):
-    resources = build_bucket(record, versioning=True,
-                             transitions={"Archive": 90, "IA": 30, "ColdArchive": 180},
-                             abort_multipart_days=3, kms_key_id="key-1")
+    lifecycle = LifecycleConfig(ia_days=30, archive_days=90, cold_archive_days=180,
+                                abort_multipart_days=3, noncurrent_version_days=20)
+    resources = build_bucket(record, config=lifecycle, versioning=True, kms_key_id="key-1")
     [bucket] = of_type(resources, "alicloud:oss/bucket:Bucket")
     assert bucket.inputs["bucket"] == "t1-dev-models" and "acl" not in bucket.inputs
     assert bucket.inputs["serverSideEncryptionRule"] == {"sseAlgorithm": "KMS",
@@ -260,7 +266,7 @@ def test_bucket_private_encrypted_tiered(record):
                         {"storageClass": "Archive", "days": 90},
                         {"storageClass": "ColdArchive", "days": 180}],
         "abortMultipartUploads": [{"days": 3}],
-        "noncurrentVersionExpirations": [{"days": 30}]}]
+        "noncurrentVersionExpirations": [{"days": 20}]}]
     assert bucket.inputs["tags"] == {"Project": "p", "Name": "t1-dev-models"}
     [acl] = of_type(resources, "alicloud:oss/bucketAcl:BucketAcl")
     assert acl.inputs == {"bucket": "t1-dev-models", "acl": "private"}
@@ -285,21 +291,3 @@ def test_bucket_logging_and_prod_protection(record):
                               "targetPrefix": "t1-dev-models/"}
     [bucket] = of_type(resources, "alicloud:oss/bucket:Bucket")
     assert bucket.protect
-
-
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"bucket_name": "T1_models"}, "bucket_name: 'T1_models' is not an OSS bucket name"),
-    ({"bucket_name": "ab"}, "bucket_name: 'ab' is not an OSS bucket name"),
-    ({"bucket_name": "-ab"}, "bucket_name: '-ab' is not an OSS bucket name"),
-    ({"bucket_name": "a" * 64}, "is not an OSS bucket name"),
-    ({"transitions": {"Glacier": 3}}, "transitions: 'Glacier' is not a tier; allowed: IA, "
-                                      "Archive, ColdArchive"),
-    ({"transitions": {"IA": 60, "Archive": 60}},
-     "transitions: Archive at 60 days must come after IA at 60 days"),
-    ({"transitions": {"IA": 0}}, "transitions: IA at 0 days; allowed 1 or more"),
-    ({"abort_multipart_days": 0}, "abort_multipart_days: 0; allowed 1 or more"),
-])
-def test_bucket_argument_errors(record, kwargs, message):
-    args = {"bucket_name": "t1-dev-models", **kwargs}
-    with pytest.raises(ProgramError, match=re.escape(message)):
-        record(lambda: Bucket("b", conventions=DEV, **args))

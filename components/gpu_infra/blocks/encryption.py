@@ -6,7 +6,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
-from gpu_infra.schema.security import KMS_DEFAULT_KEY_ROTATION_DAYS
+from gpu_infra.schema.security import SecurityConfig
 
 ROTATION = "Enabled"
 """kms.Key automatic_rotation: Enabled|Disabled; always on here."""
@@ -24,9 +24,9 @@ def rotation_interval(days: int) -> str:
 
 
 class KmsKey(pulumi.ComponentResource):
-    """A symmetric KMS key with automatic rotation every `rotation_days` (default 365; 7-365
-    only in the software KMS instance `kms_instance_id`, default none: a default key of the
-    region); deleted keys stay recoverable for `pending_window_days` (7-366, default 30).
+    """A symmetric KMS key with automatic rotation every `config.kms_rotation_days`, in the
+    software KMS instance `config.kms_instance_id` if set; deleted keys stay recoverable for
+    `config.kms_pending_window_days` (defaults and ranges: SecurityConfig).
     With `conventions.deletion_protection`, cloud-side deletion protection is on; with
     `conventions.protect_data`, the key is `protect`ed (losing it loses the data).
 
@@ -35,20 +35,17 @@ class KmsKey(pulumi.ComponentResource):
 
     TYPE = "gpu-infra:encryption:KmsKey"
 
-    def __init__(self, name: str, *, conventions: Conventions,
-                 rotation_days: int = KMS_DEFAULT_KEY_ROTATION_DAYS, pending_window_days: int = 30,
-                 kms_instance_id: str | None = None,
+    def __init__(self, name: str, *, config: SecurityConfig, conventions: Conventions,
                  opts: pulumi.ResourceOptions | None = None):
-        if rotation_days != KMS_DEFAULT_KEY_ROTATION_DAYS and kms_instance_id is None:
-            raise ValueError(f"rotation_days {rotation_days} needs kms_instance_id; a default "
-                             f"key rotates every {KMS_DEFAULT_KEY_ROTATION_DAYS} days only")
         super().__init__(self.TYPE, name, None, opts)
         key_name = child_name(name, "key")
         self.key = alicloud.kms.Key(
             key_name, description=f"{key_name}: disk and bucket encryption",
             key_spec=KEY_SPEC, key_usage=KEY_USAGE, protection_level=PROTECTION_LEVEL,
-            automatic_rotation=ROTATION, rotation_interval=rotation_interval(rotation_days),
-            pending_window_in_days=pending_window_days, dkms_instance_id=kms_instance_id,
+            automatic_rotation=ROTATION,
+            rotation_interval=rotation_interval(config.kms_rotation_days),
+            pending_window_in_days=config.kms_pending_window_days,
+            dkms_instance_id=config.kms_instance_id,
             deletion_protection=PROTECTION[conventions.deletion_protection],
             tags=conventions.tags_for(key_name),
             opts=conventions.data_options(self))

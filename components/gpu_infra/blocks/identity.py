@@ -10,6 +10,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.schema.security import SecurityConfig
 
 ECS_SERVICE = "ecs.aliyuncs.com"
 """The service principal that lets ECS instances assume the role."""
@@ -25,19 +26,22 @@ RAM_POLICY_VERSION = "1"
 
 
 class KeyPair(pulumi.ComponentResource):
-    """An ECS key pair from an OpenSSH public key, for key-only login (no password ever).
+    """An ECS key pair from `config.public_key` (OpenSSH), for key-only login (no password
+    ever). ValueError when the config has no public key.
 
     Attributes: `key_pair` (ecs.EcsKeyPair), `key_pair_name`.
     """
 
     TYPE = "gpu-infra:identity:KeyPair"
 
-    def __init__(self, name: str, *, public_key: str, conventions: Conventions,
+    def __init__(self, name: str, *, config: SecurityConfig, conventions: Conventions,
                  opts: pulumi.ResourceOptions | None = None):
+        if config.public_key is None:
+            raise ValueError("public_key: a key pair needs security.public_key")
         super().__init__(self.TYPE, name, None, opts)
         key_name = child_name(name, "key")
         self.key_pair = alicloud.ecs.EcsKeyPair(
-            key_name, key_pair_name=key_name, public_key=public_key,
+            key_name, key_pair_name=key_name, public_key=config.public_key,
             tags=conventions.tags_for(key_name), opts=pulumi.ResourceOptions(parent=self))
         self.key_pair_name: pulumi.Output[str] = self.key_pair.key_pair_name
         self.register_outputs({"key_pair_name": self.key_pair_name})

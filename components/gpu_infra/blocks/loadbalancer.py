@@ -5,16 +5,15 @@ load balancer's group instead of the world."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from ipaddress import IPv4Network
-from typing import Literal, get_args
 
 import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.blocks.security import NIC_TYPE, POLICY, PRIORITY, SECURITY_GROUP_TYPE, port_range
+from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 
 ADDRESS_TYPES = ("Internet", "Intranet")
 """nlb.LoadBalancer address_type: public or VPC-only address."""
@@ -31,20 +30,17 @@ PROTOCOL = "TCP"
 """Listener and server group protocol: plain TCP, the model server terminates HTTP."""
 HEALTH_CHECK_TYPES = ("TCP", "HTTP")
 """NLB health_check_type; the ALB's health_check_protocol takes the same two words."""
-HEALTH_CHECK_INTERVAL_RANGE = (5, 50)
-"""Seconds between health checks."""
-HEALTH_CHECK_THRESHOLD_RANGE = (2, 10)
-"""Consecutive results that flip a backend healthy or unhealthy."""
+HEALTH_CHECK_INTERVAL = 10
+"""Seconds between health checks (the provider allows 5-50)."""
+HEALTHY_THRESHOLD, UNHEALTHY_THRESHOLD = 2, 3
+"""Consecutive results that flip a backend healthy or unhealthy (the provider allows 2-10)."""
 HEALTH_CHECK_BACKEND_PORT = 0
 """health_check_connect_port 0: check each backend on the port it serves."""
-HEALTH_CHECK_PATH = re.compile(r"^/[A-Za-z0-9\-/.%?#&=_;~!()*\[\]@$^:',+]{0,79}$")
-"""health_check_url: 1-80 characters from this set, starting with `/`."""
-PORT_RANGE = (1, 65535)
-"""Service ports (listener port 0 would mean a port range, which is not offered)."""
+HIGHEST_PORT = 65535
 ATTACHMENT_TYPES = ("ALB", "NLB", "GWLB")
 """ess.ServerGroupAttachment type."""
-WEIGHT_RANGE = (0, 100)
-"""ess.ServerGroupAttachment weight of each scaled instance."""
+WEIGHT = 100
+"""ess.ServerGroupAttachment weight of each scaled instance (the provider allows 0-100)."""
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{1,127}$")
 """NLB and server group names: 2-128 characters, starting with a letter."""
 
@@ -60,19 +56,17 @@ ALB_PROTOCOL = "HTTP"
 ALB_HEALTH_CHECK_PROTOCOLS = ("HTTP", "HTTPS", "TCP", "gRPC")
 ALB_ACTION = "ForwardGroup"
 """The alb.Listener default action: forward to a server group."""
-Kind = Literal["nlb", "alb"]
-KINDS: tuple[Kind, ...] = get_args(Kind)
 
 
 class ServiceLoadBalancer(pulumi.ComponentResource):
-    """A load balancer in front of a scaling group, a Network Load Balancer (NLB, `kind`
-    "nlb", the default) or an Application Load Balancer (ALB, `kind` "alb"):
+    """A load balancer in front of a scaling group, a Network Load Balancer (NLB,
+    `config.kind` "nlb") or an Application Load Balancer (ALB, `config.kind` "alb"):
 
-    - one zone mapping per entry of `vswitch_ids` (two to ten zones), intranet by default
-      and internet-facing only when `internet_facing` is true;
-    - per service port: an Instance server group health-checked over TCP (HTTP on
-      `health_check_path` when given) on the backend's port, and a listener forwarding to
-      it (TCP for an NLB, HTTP for an ALB);
+    - one zone mapping per entry of `vswitch_ids` (two to ten zones), intranet unless
+      `config.internet_facing`;
+    - per service port of `ports`: an Instance server group health-checked over TCP (HTTP
+      on `config.health_check_path` when given) on the backend's port, and a listener
+      forwarding to it (TCP for an NLB, HTTP for an ALB);
     - a dedicated security group on the load balancer whose only rules are ingress on the
       service ports from each of `client_cidrs`. A world-open CIDR (0.0.0.0/0) is only
       acceptable here, on a load balancer's public service ports, never on the fleet
@@ -80,8 +74,10 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
     - with `scaling_group_id` (or later through `attach`), one ESS server group attachment
       per port, so scaled instances join and leave the server groups by themselves.
 
-    Defaults: NLB, intranet, TCP health check every 10 s, healthy after 2 and unhealthy
-    after 3 results, weight 100, deletion protection as `conventions.deletion_protection`.
+    `ports` and `client_cidrs` are the security section's `service_ports` and
+    `client_cidrs` (validated there). Health checks every 10 s, healthy after 2 and
+    unhealthy after 3 results, weight 100, deletion protection as
+    `conventions.deletion_protection`.
 
     Attributes: the raw children `load_balancer`, `server_groups` (port -> group),
     `listeners` (port -> listener), `security_group`, `rules` (name -> rule),
@@ -92,23 +88,19 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
 
     TYPE = "gpu-infra:network:ServiceLoadBalancer"
 
-    def __init__(self, name: str, *, vpc_id: pulumi.Input[str],
+    def __init__(self, name: str, *, config: LoadBalancerConfig, vpc_id: pulumi.Input[str],
                  vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
-                 client_cidrs: Sequence[IPv4Network | str], conventions: Conventions,
-                 kind: Kind = "nlb", internet_facing: bool = False,
-                 health_check_path: str | None = None, health_check_interval: int = 10,
-                 healthy_threshold: int = 2, unhealthy_threshold: int = 3,
-                 scaling_group_id: pulumi.Input[str] | None = None, weight: int = 100,
+                 client_cidrs: Sequence[IPv4Network], conventions: Conventions,
+                 scaling_group_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
-        _check(name, kind, vswitch_ids, ports, client_cidrs, health_check_path,
-               health_check_interval, healthy_threshold, unhealthy_threshold, weight)
+        _check(name, vswitch_ids)
         self._name_prefix = name
         self._conventions = conventions
-        self._kind = kind
-        self._weight = weight
+        self._kind = kind = config.kind
+        health_check_path = config.health_check_path
         self._create_security_group(vpc_id, ports, client_cidrs)
-        address_type = ADDRESS_TYPES[0] if internet_facing else ADDRESS_TYPES[1]
+        address_type = ADDRESS_TYPES[0] if config.internet_facing else ADDRESS_TYPES[1]
         self.security_group_attachment: alicloud.alb.LoadBalancerSecurityGroupAttachment | None
         if kind == "nlb":
             self._create_nlb(vpc_id, vswitch_ids, address_type)
@@ -117,9 +109,9 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
         self.load_balancer_id: pulumi.Output[str] = self.load_balancer.id
         self.dns_name: pulumi.Output[str] = self.load_balancer.dns_name
         check = {"health_check_enabled": True, "health_check_connect_port":
-                 HEALTH_CHECK_BACKEND_PORT, "health_check_interval": health_check_interval,
-                 "healthy_threshold": healthy_threshold,
-                 "unhealthy_threshold": unhealthy_threshold}
+                 HEALTH_CHECK_BACKEND_PORT, "health_check_interval": HEALTH_CHECK_INTERVAL,
+                 "healthy_threshold": HEALTHY_THRESHOLD,
+                 "unhealthy_threshold": UNHEALTHY_THRESHOLD}
         self.server_groups: dict[int, alicloud.nlb.ServerGroup | alicloud.alb.ServerGroup] = {}
         self.listeners: dict[int, alicloud.nlb.Listener | alicloud.alb.Listener] = {}
         check_type = HEALTH_CHECK_TYPES[1] if health_check_path else HEALTH_CHECK_TYPES[0]
@@ -152,7 +144,7 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
             self.attachments[port] = alicloud.ess.ServerGroupAttachment(
                 child_name(self._name_prefix, f"attach-{port}"),
                 scaling_group_id=scaling_group_id, server_group_id=group.id,
-                type=attachment_type, port=port, weight=self._weight, force_attach=True,
+                type=attachment_type, port=port, weight=WEIGHT, force_attach=True,
                 opts=pulumi.ResourceOptions(parent=self))
         return self.attachments
 
@@ -162,7 +154,7 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
         return name, self._conventions.tags_for(name)
 
     def _create_security_group(self, vpc_id: pulumi.Input[str], ports: Sequence[int],
-                               client_cidrs: Sequence[IPv4Network | str]) -> None:
+                               client_cidrs: Sequence[IPv4Network]) -> None:
         opts = pulumi.ResourceOptions(parent=self)
         name, tags = self._child("sg")
         self.security_group = alicloud.ecs.SecurityGroup(
@@ -242,47 +234,16 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
             tags=tags, opts=opts)
 
 
-def _in(value: int, bounds: tuple[int, int]) -> bool:
-    return bounds[0] <= value <= bounds[1]
 
-
-def _check(name: str, kind: str, vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
-           client_cidrs: Sequence[IPv4Network | str], health_check_path: str | None,
-           interval: int, healthy: int, unhealthy: int, weight: int) -> None:
-    """Every problem with the arguments, one `field: message` line each (ValueError)."""
+def _check(name: str, vswitch_ids: Mapping[str, pulumi.Input[str]]) -> None:
+    """Problems with the wiring, one `field: message` line each (ValueError)."""
     problems = []
-    if kind not in KINDS:
-        problems.append(f"kind: {kind!r} is not one of {', '.join(KINDS)}")
-    if not NAME.match(child_name(name, f"servers-{PORT_RANGE[1]}")):
+    if not NAME.match(child_name(name, f"servers-{HIGHEST_PORT}")):
         problems.append(f"name: {name!r} must start with a letter and hold only letters, "
                         "digits, '.', '_' and '-' (at most 114 characters)")
-    if not _in(len(vswitch_ids), ZONES_RANGE):
-        problems.append(f"vswitch_ids: a load balancer needs {ZONES_RANGE[0]} to {ZONES_RANGE[1]} "
-                        f"zones, one vSwitch each; got {len(vswitch_ids)}")
-    if not ports:
-        problems.append("ports: at least one service port")
-    problems += [f"ports: {port} is not a port ({PORT_RANGE[0]}-{PORT_RANGE[1]})"
-                 for port in ports if not _in(port, PORT_RANGE)]
-    problems += [f"ports: {port} is listed {count} times; list it once"
-                 for port, count in Counter(ports).items() if count > 1]
-    if not client_cidrs:
-        problems.append("client_cidrs: at least one CIDR that may reach the service ports")
-    for cidr in client_cidrs:
-        try:
-            IPv4Network(str(cidr))
-        except ValueError:
-            problems.append(f"client_cidrs: {cidr} is not an IPv4 CIDR")
-    if health_check_path is not None and not HEALTH_CHECK_PATH.match(health_check_path):
-        problems.append(f"health_check_path: {health_check_path!r} must start with '/' and be"
-                        " 1-80 URL characters")
-    if not _in(interval, HEALTH_CHECK_INTERVAL_RANGE):
-        problems.append(f"health_check_interval: {interval} is outside "
-                        f"{HEALTH_CHECK_INTERVAL_RANGE[0]}-{HEALTH_CHECK_INTERVAL_RANGE[1]} s")
-    for field, value in (("healthy_threshold", healthy), ("unhealthy_threshold", unhealthy)):
-        if not _in(value, HEALTH_CHECK_THRESHOLD_RANGE):
-            problems.append(f"{field}: {value} is outside "
-                            f"{HEALTH_CHECK_THRESHOLD_RANGE[0]}-{HEALTH_CHECK_THRESHOLD_RANGE[1]}")
-    if not _in(weight, WEIGHT_RANGE):
-        problems.append(f"weight: {weight} is outside {WEIGHT_RANGE[0]}-{WEIGHT_RANGE[1]}")
+    low, high = ZONES_RANGE
+    if not low <= len(vswitch_ids) <= high:
+        problems.append(f"vswitch_ids: a load balancer needs {low} to {high} zones, one "
+                        f"vSwitch each; got {len(vswitch_ids)}")
     if problems:
         raise ValueError("\n".join(problems))

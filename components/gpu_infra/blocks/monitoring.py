@@ -88,12 +88,12 @@ class Alerting(pulumi.ComponentResource):
     contact_group: alicloud.cms.AlarmContactGroup
     event_rules: dict[str, alicloud.cms.EventRule]
 
-    def __init__(self, name: str, *, settings: MonitoringConfig,
+    def __init__(self, name: str, *, config: MonitoringConfig,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-infra:monitoring:Alerting", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.contacts = {contact.name: _contact(name, contact, child)
-                         for contact in settings.contacts}
+                         for contact in config.contacts}
         group_name = child_name(name, "contacts")
         self.contact_group = alicloud.cms.AlarmContactGroup(
             group_name, alarm_contact_group_name=group_name,
@@ -101,11 +101,11 @@ class Alerting(pulumi.ComponentResource):
             describe=f"Alert contacts of {name}", opts=child)
         self.contact_group_name: pulumi.Output[str] = \
             self.contact_group.alarm_contact_group_name
-        webhook = pulumi.Output.secret(settings.webhook) if settings.webhook else None
+        webhook = pulumi.Output.secret(config.webhook) if config.webhook else None
         patterns = {
-            "spot-interruption": (settings.events.spot_interruption,
+            "spot-interruption": (config.events.spot_interruption,
                                   ["StatusNotification"], SPOT_EVENT_NAMES),
-            "instance-failure": (settings.events.instance_failure, ["*"], FAILURE_EVENT_NAMES),
+            "instance-failure": (config.events.instance_failure, ["*"], FAILURE_EVENT_NAMES),
         }
         self.event_rules = {
             kind: self._event_rule(name, kind, types, names, webhook, child)
@@ -172,21 +172,21 @@ class FleetAlarms(pulumi.ComponentResource):
     template: alicloud.cms.MetricRuleTemplate | None
     tag_group: alicloud.cms.DynamicTagGroup | None
 
-    def __init__(self, name: str, *, fleet_name: str, settings: MonitoringConfig,
+    def __init__(self, name: str, *, config: MonitoringConfig, fleet_name: str,
                  contact_group: pulumi.Input[str], conventions: Conventions,
                  instance_ids: pulumi.Input[Sequence[str]] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-infra:monitoring:FleetAlarms", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        enabled = settings.alarms.enabled()
+        enabled = config.alarms.enabled()
         self.alarms, self.template, self.tag_group = {}, None, None
         if instance_ids is not None:
             self.alarms = {
-                key: self._alarm(name, key, alarm, settings, contact_group, instance_ids,
+                key: self._alarm(name, key, alarm, config, contact_group, instance_ids,
                                  conventions, child)
                 for key, alarm in enabled.items()}
         elif enabled:
-            self.template = self._template(name, enabled, settings, child)
+            self.template = self._template(name, enabled, config, child)
             tag_group_name = child_name(name, "fleet-group")
             self.tag_group = alicloud.cms.DynamicTagGroup(
                 tag_group_name, tag_key=FLEET_TAG_KEY,
@@ -202,7 +202,7 @@ class FleetAlarms(pulumi.ComponentResource):
                                "tag_group_id": self.tag_group_id})
 
     @staticmethod
-    def _alarm(name: str, key: str, alarm: AlarmSettings, settings: MonitoringConfig,
+    def _alarm(name: str, key: str, alarm: AlarmSettings, config: MonitoringConfig,
                contact_group: pulumi.Input[str], instance_ids: pulumi.Input[Sequence[str]],
                conventions: Conventions, child: pulumi.ResourceOptions) -> alicloud.cms.Alarm:
         spec = FLEET_METRICS[key]
@@ -216,19 +216,19 @@ class FleetAlarms(pulumi.ComponentResource):
         return alicloud.cms.Alarm(
             alarm_name, name=alarm_name, project=NAMESPACE, metric=spec.metric,
             metric_dimensions=dimensions, period=alarm.period,
-            contact_groups=[contact_group], silence_time=settings.silence_time,
-            effective_interval=settings.effective_interval, enabled=True,
+            contact_groups=[contact_group], silence_time=config.silence_time,
+            effective_interval=config.effective_interval, enabled=True,
             **{f"escalations_{alarm.level}": escalation},
             tags=conventions.tags_for(alarm_name), opts=child)
 
     @staticmethod
-    def _template(name: str, enabled: dict[str, AlarmSettings], settings: MonitoringConfig,
+    def _template(name: str, enabled: dict[str, AlarmSettings], config: MonitoringConfig,
                   child: pulumi.ResourceOptions) -> alicloud.cms.MetricRuleTemplate:
-        start, end = settings.effective_interval.split("-")
+        start, end = config.effective_interval.split("-")
         template_name = child_name(name, "alarms")
         return alicloud.cms.MetricRuleTemplate(
             template_name, metric_rule_template_name=template_name,
-            description=f"GPU fleet alarms of {name}", silence_time=settings.silence_time,
+            description=f"GPU fleet alarms of {name}", silence_time=config.silence_time,
             enable_start_time=f"{int(start.split(':')[0]):02d}",
             enable_end_time=f"{int(end.split(':')[0]):02d}",
             alert_templates=[

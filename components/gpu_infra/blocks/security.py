@@ -11,6 +11,7 @@ import pulumi_alicloud as alicloud
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.blocks.identity import KeyPair
 from gpu_infra.schema.base import ANYWHERE
+from gpu_infra.schema.security import SecurityConfig
 
 RULE_TYPES = ("ingress", "egress")
 IP_PROTOCOLS = ("tcp", "udp", "icmp", "icmpv6", "gre", "all")
@@ -46,12 +47,12 @@ class ClusterSecurity(pulumi.ComponentResource):
     """One security group for the cluster, with least-privilege rules:
 
     - ingress, all protocols, from the group itself (NCCL, eRDMA, NFS between members);
-    - SSH (tcp 22) from each of `admin_cidrs` only;
-    - each of `service_ports` (tcp) from each of `client_cidrs` and each of
-      `service_source_group_ids` (e.g. a load balancer's security group);
+    - SSH (tcp 22) from each of `config.admin_cidrs` only;
+    - each of `config.service_ports` (tcp) from each of `config.client_cidrs` and each of
+      `service_source_group_ids` (e.g. a load balancer's security group; default none);
     - egress, all protocols, anywhere.
 
-    With `public_key`, a key pair for key-only login (never a password).
+    With `config.public_key`, a key pair for key-only login (never a password).
 
     Attributes: `security_group`, `rules` (name -> rule), `key_pair` (KeyPair or None),
     `security_group_id`, `key_pair_name` (None without a key).
@@ -59,11 +60,10 @@ class ClusterSecurity(pulumi.ComponentResource):
 
     TYPE = "gpu-infra:security:ClusterSecurity"
 
-    def __init__(self, name: str, *, vpc_id: pulumi.Input[str], conventions: Conventions,
-                 admin_cidrs: Sequence[IPv4Network] = (), service_ports: Sequence[int] = (),
-                 client_cidrs: Sequence[IPv4Network] = (),
+    def __init__(self, name: str, *, config: SecurityConfig, vpc_id: pulumi.Input[str],
+                 conventions: Conventions,
                  service_source_group_ids: Sequence[pulumi.Input[str]] = (),
-                 public_key: str | None = None, opts: pulumi.ResourceOptions | None = None):
+                 opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
         self._name_prefix = name
         group_name = child_name(name, "sg")
@@ -76,11 +76,11 @@ class ClusterSecurity(pulumi.ComponentResource):
         self.rules: dict[str, alicloud.ecs.SecurityGroupRule] = {}
         self._rule("self", "ingress", "all", ALL_PORTS, "all traffic between members",
                    source_security_group_id=self.security_group_id)
-        for cidr in admin_cidrs:
+        for cidr in config.admin_cidrs:
             self._rule(f"ssh-{_slug(cidr)}", "ingress", "tcp", port_range(SSH_PORT),
                        "SSH from an admin CIDR", cidr_ip=str(cidr))
-        for port in service_ports:
-            for cidr in client_cidrs:
+        for port in config.service_ports:
+            for cidr in config.client_cidrs:
                 self._rule(f"svc-{port}-{_slug(cidr)}", "ingress", "tcp", port_range(port),
                            f"service port {port} from a client CIDR", cidr_ip=str(cidr))
             for index, group_id in enumerate(service_source_group_ids):
@@ -90,8 +90,8 @@ class ClusterSecurity(pulumi.ComponentResource):
         self._rule("egress", "egress", "all", ALL_PORTS, "all outbound traffic",
                    cidr_ip=str(ANYWHERE))
         self.key_pair = KeyPair(
-            child_name(name, "login"), public_key=public_key, conventions=conventions,
-            opts=pulumi.ResourceOptions(parent=self)) if public_key else None
+            child_name(name, "login"), config=config, conventions=conventions,
+            opts=pulumi.ResourceOptions(parent=self)) if config.public_key else None
         self.key_pair_name: pulumi.Output[str] | None = (
             self.key_pair.key_pair_name if self.key_pair else None)
         self.register_outputs({"security_group_id": self.security_group_id,

@@ -17,10 +17,10 @@ LAYOUT_CLASSES: dict[type, type[LayoutBase]] = {
     TrainingConfig: TrainingCluster, InferenceConfig: InferenceService, RenderingConfig: RenderFarm}
 
 
-def build_layout(stack: ClusterConfig, stack_name: str) -> LayoutBase:
-    """Build the layout the stack's `layout` names."""
-    return LAYOUT_CLASSES[type(stack)](stack.name, stack=stack, stack_name=stack_name,
-                                       project=pulumi.get_project())
+def build_layout(cluster: ClusterConfig, stack_name: str) -> LayoutBase:
+    """Build the layout the cluster's `layout` names, named after the cluster."""
+    return LAYOUT_CLASSES[type(cluster)](cluster.name, config=cluster, stack_name=stack_name,
+                                         project=pulumi.get_project())
 
 
 __all__ = ["InferenceService", "LayoutBase", "RenderFarm", "TrainingCluster", "build_layout"]

@@ -17,7 +17,7 @@ from gpu_infra.blocks.monitoring import Alerting, FleetAlarms
 from gpu_infra.blocks.network import Network
 from gpu_infra.blocks.security import ClusterSecurity
 from gpu_infra.blocks.storage.buckets import Bucket, bucket_names, log_bucket_name
-from gpu_infra.blocks.storage.disks import DataDisks, DiskSpec
+from gpu_infra.blocks.storage.disks import DataDisks
 from gpu_infra.blocks.storage.filesystem import FS_TYPES, SharedFileSystem, mount_command
 from gpu_infra.schema import ClusterConfig
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
@@ -38,24 +38,26 @@ class LayoutBase(pulumi.ComponentResource):
     exports: dict[str, pulumi.Input]
     """Stack outputs: what a user needs next."""
 
-    def __init__(self, name: str, *, stack: ClusterConfig, stack_name: str, project: str,
+    def __init__(self, name: str, *, config: ClusterConfig, stack_name: str, project: str,
                  opts: pulumi.ResourceOptions | None = None):
+        """`config`: the validated cluster config; `stack_name` and `project`: the Pulumi
+        stack and project (for tags)."""
         super().__init__(self.TYPE, name, None, opts)
-        self.stack = stack
+        self.cluster = cluster = config
         self.conventions = Conventions(
-            tags=stack_tags(project=project, stack=stack_name, environment=stack.environment,
-                            layout=stack.layout, user_tags=stack.tags),
-            protect_data=stack.is_prod, deletion_protection=stack.is_prod)
+            tags=stack_tags(project=project, stack=stack_name, environment=cluster.environment,
+                            layout=cluster.layout, user_tags=cluster.tags),
+            protect_data=cluster.is_prod, deletion_protection=cluster.is_prod)
         self.child = pulumi.ResourceOptions(parent=self)
-        self.network = Network(f"{name}-net", config=stack.network,
+        self.network = Network(f"{name}-net", config=cluster.network,
                                conventions=self.conventions, opts=self.child)
         self._build_security(name)
         self._build_storage(name)
-        self.alerting = Alerting(f"{name}-alerts", settings=stack.monitoring,
-                                 opts=self.child) if stack.monitoring.active else None
+        self.alerting = Alerting(f"{name}-alerts", config=cluster.monitoring,
+                                 opts=self.child) if cluster.monitoring.active else None
         fleet_name, instance_ids = self.build_fleet(name)
         self.fleet_alarms = FleetAlarms(
-            f"{name}-alarms", fleet_name=fleet_name, settings=stack.monitoring,
+            f"{name}-alarms", config=cluster.monitoring, fleet_name=fleet_name,
             contact_group=self.alerting.contact_group_name, conventions=self.conventions,
             instance_ids=instance_ids, opts=self.child) if self.alerting else None
         self.exports = {**self._base_exports(), **self.fleet_exports()}
@@ -79,7 +81,7 @@ class LayoutBase(pulumi.ComponentResource):
 
     def fleet_zones(self) -> list[str]:
         """Zones with GPU nodes (they get file-system mount targets). Default: all."""
-        return list(self.stack.network.zones)
+        return list(self.cluster.network.zones)
 
     def gpu_count(self) -> int:
         """GPUs per node, from the catalog (a fractional vGPU counts as one)."""
@@ -93,64 +95,50 @@ class LayoutBase(pulumi.ComponentResource):
     # Shared building
 
     def _build_security(self, name: str) -> None:
-        security = self.stack.security
+        security = self.cluster.security
         source_groups = self.build_entry(name)
         self.security = ClusterSecurity(
-            f"{name}-sec", vpc_id=self.network.vpc_id, admin_cidrs=security.admin_cidrs,
-            service_ports=security.service_ports, client_cidrs=security.client_cidrs,
-            service_source_group_ids=source_groups, public_key=security.public_key,
-            conventions=self.conventions, opts=self.child)
+            f"{name}-sec", config=security, vpc_id=self.network.vpc_id,
+            service_source_group_ids=source_groups, conventions=self.conventions,
+            opts=self.child)
         self.kms_key = KmsKey(
-            f"{name}-kms", rotation_days=security.kms_rotation_days,
-            pending_window_days=security.kms_pending_window_days,
-            kms_instance_id=security.kms_instance_id, conventions=self.conventions,
-            opts=self.child) if self.stack.kms_encryption else None
+            f"{name}-kms", config=security, conventions=self.conventions,
+            opts=self.child) if self.cluster.kms_encryption else None
         self.kms_key_id = self.kms_key.key_id if self.kms_key else None
-        names = bucket_names(self.stack)
+        names = bucket_names(self.cluster)
         self.role = InstanceRole(
             f"{name}-node", bucket_names=list(names.values()),
             kms_key_arn=self.kms_key.key_arn if self.kms_key else None,
             conventions=self.conventions, opts=self.child)
 
     def _build_storage(self, name: str) -> None:
-        storage = self.stack.storage
-        log_name = log_bucket_name(self.stack)
+        storage = self.cluster.storage
+        log_name = log_bucket_name(self.cluster)
         lifecycle = storage.buckets.lifecycle
         self.log_bucket = Bucket(
-            f"{name}-{LOG_BUCKET_SUFFIX}", bucket_name=log_name,
+            f"{name}-{LOG_BUCKET_SUFFIX}", config=lifecycle, bucket_name=log_name,
             conventions=self.conventions, kms_key_id=self.kms_key_id,
-            transitions=lifecycle.transitions,
-            abort_multipart_days=lifecycle.abort_multipart_days,
             opts=self.child) if log_name else None
         self.buckets = {
             purpose: Bucket(
-                f"{name}-{purpose}", bucket_name=bucket_name, conventions=self.conventions,
-                versioning=purpose in VERSIONED_PURPOSES or self.stack.is_prod,
-                transitions=lifecycle.transitions,
-                abort_multipart_days=lifecycle.abort_multipart_days,
-                noncurrent_version_days=lifecycle.noncurrent_version_days,
+                f"{name}-{purpose}", config=lifecycle, bucket_name=bucket_name,
+                conventions=self.conventions,
+                versioning=purpose in VERSIONED_PURPOSES or self.cluster.is_prod,
                 kms_key_id=self.kms_key_id,
                 log_bucket=self.log_bucket.bucket_name if self.log_bucket else None,
                 opts=self.child)
-            for purpose, bucket_name in bucket_names(self.stack).items()}
+            for purpose, bucket_name in bucket_names(self.cluster).items()}
         shared = storage.shared_fs
         zones = self.fleet_zones()
         self.shared_fs = SharedFileSystem(
-            f"{name}-fs", kind=shared.kind, vpc_id=self.network.vpc_id,
+            f"{name}-fs", config=shared, vpc_id=self.network.vpc_id,
             vswitch_ids={zone: self.network.vswitch_ids[zone] for zone in zones},
             client_cidrs=self._node_cidrs(zones), conventions=self.conventions,
-            capacity_gib=shared.capacity_gib, zone_id=shared.zone or zones[0],
             kms_key_id=self.kms_key_id, opts=self.child) if shared.enabled else None
-        snapshots = storage.snapshots
         self.disks = DataDisks(
-            f"{name}-disks",
-            disks=[DiskSpec(name=d.name, size_gib=d.size_gib, per_gpu=d.per == "gpu",
-                            provisioned_iops=d.provisioned_iops, bursting=d.bursting,
-                            keep=d.keep) for d in storage.disks],
-            gpu_count=self.gpu_count(), conventions=self.conventions,
-            kms_key_id=self.kms_key_id, snapshots=self.stack.is_prod,
-            time_points=snapshots.time_points, repeat_weekdays=snapshots.repeat_weekdays,
-            retention_days=snapshots.retention_days, opts=self.child)
+            f"{name}-disks", config=storage, gpu_count=self.gpu_count(),
+            conventions=self.conventions, take_snapshots=self.cluster.is_prod,
+            kms_key_id=self.kms_key_id, opts=self.child)
         disk_names = [disk.name for disk in storage.disks]
         mount_address = self.shared_fs.mount_address if self.shared_fs else None
         fs_type = FS_TYPES[shared.kind].file_system_type
@@ -165,7 +153,7 @@ class LayoutBase(pulumi.ComponentResource):
 
     def _node_cidrs(self, zones: list[str]) -> list[IPv4Network]:
         """CIDRs of the nodes' vSwitches (the VPC's CIDR with bring-your-own vSwitches)."""
-        network = self.stack.network
+        network = self.cluster.network
         if network.existing_vpc_id:
             return [network.vpc_cidr]
         return [network.vswitch_cidr(zone) for zone in zones]
@@ -178,7 +166,7 @@ class LayoutBase(pulumi.ComponentResource):
             "bucket_names": {purpose: bucket.bucket_name
                              for purpose, bucket in self.buckets.items()},
             "data_disks": {disk.name: f"{DATA_ROOT}/{disk.name}"
-                           for disk in self.stack.storage.disks}}
+                           for disk in self.cluster.storage.disks}}
         optional = {"nat_eip": self.network.nat_eip,
                     "key_pair_name": self.security.key_pair_name,
                     "kms_key_id": self.kms_key_id,

@@ -20,19 +20,17 @@ class InferenceService(ScalingLayout):
     """
 
     TYPE = "gpu-infra:layouts:InferenceService"
-    stack: InferenceConfig
+    cluster: InferenceConfig
     load_balancer: ServiceLoadBalancer
 
     def build_entry(self, name: str) -> Sequence[pulumi.Input[str]]:
         """The load balancer; its security group may reach the service ports."""
-        settings, security = self.stack.load_balancer, self.stack.security
+        security = self.cluster.security
         self.load_balancer = ServiceLoadBalancer(
-            f"{name}-lb", vpc_id=self.network.vpc_id, vswitch_ids=self.network.vswitch_ids,
-            ports=security.service_ports,
-            client_cidrs=[str(cidr) for cidr in security.client_cidrs],
-            conventions=self.conventions, kind=settings.kind,
-            internet_facing=settings.internet_facing,
-            health_check_path=settings.health_check_path, opts=self.child)
+            f"{name}-lb", config=self.cluster.load_balancer, vpc_id=self.network.vpc_id,
+            vswitch_ids=self.network.vswitch_ids, ports=security.service_ports,
+            client_cidrs=security.client_cidrs, conventions=self.conventions,
+            opts=self.child)
         return [self.load_balancer.security_group_id]
 
     def build_fleet(self, name: str) -> tuple[str, None]:

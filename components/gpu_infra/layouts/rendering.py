@@ -12,4 +12,4 @@ class RenderFarm(ScalingLayout):
     NAS for assets and an output bucket with lifecycle tiers (LayoutBase)."""
 
     TYPE = "gpu-infra:layouts:RenderFarm"
-    stack: RenderingConfig
+    cluster: RenderingConfig

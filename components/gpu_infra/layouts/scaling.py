@@ -18,19 +18,19 @@ class ScalingLayout(LayoutBase):
     Extra outputs: `scaling_group_id`, `metric_group_id` (with queue scaling).
     """
 
-    stack: InferenceConfig | RenderingConfig
+    cluster: InferenceConfig | RenderingConfig
     fleet: GpuScalingGroup
     reserved: ReservedCapacity | None
 
     def instance_type(self) -> str:
         """The fleet's first (preferred) instance type."""
-        return self.stack.fleet.instance_types[0]
+        return self.cluster.fleet.instance_types[0]
 
     def build_fleet(self, name: str) -> tuple[str, None]:
         """The scaling group; its alarms go by tag (its instances come and go)."""
-        fleet = self.stack.fleet
+        fleet = self.cluster.fleet
         self.fleet = GpuScalingGroup(
-            f"{name}-gpu", fleet=fleet,
+            f"{name}-gpu", config=fleet,
             vswitch_ids=[self.network.vswitch_ids[zone] for zone in self.fleet_zones()],
             security_group_ids=[self.security.security_group_id],
             image_id=fleet.image_id or default_image_id(self.instance_type()),
@@ -39,9 +39,9 @@ class ScalingLayout(LayoutBase):
             data_disks=self.disks.scaling_disks(), kms_key_id=self.kms_key_id,
             opts=self.child)
         self.reserved = ReservedCapacity(
-            f"{name}-reserved", instance_type=self.instance_type(),
-            zone_id=self.fleet_zones()[0], settings=fleet.reserved,
-            conventions=self.conventions, opts=self.child) if fleet.reserved else None
+            f"{name}-reserved", config=fleet.reserved, instance_type=self.instance_type(),
+            zone_id=self.fleet_zones()[0], conventions=self.conventions,
+            opts=self.child) if fleet.reserved else None
         return f"{name}-gpu", None
 
     def fleet_exports(self) -> dict[str, pulumi.Input]:

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 import pulumi
 
 from gpu_infra.blocks.compute.images import default_image_id
-from gpu_infra.blocks.compute.nodes import GpuNodes, NodeCapacity
+from gpu_infra.blocks.compute.nodes import GpuNodes
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
-from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.schema import TrainingConfig
 
@@ -23,38 +22,33 @@ class TrainingCluster(LayoutBase):
     """
 
     TYPE = "gpu-infra:layouts:TrainingCluster"
-    stack: TrainingConfig
+    cluster: TrainingConfig
     nodes: GpuNodes
     reserved: ReservedCapacity | None
 
     def fleet_zones(self) -> list[str]:
         """Training nodes share one zone: the first of `network.zones`."""
-        return self.stack.network.zones[:1]
+        return self.cluster.network.zones[:1]
 
     def instance_type(self) -> str:
         """The nodes' instance type."""
-        return self.stack.fleet.instance_type
+        return self.cluster.fleet.instance_type
 
     def build_fleet(self, name: str) -> tuple[str, pulumi.Input[Sequence[str]]]:
         """GpuNodes (and reserved capacity) in the first zone."""
-        fleet = self.stack.fleet
+        fleet = self.cluster.fleet
         zone = self.fleet_zones()[0]
         self.nodes = GpuNodes(
-            f"{name}-gpu", instance_type=fleet.instance_type, count=fleet.nodes,
-            vswitch_id=self.network.vswitch_ids[zone],
+            f"{name}-gpu", config=fleet, vswitch_id=self.network.vswitch_ids[zone],
             security_group_ids=[self.security.security_group_id],
             image_id=fleet.image_id or default_image_id(fleet.instance_type),
-            conventions=self.conventions, capacity=NodeCapacity.from_fleet(fleet),
-            erdma=erdma_for(fleet), placement=placement_for(fleet),
-            key_name=self.security.key_pair_name, role_name=self.role.role_name,
-            user_data=self.user_data, data_disks=self.disks.instance_disks(),
-            system_disk_size=fleet.system_disk_gib,
-            system_disk_performance_level=fleet.system_disk_performance_level,
-            kms_key_id=self.kms_key_id, protect=self.stack.is_prod and self.disks.holds_data,
-            opts=self.child)
+            conventions=self.conventions, key_name=self.security.key_pair_name,
+            role_name=self.role.role_name, user_data=self.user_data,
+            data_disks=self.disks.instance_disks(), kms_key_id=self.kms_key_id,
+            protect=self.cluster.is_prod and self.disks.holds_data, opts=self.child)
         self.reserved = ReservedCapacity(
-            f"{name}-reserved", instance_type=fleet.instance_type, zone_id=zone,
-            settings=fleet.reserved, conventions=self.conventions,
+            f"{name}-reserved", config=fleet.reserved, instance_type=fleet.instance_type,
+            zone_id=zone, conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
         return f"{name}-gpu", pulumi.Output.all(*self.nodes.instance_ids)
 

@@ -129,6 +129,9 @@ class InferenceConfig(StackBase):
         if not self.security.service_ports:
             problems.append("security.service_ports: missing; list the port(s) the model "
                             "server listens on, e.g. [8000]")
+        if not self.security.client_cidrs:
+            problems.append("security.client_cidrs: missing; list the CIDRs that may reach "
+                            "the service through the load balancer")
         if problems:
             raise ValueError("\n".join(problems))
         return self

@@ -54,6 +54,10 @@ class DataDiskConfig(StrictModel):
     """Data worth keeping: the disk outlives its instance and, in prod, gets the
     auto-snapshot policy and protection. Default false (scratch)."""
 
+    def size_for(self, gpu_count: int) -> int:
+        """The disk's size in GiB on a node with `gpu_count` GPUs."""
+        return self.size_gib * max(gpu_count, 1) if self.per == "gpu" else self.size_gib
+
     @model_validator(mode="after")
     def _check_performance(self) -> DataDiskConfig:
         problems = autopl_problems(self.size_gib, self.provisioned_iops)

@@ -13,9 +13,9 @@ from gpu_infra.schema.compute import ReservedCapacityConfig
 class ReservedCapacity(pulumi.ComponentResource):
     """Reserved capacity for `instance_type`.
 
-    - `settings.reserved_instances`: an ecs.ReservedInstance (Linux, term in years,
+    - `config.reserved_instances`: an ecs.ReservedInstance (Linux, term in years,
       Region scope, or Zone scope in `zone_id`).
-    - `settings.guarantee`: an ecs.ElasticityAssurance (term in months, unlimited use) or an
+    - `config.guarantee`: an ecs.ElasticityAssurance (term in months, unlimited use) or an
       ecs.CapacityReservation (until released), both in `zone_id` and open to matching
       instances (match criteria Open).
 
@@ -27,11 +27,11 @@ class ReservedCapacity(pulumi.ComponentResource):
     guarantee: alicloud.ecs.ElasticityAssurance | alicloud.ecs.CapacityReservation | None
 
     def __init__(self, name: str, *, instance_type: str, zone_id: str,
-                 settings: ReservedCapacityConfig, conventions: Conventions,
+                 config: ReservedCapacityConfig, conventions: Conventions,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        coupons = settings.reserved_instances
+        coupons = config.reserved_instances
         self.reserved_instance = None if coupons is None else alicloud.ecs.ReservedInstance(
             child_name(name, "ri"), reserved_instance_name=child_name(name, "ri"),
             instance_type=instance_type, instance_amount=coupons.count,
@@ -39,7 +39,7 @@ class ReservedCapacity(pulumi.ComponentResource):
             period_unit="Year", platform="Linux", scope=coupons.scope,
             zone_id=zone_id if coupons.scope == "Zone" else None,
             tags=conventions.tags_for(child_name(name, "ri")), opts=child)
-        guarantee = settings.guarantee
+        guarantee = config.guarantee
         self.guarantee = None
         if guarantee is not None and guarantee.kind == "elasticity_assurance":
             self.guarantee = alicloud.ecs.ElasticityAssurance(

@@ -15,7 +15,7 @@ REMOVAL_POLICIES = ["OldestScalingConfiguration", "OldestInstance"]
 
 
 class GpuScalingGroup(pulumi.ComponentResource):
-    """An ESS scaling group over `fleet.instance_types` across `vswitch_ids` (zones).
+    """An ESS scaling group over `config.instance_types` across `vswitch_ids` (zones).
 
     Capacity: `on_demand_base_capacity` on-demand instances, then
     `on_demand_percentage_above_base` percent on-demand and the rest spot over the
@@ -40,7 +40,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
     scheduled_tasks: list[alicloud.ess.ScheduledTask]
     lifecycle_hook: alicloud.ess.LifecycleHook | None
 
-    def __init__(self, name: str, *, fleet: ScalingFleet,
+    def __init__(self, name: str, *, config: ScalingFleet,
                  vswitch_ids: Sequence[pulumi.Input[str]],
                  security_group_ids: Sequence[pulumi.Input[str]],
                  image_id: pulumi.Input[str], conventions: Conventions,
@@ -54,42 +54,42 @@ class GpuScalingGroup(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         self.group = alicloud.ess.ScalingGroup(
             child_name(name, "asg"), scaling_group_name=child_name(name, "asg"),
-            min_size=fleet.min_size, max_size=fleet.max_size,
-            desired_capacity=fleet.desired_size, vswitch_ids=list(vswitch_ids),
-            multi_az_policy=fleet.multi_az_policy,
-            on_demand_base_capacity=fleet.on_demand_base_capacity,
-            on_demand_percentage_above_base_capacity=fleet.on_demand_percentage_above_base,
-            spot_instance_pools=fleet.spot_instance_pools if fleet.uses_spot else None,
-            spot_instance_remedy=fleet.spot_instance_remedy if fleet.uses_spot else None,
+            min_size=config.min_size, max_size=config.max_size,
+            desired_capacity=config.desired_size, vswitch_ids=list(vswitch_ids),
+            multi_az_policy=config.multi_az_policy,
+            on_demand_base_capacity=config.on_demand_base_capacity,
+            on_demand_percentage_above_base_capacity=config.on_demand_percentage_above_base,
+            spot_instance_pools=config.spot_instance_pools if config.uses_spot else None,
+            spot_instance_remedy=config.spot_instance_remedy if config.uses_spot else None,
             removal_policies=REMOVAL_POLICIES,
             group_deletion_protection=conventions.deletion_protection,
             tags=conventions.tags_for(child_name(name, "asg"), {FLEET_TAG_KEY: name}),
             opts=child)
-        spot = fleet.uses_spot
+        spot = config.uses_spot
         self.configuration = alicloud.ess.ScalingConfiguration(
             child_name(name, "config"), scaling_group_id=self.group.id,
             scaling_configuration_name=child_name(name, "config"),
-            instance_types=list(fleet.instance_types), image_id=image_id,
+            instance_types=list(config.instance_types), image_id=image_id,
             instance_name=child_name(name, "node"), security_group_ids=list(security_group_ids),
             key_name=key_name, role_name=role_name, user_data=user_data,
             internet_max_bandwidth_out=0, system_disk_category="cloud_essd",
-            system_disk_size=fleet.system_disk_gib,
-            system_disk_performance_level=fleet.system_disk_performance_level,
+            system_disk_size=config.system_disk_gib,
+            system_disk_performance_level=config.system_disk_performance_level,
             system_disk_encrypted=True, system_disk_kms_key_id=kms_key_id,
             data_disks=list(data_disks) or None,
-            spot_strategy=fleet.spot_strategy if spot else "NoSpot",
+            spot_strategy=config.spot_strategy if spot else "NoSpot",
             spot_price_limits=[
                 alicloud.ess.ScalingConfigurationSpotPriceLimitArgs(
-                    instance_type=instance_type, price_limit=fleet.spot_price_limit)
-                for instance_type in fleet.instance_types]
-            if spot and fleet.spot_strategy == "SpotWithPriceLimit" else None,
+                    instance_type=instance_type, price_limit=config.spot_price_limit)
+                for instance_type in config.instance_types]
+            if spot and config.spot_strategy == "SpotWithPriceLimit" else None,
             tags=conventions.tags_for(child_name(name, "node"), {FLEET_TAG_KEY: name}),
             active=True, enable=True, force_delete=True, opts=child)
         self.rules = {}
         self.alarms = []
-        self._target_tracking(name, fleet, child)
+        self._target_tracking(name, config, child)
         self.metric_group: alicloud.cms.MonitorGroup | None = None
-        self._queue_scaling(name, fleet, conventions, child)
+        self._queue_scaling(name, config, conventions, child)
         self.scheduled_tasks = [
             alicloud.ess.ScheduledTask(
                 child_name(name, f"schedule-{task.name}"),
@@ -100,11 +100,11 @@ class GpuScalingGroup(pulumi.ComponentResource):
                 max_value=task.max_size, desired_capacity=task.desired_size,
                 task_enabled=True, opts=pulumi.ResourceOptions(
                     parent=self, depends_on=[self.configuration]))
-            for task in fleet.schedules]
-        self.lifecycle_hook = None if fleet.drain_seconds is None else alicloud.ess.LifecycleHook(
+            for task in config.schedules]
+        self.lifecycle_hook = None if config.drain_seconds is None else alicloud.ess.LifecycleHook(
             child_name(name, "drain"), name=child_name(name, "drain"),
             scaling_group_id=self.group.id, lifecycle_transition="SCALE_IN",
-            heartbeat_timeout=fleet.drain_seconds, default_result="CONTINUE", opts=child)
+            heartbeat_timeout=config.drain_seconds, default_result="CONTINUE", opts=child)
         self.scaling_group_id: pulumi.Output[str] = self.group.id
         self.scaling_configuration_id: pulumi.Output[str] = self.configuration.id
         self.scaling_rule_aris = {key: rule.ari for key, rule in self.rules.items()}
@@ -113,9 +113,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
                                "scaling_configuration_id": self.scaling_configuration_id,
                                "scaling_rule_aris": self.scaling_rule_aris})
 
-    def _target_tracking(self, name: str, fleet: ScalingFleet,
+    def _target_tracking(self, name: str, config: ScalingFleet,
                          child: pulumi.ResourceOptions) -> None:
-        tracking = fleet.target_tracking
+        tracking = config.target_tracking
         if tracking is None:
             return
         self.rules["target"] = alicloud.ess.ScalingRule(
@@ -125,9 +125,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
             target_value=tracking.target_value, disable_scale_in=tracking.disable_scale_in,
             estimated_instance_warmup=tracking.warmup_seconds, opts=child)
 
-    def _queue_scaling(self, name: str, fleet: ScalingFleet, conventions: Conventions,
+    def _queue_scaling(self, name: str, config: ScalingFleet, conventions: Conventions,
                        child: pulumi.ResourceOptions) -> None:
-        queue = fleet.queue_scaling
+        queue = config.queue_scaling
         if queue is None:
             return
         scale_out = alicloud.ess.ScalingRule(
@@ -142,7 +142,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
         scale_in = alicloud.ess.ScalingRule(
             child_name(name, "queue-in"), scaling_rule_name=child_name(name, "queue-in"),
             scaling_group_id=self.group.id, scaling_rule_type="SimpleScalingRule",
-            adjustment_type="TotalCapacity", adjustment_value=fleet.min_size, opts=child)
+            adjustment_type="TotalCapacity", adjustment_value=config.min_size, opts=child)
         self.rules.update({"queue_out": scale_out, "queue_in": scale_in})
         group_id: pulumi.Input[int]
         if queue.cloud_monitor_group_id is None:

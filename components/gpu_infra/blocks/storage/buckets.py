@@ -9,19 +9,13 @@ protected in prod through `Conventions.data_options`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import pairwise
 
 import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.schema import ClusterConfig
-from gpu_infra.schema.storage import (
-    BUCKET_NAME_PATTERN,
-    DEFAULT_PURPOSES,
-    LOG_BUCKET_SUFFIX,
-    TIER_ORDER,
-)
+from gpu_infra.schema.storage import DEFAULT_PURPOSES, LOG_BUCKET_SUFFIX, LifecycleConfig
 
 SSE_KMS, SSE_AES256 = "KMS", "AES256"
 """Server-side encryption algorithms the provider accepts (also SM4, unused)."""
@@ -29,26 +23,26 @@ ACL_PRIVATE = "private"
 VERSIONING_ENABLED = "Enabled"
 
 
-def bucket_prefix(stack: ClusterConfig) -> str:
+def bucket_prefix(cluster: ClusterConfig) -> str:
     """`buckets.bucket_prefix`, else `<cluster name>-<environment>`."""
-    return stack.storage.buckets.bucket_prefix or f"{stack.name}-{stack.environment}"
+    return cluster.storage.buckets.bucket_prefix or f"{cluster.name}-{cluster.environment}"
 
 
-def bucket_purposes(stack: ClusterConfig) -> list[str]:
+def bucket_purposes(cluster: ClusterConfig) -> list[str]:
     """`buckets.purposes`, else the layout's default purposes."""
-    purposes = stack.storage.buckets.purposes
-    return list(purposes) if purposes is not None else list(DEFAULT_PURPOSES[stack.layout])
+    purposes = cluster.storage.buckets.purposes
+    return list(purposes) if purposes is not None else list(DEFAULT_PURPOSES[cluster.layout])
 
 
-def bucket_names(stack: ClusterConfig) -> dict[str, str]:
-    """Purpose -> bucket name (`<prefix>-<purpose>`) of every bucket the stack has."""
-    prefix = bucket_prefix(stack)
-    return {purpose: f"{prefix}-{purpose}" for purpose in bucket_purposes(stack)}
+def bucket_names(cluster: ClusterConfig) -> dict[str, str]:
+    """Purpose -> bucket name (`<prefix>-<purpose>`) of every bucket the cluster has."""
+    prefix = bucket_prefix(cluster)
+    return {purpose: f"{prefix}-{purpose}" for purpose in bucket_purposes(cluster)}
 
 
-def log_bucket_name(stack: ClusterConfig) -> str | None:
+def log_bucket_name(cluster: ClusterConfig) -> str | None:
     """The access-log bucket's name when `buckets.logging` is on, else None."""
-    return f"{bucket_prefix(stack)}-{LOG_BUCKET_SUFFIX}" if stack.storage.buckets.logging \
+    return f"{bucket_prefix(cluster)}-{LOG_BUCKET_SUFFIX}" if cluster.storage.buckets.logging \
         else None
 
 
@@ -64,18 +58,16 @@ class Bucket(pulumi.ComponentResource):
     public_access_block: alicloud.oss.BucketPublicAccessBlock
     logging: alicloud.oss.BucketLogging | None
 
-    def __init__(self, name: str, *, bucket_name: str, conventions: Conventions,
-                 versioning: bool = False, transitions: Mapping[str, int] | None = None,
-                 abort_multipart_days: int = 7, noncurrent_version_days: int = 30,
+    def __init__(self, name: str, *, config: LifecycleConfig, bucket_name: str,
+                 conventions: Conventions, versioning: bool = False,
                  kms_key_id: pulumi.Input[str] | None = None,
                  log_bucket: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
-        """`transitions`: storage class (IA, Archive, ColdArchive) -> days after upload,
-        increasing from warm to cold; `noncurrent_version_days`: with versioning, old
-        versions expire this many days after being superseded (default 30);
-        `log_bucket`: name of the bucket for access logs."""
+        """`config`: tier transitions and multipart cleanup, and, with `versioning`
+        (default off), when old versions expire; `bucket_name`: a valid OSS name (the
+        schema's prefix rules make one); `log_bucket`: name of the bucket for access logs
+        (default none)."""
         super().__init__("gpu-infra:storage:Bucket", name, None, opts)
-        _check(bucket_name, transitions or {}, abort_multipart_days)
         child = pulumi.ResourceOptions(parent=self)
         self.bucket = alicloud.oss.Bucket(
             child_name(name, "bucket"), bucket=bucket_name,
@@ -84,8 +76,9 @@ class Bucket(pulumi.ComponentResource):
             alicloud.oss.BucketServerSideEncryptionRuleArgs(sse_algorithm=SSE_AES256),
             versioning=alicloud.oss.BucketVersioningArgs(status=VERSIONING_ENABLED)
             if versioning else None,
-            lifecycle_rules=[_lifecycle_rule(transitions or {}, abort_multipart_days,
-                                             noncurrent_version_days if versioning else None)],
+            lifecycle_rules=[_lifecycle_rule(
+                config.transitions, config.abort_multipart_days,
+                config.noncurrent_version_days if versioning else None)],
             tags=conventions.tags_for(bucket_name), opts=conventions.data_options(self))
         self.acl = alicloud.oss.BucketAcl(
             child_name(name, "acl"), bucket=self.bucket.bucket, acl=ACL_PRIVATE, opts=child)
@@ -105,37 +98,16 @@ class Bucket(pulumi.ComponentResource):
 def _lifecycle_rule(transitions: Mapping[str, int], abort_multipart_days: int,
                     noncurrent_version_days: int | None,
                     ) -> alicloud.oss.BucketLifecycleRuleArgs:
-    """One rule over the whole bucket: tier transitions, multipart cleanup and, for a
-    versioned bucket, expiry of old versions."""
+    """One rule over the whole bucket: tier transitions (warm to cold), multipart cleanup
+    and, for a versioned bucket, expiry of old versions."""
     return alicloud.oss.BucketLifecycleRuleArgs(
         id="tiering", enabled=True, prefix="",
         transitions=[alicloud.oss.BucketLifecycleRuleTransitionArgs(storage_class=tier,
                                                                     days=days)
-                     for tier, days in sorted(transitions.items(),
-                                              key=lambda item: TIER_ORDER.index(item[0]))]
-        or None,
+                     for tier, days in transitions.items()] or None,
         abort_multipart_uploads=[alicloud.oss.BucketLifecycleRuleAbortMultipartUploadArgs(
             days=abort_multipart_days)],
         noncurrent_version_expirations=[
             alicloud.oss.BucketLifecycleRuleNoncurrentVersionExpirationArgs(
                 days=noncurrent_version_days)] if noncurrent_version_days else None)
 
-
-def _check(bucket_name: str, transitions: Mapping[str, int], abort_multipart_days: int) -> None:
-    problems: list[str] = []
-    if not BUCKET_NAME_PATTERN.match(bucket_name):
-        problems.append(f"bucket_name: {bucket_name!r} is not an OSS bucket name; 3-63 "
-                        "lowercase letters, digits, hyphens, starting and ending with a letter"
-                        " or digit")
-    problems += [f"transitions: {tier!r} is not a tier; allowed: {', '.join(TIER_ORDER)}"
-                 for tier in transitions if tier not in TIER_ORDER]
-    ordered = [(tier, transitions[tier]) for tier in TIER_ORDER if tier in transitions]
-    problems += [f"transitions: {colder} at {later} days must come after {warmer} at "
-                 f"{earlier} days" for (warmer, earlier), (colder, later)
-                 in pairwise(ordered) if later <= earlier]
-    problems += [f"transitions: {tier} at {days} days; allowed 1 or more"
-                 for tier, days in ordered if days < 1]
-    if abort_multipart_days < 1:
-        problems.append(f"abort_multipart_days: {abort_multipart_days}; allowed 1 or more")
-    if problems:
-        raise ValueError("\n".join(problems))

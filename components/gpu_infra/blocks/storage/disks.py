@@ -9,14 +9,12 @@ created with `conventions.data_options(...)` (see `DataDisks.holds_data`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.limits.autopl import AutoPlPerformance, autopl_performance
+from gpu_infra.schema.storage import DataDiskConfig, StorageConfig
 
 AUTOPL_CATEGORY = "cloud_auto"
 """ESSD AutoPL: the category with provisioned IOPS and bursting (ecs.Instance data disks)."""
@@ -27,26 +25,6 @@ ESS_PERFORMANCE_LEVEL = "PL1"
 """PL1 has AutoPL's baseline formula (min{1800 + 50 x GiB, 50000} IOPS) without bursting."""
 ESS_ESSD_SIZE_RANGE = (20, 32768)
 """Sizes (GiB) ESS accepts for a cloud_essd data disk (PL1 needs at least 20)."""
-WEEKDAYS = range(1, 8)
-HOURS = range(0, 24)
-
-
-@dataclass(frozen=True)
-class DiskSpec:
-    """One data disk of every node, as the caller's config describes it."""
-
-    name: str
-    size_gib: int
-    per_gpu: bool = False
-    """size_gib is per GPU: the disk is size_gib x the node's GPU count."""
-    provisioned_iops: int = 0
-    bursting: bool = True
-    keep: bool = False
-    """Data worth keeping: outlives the instance, snapshotted and protected in prod."""
-
-    def size_for(self, gpu_count: int) -> int:
-        """The disk's size on a node with `gpu_count` GPUs."""
-        return self.size_gib * max(gpu_count, 1) if self.per_gpu else self.size_gib
 
 
 def instance_data_disk_args(*, name: str, size_gib: int, provisioned_iops: int = 0,
@@ -87,22 +65,23 @@ def scaling_data_disk_args(*, name: str, size_gib: int,
 
 
 class DataDisks(pulumi.ComponentResource):
-    """The data disks every node of a fleet gets, and their snapshot policy.
+    """The data disks every node of a fleet gets (`config.disks`), and their snapshot
+    policy (`config.snapshots`).
 
-    Creates an `ecs.AutoSnapshotPolicy` when `snapshots` is on and a disk has `keep`.
-    Callers take `instance_disks(gpu_count)` (GpuNodes) or `scaling_disks(gpu_count)` (ESS).
+    Creates an `ecs.AutoSnapshotPolicy` when `take_snapshots` is on (default off) and a
+    disk has `keep`. `gpu_count` sizes the per-GPU disks. Callers take `instance_disks()`
+    (GpuNodes) or `scaling_disks()` (ESS).
     Outputs: `snapshot_policy_id` (or None), `performance` (disk name -> AutoPL figures).
     """
 
     snapshot_policy: alicloud.ecs.AutoSnapshotPolicy | None
 
-    def __init__(self, name: str, *, disks: Sequence[DiskSpec], gpu_count: int,
-                 conventions: Conventions, kms_key_id: pulumi.Input[str] | None = None,
-                 snapshots: bool = False, time_points: Sequence[int] = (2,),
-                 repeat_weekdays: Sequence[int] = tuple(WEEKDAYS), retention_days: int = 7,
+    def __init__(self, name: str, *, config: StorageConfig, gpu_count: int,
+                 conventions: Conventions, take_snapshots: bool = False,
+                 kms_key_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__("gpu-infra:storage:DataDisks", name, None, opts)
-        self.disks = list(disks)
+        self.disks = list(config.disks)
         self.gpu_count = gpu_count
         self.kms_key_id = kms_key_id
         self.performance: dict[str, AutoPlPerformance] = {
@@ -111,14 +90,14 @@ class DataDisks(pulumi.ComponentResource):
         self.holds_data = any(disk.keep for disk in self.disks)
         """A disk is kept: create the instances with `conventions.data_options(...)`."""
         self.snapshot_policy = None
-        if snapshots and self.holds_data:
-            _check_schedule(time_points, repeat_weekdays, retention_days)
+        if take_snapshots and self.holds_data:
+            schedule = config.snapshots
             policy_name = child_name(name, "snapshots")
             self.snapshot_policy = alicloud.ecs.AutoSnapshotPolicy(
                 policy_name, auto_snapshot_policy_name=policy_name,
-                time_points=[str(hour) for hour in time_points],
-                repeat_weekdays=[str(day) for day in repeat_weekdays],
-                retention_days=retention_days, tags=conventions.tags_for(policy_name),
+                time_points=[str(hour) for hour in schedule.time_points],
+                repeat_weekdays=[str(day) for day in schedule.repeat_weekdays],
+                retention_days=schedule.retention_days, tags=conventions.tags_for(policy_name),
                 opts=pulumi.ResourceOptions(parent=self))
         self.snapshot_policy_id: pulumi.Output[str] | None = (
             self.snapshot_policy.id if self.snapshot_policy else None)
@@ -140,16 +119,6 @@ class DataDisks(pulumi.ComponentResource):
             name=disk.name, size_gib=disk.size_for(self.gpu_count), kms_key_id=self.kms_key_id,
             auto_snapshot_policy_id=self._policy_for(disk)) for disk in self.disks]
 
-    def _policy_for(self, disk: DiskSpec) -> pulumi.Output[str] | None:
+    def _policy_for(self, disk: DataDiskConfig) -> pulumi.Output[str] | None:
         return self.snapshot_policy_id if disk.keep else None
 
-
-def _check_schedule(time_points: Sequence[int], repeat_weekdays: Sequence[int],
-                    retention_days: int) -> None:
-    problems = [f"time_points: {hour} is not 0-23" for hour in time_points if hour not in HOURS]
-    problems += [f"repeat_weekdays: {day} is not 1-7" for day in repeat_weekdays
-                 if day not in WEEKDAYS]
-    if retention_days != -1 and not 1 <= retention_days <= 65536:
-        problems.append(f"retention_days: {retention_days}; allowed 1 to 65536 or -1")
-    if problems:
-        raise ValueError("\n".join(problems))

@@ -25,6 +25,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.schema.base import ANYWHERE
+from gpu_infra.schema.storage import CAPACITY_KINDS, SharedFileSystemConfig
 
 
 @dataclass(frozen=True)
@@ -85,18 +86,20 @@ class SharedFileSystem(pulumi.ComponentResource):
     protocol_service: alicloud.nas.ProtocolService | None
     exports: dict[str, alicloud.nas.ProtocolMountTarget]
 
-    def __init__(self, name: str, *, kind: str, vpc_id: pulumi.Input[str],
+    def __init__(self, name: str, *, config: SharedFileSystemConfig, vpc_id: pulumi.Input[str],
                  vswitch_ids: Mapping[str, pulumi.Input[str]],
                  client_cidrs: list[IPv4Network], conventions: Conventions,
-                 capacity_gib: int | None = None, zone_id: str | None = None,
                  kms_key_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
-        """`vswitch_ids`: zone -> vSwitch id of every vSwitch with nodes (one mount target
-        each); `client_cidrs`: who may mount (the vSwitch or VPC CIDRs, never 0.0.0.0/0);
-        `zone_id`: for extreme and cpfs (default the first of vswitch_ids)."""
+        """`config`: kind, capacity and zone (an extreme or cpfs file system goes to
+        `config.zone`, default the first of vswitch_ids); `vswitch_ids`: zone -> vSwitch id
+        of every vSwitch with nodes (one mount target each); `client_cidrs`: who may mount
+        (the vSwitch or VPC CIDRs, never 0.0.0.0/0)."""
         super().__init__("gpu-infra:storage:SharedFileSystem", name, None, opts)
-        fs_type = _check(kind, vswitch_ids, client_cidrs, capacity_gib)
-        zone = zone_id or next(iter(vswitch_ids))
+        _check(vswitch_ids, client_cidrs)
+        fs_type = FS_TYPES[config.kind]
+        by_capacity = config.kind in CAPACITY_KINDS
+        zone = config.zone or next(iter(vswitch_ids))
         child = pulumi.ResourceOptions(parent=self)
         is_cpfs = fs_type.file_system_type == "cpfs"
         encrypt = fs_type.kms_encrypt_type if kms_key_id and fs_type.kms_encrypt_type \
@@ -105,8 +108,7 @@ class SharedFileSystem(pulumi.ComponentResource):
         self.file_system = alicloud.nas.FileSystem(
             fs_name, description=fs_name, file_system_type=fs_type.file_system_type,
             protocol_type=fs_type.protocol_type, storage_type=fs_type.storage_type,
-            capacity=capacity_gib if kind in ("extreme", "cpfs") else None,
-            zone_id=zone if kind in ("extreme", "cpfs") else None,
+            capacity=config.capacity_gib, zone_id=zone if by_capacity else None,
             vpc_id=vpc_id if is_cpfs else None,
             vswitch_id=vswitch_ids[zone] if is_cpfs else None,
             encrypt_type=encrypt, kms_key_id=kms_key_id if encrypt == 2 else None,
@@ -167,20 +169,15 @@ class SharedFileSystem(pulumi.ComponentResource):
             for zone_, vswitch_id in vswitch_ids.items()}
 
 
-def _check(kind: str, vswitch_ids: Mapping[str, pulumi.Input[str]],
-           client_cidrs: list[IPv4Network], capacity_gib: int | None) -> FsType:
+
+def _check(vswitch_ids: Mapping[str, pulumi.Input[str]],
+           client_cidrs: list[IPv4Network]) -> None:
     problems: list[str] = []
-    if kind not in FS_TYPES:
-        problems.append(f"kind: {kind!r} is not a file system kind; allowed: "
-                        f"{', '.join(FS_TYPES)}")
     if not vswitch_ids:
         problems.append("vswitch_ids: at least one vSwitch with nodes is needed")
     if not client_cidrs:
         problems.append("client_cidrs: at least one CIDR (the vSwitch or VPC CIDRs)")
     problems += [f"client_cidrs: {cidr} opens the file system to the world; list the vSwitch"
                  " or VPC CIDRs" for cidr in client_cidrs if IPv4Network(cidr) == ANYWHERE]
-    if kind in ("extreme", "cpfs") and capacity_gib is None:
-        problems.append(f"capacity_gib: required for {kind}")
     if problems:
         raise ValueError("\n".join(problems))
-    return FS_TYPES[kind]
