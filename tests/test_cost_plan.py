@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -87,8 +88,9 @@ def test_plan_text_markdown_and_json_carry_the_estimate(tmp_path, capsys):
     assert "**Estimated cost: " in markdown and "| `compute:GpuNodes t01-gpu` |" in markdown
     assert main(["plan", str(path), "--json", "-"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["cost"]["currency"] == "CNY"
-    assert record["cost"]["gpuMonthlyCost"]["onDemand"] == pytest.approx(2 * GN7I_PRICE * H)
+    assert record["cost"]["version"] == "0.2" and record["cost"]["currency"] == "CNY"
+    assert record["costDetails"]["gpuMonthlyCost"]["onDemand"] == pytest.approx(
+        2 * GN7I_PRICE * H)
     assert [p["rule"] for p in record["policy"]].count("monthly-budget") == 1
 
 
@@ -100,15 +102,20 @@ def test_cost_command_text_and_json(capsys):
     assert "GPU instances per month: reserved " in text
     assert main(["cost", "training-prod", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["unpricedResources"] == ["llm-pretrain-kms-key"]
-    ri = next(r for r in record["resources"] if r["name"] == "llm-pretrain-reserved-ri")
-    assert ri["hourlyCost"] == pytest.approx(8 * 270.83 * 0.65, abs=1e-3)
+    resources = record["projects"][0]["breakdown"]["resources"]
+    key = next(r for r in resources if r["name"] == "llm-pretrain-kms-key")
+    assert key["monthlyCost"] is None and key["costComponents"][0]["priceNotFound"] is True
+    ri = next(r for r in resources if r["name"] == "llm-pretrain-reserved-ri")
+    assert float(ri["hourlyCost"]) == pytest.approx(8 * 270.83 * 0.65, abs=1e-3)
 
 
 def test_cost_command_spot_factor(capsys):
     assert main(["cost", "training-dev", "--json", "--spot-price-factor", "0.5"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["assumptions"]["spotPriceFactor"] == 0.5
+    nodes = [r for r in record["projects"][0]["breakdown"]["resources"]
+             if r["resourceType"] == "alicloud:ecs/instance:Instance"]
+    assert {r["metadata"]["gpu"][0]["capacity"] for r in nodes} == {"spot"}
+    assert {r["metadata"]["gpu"][0]["paidHourly"] for r in nodes} == {"17.37"}  # 34.74 x 0.5
 
 
 def test_cost_compare_shows_the_difference(capsys):
@@ -119,8 +126,9 @@ def test_cost_compare_shows_the_difference(capsys):
     assert out[-1].startswith("Difference: -")
     assert main(["cost", "training-dev", "--compare", "training-prod", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
-    assert record["diffTotalMonthlyCost"] == pytest.approx(
-        record["totalMonthlyCost"] - record["pastTotalMonthlyCost"], abs=1e-3)
+    assert record["projects"][0]["pastBreakdown"]["resources"]
+    assert Decimal(record["diffTotalMonthlyCost"]) == (
+        Decimal(record["totalMonthlyCost"]) - Decimal(record["pastTotalMonthlyCost"]))
 
 
 @pytest.mark.parametrize("argv", [["cost", "no-such-stack"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -22,10 +23,19 @@ SHIPPED = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
                  for path in STACKS_DIR.glob("Pulumi.*.yaml"))
 
 
+RECORDED_TIME = "0001-01-01T00:00:00Z"
+"""The cost's `timeGenerated` in a recording (the real one is the time of the plan)."""
+
+
 def record_of(stack: str) -> str:
-    """The `plan --json` record of a shipped stack, as the CLI writes it."""
-    result = review(run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml"))
-    return json.dumps(result.to_json(), indent=2, default=str) + "\n"
+    """The `plan --json` record of a shipped stack, as the CLI writes it, but for the time
+    and the stack file's path in the cost (recorded relative to the project)."""
+    record = review(run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")).to_json()
+    record["cost"]["timeGenerated"] = RECORDED_TIME
+    for project in record["cost"]["projects"]:
+        path = Path(project["metadata"]["path"])
+        project["metadata"]["path"] = str(path.relative_to(PROJECT_DIR))
+    return json.dumps(record, indent=2, default=str) + "\n"
 
 
 def test_every_shipped_stack_has_a_recording():

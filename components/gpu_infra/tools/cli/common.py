@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 
@@ -37,3 +38,31 @@ def report_problems(error: ConfigError, what: str = "invalid stack") -> int:
     for problem in error.problems:
         print(f"  {problem}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+class RevisionError(Exception):
+    """A git revision of a stack file cannot be read (no git, not a repository, bad rev)."""
+
+
+def stack_file_at_revision(path: Path, revision: str, scratch: Path) -> Path | None:
+    """The stack file at `path` as it was at git `revision`, written under `scratch` with
+    the same file name (the name is the stack's); None if the file did not exist then."""
+    directory = path.resolve().parent
+
+    def git(*arguments: str) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(["git", "-C", str(directory), *arguments],
+                                  capture_output=True, text=True, timeout=60)
+        except OSError as error:
+            raise RevisionError(f"cannot run git: {error.strerror}") from None
+
+    checked = git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+    if checked.returncode != 0:
+        raise RevisionError(f"{revision!r} is not a commit of a git repository holding "
+                            f"{path}")
+    shown = git("show", f"{revision}:./{path.name}")
+    if shown.returncode != 0:
+        return None
+    old = scratch / path.name
+    old.write_text(shown.stdout, encoding="utf-8")
+    return old

@@ -1,11 +1,14 @@
-"""`gpu-infra cost STACK [--compare BASE]`: the cost estimate of a stack's offline plan, or
-how much it changes against another stack (e.g. the stack file before a pull request)."""
+"""`gpu-infra cost STACK [--compare BASE | --compare-revision REV] [--json]`: the cost
+estimate of a stack's offline plan, or how much it changes against another stack or the same
+file at a git revision (e.g. the base of a pull request); `--json` writes Infracost JSON."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from gpu_infra.schema import ConfigError, resolve_stack_path
@@ -13,12 +16,23 @@ from gpu_infra.tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
+    RevisionError,
     add_stack_argument,
     project_dir,
+    report_problems,
+    stack_file_at_revision,
     stack_path,
 )
-from gpu_infra.tools.cost import Assumptions, Estimate, compare, estimate_plan, render_text
-from gpu_infra.tools.plan.engine import ProgramError, ValidatorErrors, run_plan
+from gpu_infra.tools.cost import (
+    Assumptions,
+    CostProject,
+    Estimate,
+    compare,
+    estimate_plan,
+    infracost_document,
+    render_text,
+)
+from gpu_infra.tools.plan.engine import Plan, ProgramError, ValidatorErrors, run_plan
 
 
 def _factor(text: str) -> float:
@@ -36,13 +50,18 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "cost", help="cost estimate of a stack's offline plan, or the difference to another")
     add_stack_argument(parser)
-    parser.add_argument("--compare", metavar="BASE",
-                        help="show the difference from stack BASE (name or path) to STACK")
+    base = parser.add_mutually_exclusive_group()
+    base.add_argument("--compare", metavar="BASE",
+                      help="show the difference from stack BASE (name or path) to STACK")
+    base.add_argument("--compare-revision", metavar="REV",
+                      help="show the difference from the same stack file at git revision REV "
+                           "(e.g. origin/main) to the file as it is")
     parser.add_argument("--json", action="store_true",
-                        help="print the estimate (or the difference) as JSON")
+                        help="print Infracost JSON (format 0.2; with a base, its "
+                             "pastBreakdown and diff are filled)")
     parser.add_argument("--spot-price-factor", type=_factor, metavar="F",
                         help="fraction of the on-demand price spot capacity pays, above 0 and "
-                             "at most 1 (default 0.7, from components/cost/prices.yaml)")
+                             "at most 1 (default 0.7, from gpu_infra/tools/cost/prices.yaml)")
     parser.set_defaults(run=run)
 
 
@@ -51,14 +70,12 @@ class _Failed(Exception):
         self.code = code
 
 
-def _estimate(path: Path, assumptions: Assumptions) -> tuple[str, Estimate]:
-    """(cluster name, estimate) of the stack file at `path`; problems go to stderr."""
+def _plan(path: Path) -> Plan:
+    """The offline plan of the stack file at `path`; problems go to stderr."""
     try:
-        plan = run_plan(path)
+        return run_plan(path)
     except ConfigError as error:
-        print(f"invalid stack: {error.source}", file=sys.stderr)
-        for problem in error.problems:
-            print(f"  {problem}", file=sys.stderr)
+        report_problems(error)
         raise _Failed(EXIT_BAD_INPUT) from None
     except ValidatorErrors as error:
         print(f"invalid stack: {path}", file=sys.stderr)
@@ -68,22 +85,44 @@ def _estimate(path: Path, assumptions: Assumptions) -> tuple[str, Estimate]:
     except ProgramError as error:
         print(f"program failed: {error}", file=sys.stderr)
         raise _Failed(EXIT_FAILED) from None
-    return plan.stack.name, estimate_plan(plan, assumptions)
+
+
+def _base(args: argparse.Namespace, path: Path, scratch: Path) -> tuple[str, Plan | None]:
+    """(label, plan) of the baseline; plan None when the file is new at the revision."""
+    if args.compare is not None:
+        return args.compare, _plan(resolve_stack_path(
+            args.compare, args.stacks_dir or project_dir() / "stacks"))
+    try:
+        old = stack_file_at_revision(path, args.compare_revision, scratch)
+    except RevisionError as error:
+        print(f"--compare-revision: {error}", file=sys.stderr)
+        raise _Failed(EXIT_BAD_INPUT) from None
+    label = f"{args.compare_revision}:{path.name}"
+    return label, None if old is None else _plan(old)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the estimate or the difference; exit 0, 1 (program failed) or 2 (bad input)."""
     assumptions = Assumptions(spot_price_factor=args.spot_price_factor)
+    path = stack_path(args)
     try:
-        name, after = _estimate(stack_path(args), assumptions)
-        if args.compare is None:
-            print(json.dumps(after.to_json(), indent=2) if args.json else render_text(after))
+        plan = _plan(path)
+        after = estimate_plan(plan, assumptions)
+        project = CostProject(plan.stack_name, str(path), after, plan.stack.name)
+        if args.compare is None and args.compare_revision is None:
+            print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2)
+                  if args.json else render_text(after))
             return EXIT_OK
-        base_path = resolve_stack_path(args.compare, args.stacks_dir or project_dir() / "stacks")
-        base_name, before = _estimate(base_path, assumptions)
+        with tempfile.TemporaryDirectory() as scratch:
+            label, base = _base(args, path, Path(scratch))
     except _Failed as failure:
         return failure.code
-    comparison = compare(before, after, base_name, name)
-    print(json.dumps(comparison.to_json(), indent=2) if args.json
-          else comparison.render_text(args.compare, args.stack))
+    before = (estimate_plan(base, assumptions) if base is not None
+              else Estimate(after.currency, after.hours_per_month, [], after.assumptions))
+    project = replace(project, past=before, past_cluster=base.stack.name if base else "")
+    if args.json:
+        print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2))
+    else:
+        comparison = compare(before, after, project.past_cluster, plan.stack.name)
+        print(comparison.render_text(label, args.stack))
     return EXIT_OK

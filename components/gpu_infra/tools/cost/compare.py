@@ -3,8 +3,8 @@ request, or a clone of a stack) does to the bill."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from gpu_infra.tools.cost.model import Estimate, ResourceCost
 from gpu_infra.tools.cost.report import money
@@ -62,23 +62,6 @@ class Comparison:
                 f"Difference: {sign}{money(self.delta_monthly)} {currency}/month"]
         return "\n".join(out)
 
-    def to_json(self) -> dict[str, Any]:
-        """Totals of both sides and the changed resources."""
-        return {"currency": self.after.currency,
-                "pastTotalMonthlyCost": round(self.before.total_monthly_cost, 4),
-                "totalMonthlyCost": round(self.after.total_monthly_cost, 4),
-                "diffTotalMonthlyCost": round(self.delta_monthly, 4),
-                "pastUnpricedResourceCount": len(self.before.unpriced),
-                "unpricedResourceCount": len(self.after.unpriced),
-                "resources": [{"name": d.name, "resourceType": d.resource_type,
-                               "status": d.status, "pastMonthlyCost": _r(d.before),
-                               "monthlyCost": _r(d.after), "diffMonthlyCost": _r(d.delta)}
-                              for d in self.resources]}
-
-
-def _r(value: float | None) -> float | None:
-    return None if value is None else round(value, 4)
-
 
 def _label(resource: ResourceCost) -> str:
     if resource.monthly_cost is not None:
@@ -91,15 +74,24 @@ def _key(name: str, prefix: str) -> str:
     return name.removeprefix(f"{prefix}-") if prefix else name
 
 
+def pair_resources(before: Sequence[ResourceCost], after: Sequence[ResourceCost],
+                   before_prefix: str = "", after_prefix: str = ""
+                   ) -> list[tuple[ResourceCost | None, ResourceCost | None]]:
+    """(before, after) pairs: resources of the same type and the same name without the
+    cluster name prefix (`before_prefix` / `after_prefix`); None where a side has none.
+    After's order, then the resources only before has."""
+    old = {(r.resource_type, _key(r.name, before_prefix)): r for r in before}
+    new = {(r.resource_type, _key(r.name, after_prefix)): r for r in after}
+    return [(old.get(key), new.get(key)) for key in [*new, *(k for k in old if k not in new)]]
+
+
 def compare(before: Estimate, after: Estimate, before_prefix: str = "",
             after_prefix: str = "") -> Comparison:
-    """Resources whose monthly cost differs between `before` and `after`, paired by type and
-    by name without the cluster name prefix (`before_prefix` / `after_prefix`)."""
-    old = {(r.resource_type, _key(r.name, before_prefix)): r for r in before.resources}
-    new = {(r.resource_type, _key(r.name, after_prefix)): r for r in after.resources}
+    """Resources whose monthly cost differs between `before` and `after`, paired by
+    pair_resources."""
     diffs: list[ResourceDiff] = []
-    for key in [*new, *(k for k in old if k not in new)]:
-        was, now = old.get(key), new.get(key)
+    for was, now in pair_resources(before.resources, after.resources, before_prefix,
+                                   after_prefix):
         if was is not None and now is not None:
             if was.monthly_cost == now.monthly_cost:
                 continue

@@ -168,15 +168,15 @@ class _Estimator:
         if inputs.get("instanceChargeType") == "PrePaid":
             factor = self._prepaid_factor(inputs.get("period"), inputs.get("periodUnit"))
             paid = None if on_demand is None else on_demand * factor
-            capacity, label = "prepaid", f"Compute (subscription, x{factor:g})"
+            capacity, label = "prepaid", f"subscription, x{factor:g}"
         elif strategy in SPOT_STRATEGIES:
             cap = _number(inputs.get("spotPriceLimit")) \
                 if strategy == "SpotWithPriceLimit" else None
             paid = self.spot(on_demand, cap)
-            capacity, label = "spot", f"Compute (spot {strategy}, x{self.spot_factor:g})"
+            capacity, label = "spot", f"spot {strategy}, x{self.spot_factor:g}"
         else:
-            paid, capacity, label = on_demand, "on_demand", "Compute (on-demand)"
-        cost.components.append(self.compute(f"{label} {kind}", 1, paid))
+            paid, capacity, label = on_demand, "on_demand", "on-demand"
+        cost.components.append(self.compute(f"Compute ({label}, {kind})", 1, paid))
         cost.gpu.append(GpuCapacity(str(kind), capacity, 1, paid, on_demand))
         cost.note = note
         system = {"category": inputs.get("systemDiskCategory"),
@@ -242,14 +242,14 @@ class _Estimator:
                     config.inputs.get("spotPriceLimits") or []
                     if isinstance(item, dict) and item.get("instanceType") == kind), None)
         spot_paid = self.spot(on_demand, cap)
-        cost.components.append(self.compute(f"Compute (on-demand) {on_demand_count:g} x {kind}",
+        cost.components.append(self.compute(f"Compute (on-demand, {kind})",
                                             on_demand_count, on_demand))
         cost.gpu.append(GpuCapacity(kind, "on_demand", on_demand_count,
                                     _times(on_demand, on_demand_count),
                                     _times(on_demand, on_demand_count)))
         if spot_ok:
             cost.components.append(self.compute(
-                f"Compute (spot, x{self.spot_factor:g}) {spot_count:g} x {kind}",
+                f"Compute (spot, x{self.spot_factor:g}, {kind})",
                 spot_count, spot_paid))
             cost.gpu.append(GpuCapacity(kind, "spot", spot_count, _times(spot_paid, spot_count),
                                         _times(on_demand, spot_count)))
@@ -382,8 +382,8 @@ class _Estimator:
                 slot.capacity, slot.paid_hourly = "reserved", 0.0
                 left -= 1
                 cost.components[0] = self.compute(
-                    f"Compute (covered by reserved instance {reservation.name}) "
-                    f"{slot.instance_type}", 1, 0.0)
+                    f"Compute (covered by reserved instance {reservation.name}, "
+                    f"{slot.instance_type})", 1, 0.0)
 
 
 def estimate(resources: Sequence[PlannedResource], stack: ClusterConfig | None = None,

@@ -1,6 +1,7 @@
-"""The shape of a cost estimate: components, resources, totals (JSON modelled on Infracost's).
+"""The shape of a cost estimate: components, resources, totals (as Infracost JSON:
+infracost.py).
 
-Costs are numbers in the estimate's currency (rounded to 4 decimals in JSON); an unknown
+Costs are numbers in the estimate's currency; an unknown
 cost is None (null), never 0. A usage-based component (traffic, LCUs, pay-per-use storage
 without an expected size) has a price but no quantity, so no cost.
 """
@@ -55,13 +56,6 @@ class CostComponent:
         """The price is unknown and matters (usage-based components have a price)."""
         return self.price is None and self.quantity != 0
 
-    def to_json(self) -> dict[str, Any]:
-        """Infracost-like costComponent."""
-        return {"name": self.name, "unit": self.unit,
-                f"{self.period}lyQuantity": _round(self.quantity), "price": self.price,
-                "hourlyCost": _round(self.hourly_cost), "monthlyCost": _round(self.monthly_cost),
-                "usageBased": self.usage_based, "unconfirmed": self.unconfirmed}
-
 
 @dataclass
 class GpuCapacity:
@@ -114,13 +108,6 @@ class ResourceCost:
     def hourly_cost(self) -> float | None:
         """Known hourly cost (None if nothing about it is known)."""
         return self._total("hourly_cost")
-
-    def to_json(self) -> dict[str, Any]:
-        """Infracost-like resource."""
-        return {"name": self.name, "resourceType": self.resource_type,
-                "component": self.component, "hourlyCost": _round(self.hourly_cost),
-                "monthlyCost": _round(self.monthly_cost), "unpriced": self.unpriced,
-                "note": self.note, "costComponents": [c.to_json() for c in self.components]}
 
 
 @dataclass
@@ -190,15 +177,14 @@ class Estimate:
             parts.append(f"plus {len(self.usage_based)} usage-based charge(s)")
         return "; ".join(parts)
 
-    def to_json(self) -> dict[str, Any]:
-        """The `cost` record of `plan --json` and `cost --json`."""
+    def details(self) -> dict[str, Any]:
+        """Stack-wide figures Infracost's format has no place for (`costDetails` of
+        `plan --json`): the text summary, what is unpriced, the GPU capacity split, the
+        cost per building block and the assumptions. Costs are numbers (4 decimals)."""
         split = self.gpu_split()
         return {
             "currency": self.currency, "hoursPerMonth": self.hours_per_month,
-            "totalHourlyCost": _round(self.total_hourly_cost),
-            "totalMonthlyCost": _round(self.total_monthly_cost),
             "complete": not self.unpriced, "summary": self.summary(),
-            "unpricedResourceCount": len(self.unpriced),
             "unpricedResources": [r.name for r in self.unpriced],
             "usageBasedComponentCount": len(self.usage_based),
             "gpuMonthlyCost": {
@@ -209,5 +195,4 @@ class Estimate:
             "byComponent": [{"name": name, "monthlyCost": _round(cost)}
                             for name, cost in self.by_component().items()],
             "assumptions": self.assumptions,
-            "resources": [r.to_json() for r in self.resources],
         }

@@ -81,6 +81,8 @@ class Plan:
     outputs: dict[str, Any]
     secret_keys: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    source: str = ""
+    """The stack file, as given."""
 
     def by_type(self, type_token: str) -> list[PlannedResource]:
         """Resources of one type token, in registration order."""
@@ -193,7 +195,7 @@ def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Pla
         stack, stack_file.name, program, config=stack_file.config,
         secret_keys=stack_file.secret_keys)
     return Plan(PROJECT, stack_file.name, stack, resources, outputs,
-                stack_file.secret_keys, findings)
+                stack_file.secret_keys, findings, str(stack_path))
 
 
 def run_under_mocks(stack: ClusterConfig, stack_name: str, build: Callable[[], Any],

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_infra.tools.cost import Estimate, estimate_plan
+from gpu_infra.tools.cost import CostProject, Estimate, estimate_plan, infracost_document
 from gpu_infra.tools.plan.engine import Plan
 from gpu_infra.tools.review.policy import check_plan, has_mandatory
 from gpu_infra_policies.rules import RuleSettings, Verdict
@@ -26,15 +26,23 @@ class Review:
         """True if a mandatory policy violation blocks the plan."""
         return has_mandatory(self.verdicts)
 
+    def cost_document(self) -> dict[str, Any]:
+        """The cost as Infracost JSON (one project: this stack, nothing exists yet)."""
+        plan = self.plan
+        return infracost_document([CostProject(plan.stack_name, plan.source, self.cost,
+                                               plan.stack.name)], "gpu-infra plan")
+
     def to_json(self) -> dict[str, Any]:
-        """The full record written by `plan --json`."""
+        """The full record written by `plan --json`: the plan, with the policy verdicts,
+        the cost (Infracost JSON) and its `costDetails` after the findings."""
         record = self.plan.to_json()
         ordered: dict[str, Any] = {}
         for key, value in record.items():
             ordered[key] = value
             if key == "findings":
                 ordered["policy"] = [verdict.to_json() for verdict in self.verdicts]
-                ordered["cost"] = self.cost.to_json()
+                ordered["cost"] = self.cost_document()
+                ordered["costDetails"] = self.cost.details()
         return ordered
 
 
