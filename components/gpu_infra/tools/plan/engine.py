@@ -60,13 +60,25 @@ class PlannedResource:
     protect: bool = False
     retain_on_delete: bool = False
     id: str | None = None
+    delete_before_replace: bool = False
+    ignore_changes: list[str] = field(default_factory=list)
+    replace_on_changes: list[str] = field(default_factory=list)
+    aliases: list[str] = field(default_factory=list)
+    """URNs this resource was known by before (resource option `aliases`)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form used by `plan --json`."""
-        return {"urn": self.urn, "type": self.type, "name": self.name, "custom": self.custom,
-                "parent": self.parent, "id": self.id, "protect": self.protect,
-                "retainOnDelete": self.retain_on_delete, "dependencies": self.dependencies,
-                "inputs": self.inputs}
+        """The JSON form used by `plan --json` (resource options only when set)."""
+        record = {"urn": self.urn, "type": self.type, "name": self.name, "custom": self.custom,
+                  "parent": self.parent, "id": self.id, "protect": self.protect,
+                  "retainOnDelete": self.retain_on_delete, "dependencies": self.dependencies,
+                  "inputs": self.inputs}
+        for key, value in (("deleteBeforeReplace", self.delete_before_replace),
+                           ("ignoreChanges", self.ignore_changes),
+                           ("replaceOnChanges", self.replace_on_changes),
+                           ("aliases", self.aliases)):
+            if value:
+                record[key] = value
+        return record
 
 
 @dataclass
@@ -159,8 +171,35 @@ class _RecordingMonitor(mocks.MockMonitor):
                 inputs=self.mocks.last_inputs.value,
                 dependencies=sorted(set(request.dependencies)),
                 protect=bool(request.protect), retain_on_delete=bool(request.retainOnDelete),
-                id=response.id or None))
+                id=response.id or None,
+                delete_before_replace=bool(request.deleteBeforeReplace),
+                ignore_changes=list(request.ignoreChanges),
+                replace_on_changes=list(request.replaceOnChanges),
+                aliases=_alias_urns(request, response.urn)))
         return response
+
+
+def _alias_urns(request: Any, urn: str) -> list[str]:
+    """The URNs of a registration's aliases: given whole, or as specs (name, type, parent)
+    relative to the resource itself."""
+    urns = list(request.aliasURNs)
+    prefix, _, name = urn.rpartition("::")
+    head, _, qualified_type = prefix.rpartition("::")
+    own_parent_type = qualified_type.rpartition("$")[0]
+    for alias in request.aliases:
+        if alias.urn:
+            urns.append(alias.urn)
+            continue
+        spec = alias.spec
+        if spec.parentUrn:
+            parent_type = spec.parentUrn.rpartition("::")[0].rpartition("::")[2]
+            parent_type = "" if parent_type == STACK_TYPE else parent_type
+        else:
+            parent_type = "" if spec.noParent else own_parent_type
+        leaf_type = spec.type or request.type
+        full_type = f"{parent_type}${leaf_type}" if parent_type else leaf_type
+        urns.append(f"{head}::{full_type}::{spec.name or name}")
+    return urns
 
 
 class _CloudMocks(mocks.Mocks):
