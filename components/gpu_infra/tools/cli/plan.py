@@ -20,12 +20,18 @@ from gpu_infra.tools.cli.common import (
 from gpu_infra.tools.plan.diagram import render_mermaid
 from gpu_infra.tools.plan.engine import ProgramError, ValidatorErrors, run_plan
 from gpu_infra.tools.review import Review, review
+from gpu_infra.tools.review.acknowledgements import (
+    acknowledgements_path,
+    load_acknowledgements,
+)
+from gpu_infra.tools.review.base_plan import BaseError, load_base
+from gpu_infra.tools.review.changes import ChangeReport, change_report
 from gpu_infra.tools.review.render import render_markdown, render_text
 from gpu_infra_policies.config import PolicyConfigError, load_policy_config
 
-RENDERERS: dict[str, Callable[[Review], str]] = {
+RENDERERS: dict[str, Callable[[Review, ChangeReport | None], str]] = {
     "text": render_text, "markdown": render_markdown,
-    "mermaid": lambda result: render_mermaid(result.plan)}
+    "mermaid": lambda result, _: render_mermaid(result.plan)}
 
 
 def add_parser(subparsers) -> None:
@@ -40,6 +46,13 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--policy-config", type=Path, metavar="FILE",
                         help="policy rule levels and thresholds, the JSON file given to "
                              "`pulumi preview --policy-pack-config` (default: rule defaults)")
+    parser.add_argument("--against", metavar="BASE",
+                        help="change report against BASE: a `plan --json` file, or a git "
+                             "revision (the same stack file planned by the program at that "
+                             "revision); exit 1 on an unacknowledged dangerous change in prod")
+    parser.add_argument("--acknowledgements", type=Path, metavar="FILE",
+                        help="acknowledged dangerous changes (default: "
+                             "STACKS_DIR/acknowledged/<stack>.yaml, if it exists)")
     parser.set_defaults(run=run)
 
 
@@ -66,12 +79,44 @@ def run(args: argparse.Namespace) -> int:
         print(f"program failed: {error}", file=sys.stderr)
         return EXIT_FAILED
     result = review(plan, settings)
-    status = EXIT_FAILED if result.blocked else EXIT_OK
+    changes = None
+    if args.against:
+        try:
+            changes = _change_report(args, result)
+        except BaseError as error:
+            print(f"invalid --against: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except ConfigError as error:
+            return report_problems(error, "invalid acknowledgements")
+    blocked = result.blocked or (changes is not None and changes.blocked)
+    status = EXIT_FAILED if blocked else EXIT_OK
     if args.json_file is not None:
-        record = json.dumps(result.to_json(), indent=2, default=str)
+        data = result.to_json()
+        if changes is not None:
+            annotate(data, changes)
+        record = json.dumps(data, indent=2, default=str)
         if str(args.json_file) == "-":
             print(record)
             return status
         args.json_file.write_text(record + "\n", encoding="utf-8")
-    print(RENDERERS[args.format](result))
+    print(RENDERERS[args.format](result, changes))
     return status
+
+
+def _change_report(args: argparse.Namespace, result: Review) -> ChangeReport:
+    """The change report of `result` against `--against`, with the acknowledgements."""
+    path = stack_path(args)
+    base, label = load_base(args.against, path, Path.cwd())
+    acknowledgements = load_acknowledgements(args.acknowledgements
+                                             or acknowledgements_path(path))
+    return change_report(result, base, label, acknowledgements)
+
+
+def annotate(record: dict, changes: ChangeReport) -> None:
+    """Add each resource's change/restart/because and the top-level `changes` record."""
+    by_urn = changes.by_urn()
+    for resource in record["resources"]:
+        change = by_urn.get(resource["urn"])
+        if change is not None:
+            resource.update(change.to_json())
+    record["changes"] = changes.to_json()

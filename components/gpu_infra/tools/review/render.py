@@ -7,8 +7,14 @@ from collections import Counter, defaultdict
 from gpu_infra.tools.cost import report as cost_report
 from gpu_infra.tools.plan.engine import Plan, PlannedResource
 from gpu_infra.tools.review import Review
+from gpu_infra.tools.review.changes import ChangeReport
 
 PROTECTED_MARK = "[protected]"
+CHANGE_MARKS = {"create": "+  ", "update": "~  ", "replace": "+- ", "delete": "-  ",
+                "same": "   "}
+"""Preview-tree marks per change, as `pulumi preview` draws them."""
+DETAIL_LIMIT = 200
+"""Changed resources listed one by one; the rest are counted."""
 
 
 def _children(plan: Plan) -> dict[str | None, list[PlannedResource]]:
@@ -42,19 +48,28 @@ def type_counts(plan: Plan) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-def render_text(review: Review) -> str:
-    """The default output: a preview tree, then counts, outputs, secrets and findings."""
+def render_text(review: Review, changes: ChangeReport | None = None) -> str:
+    """The default output: the change report first (with `changes`), then a preview tree,
+    counts, outputs, secrets and findings."""
     plan = review.plan
+    by_urn = changes.by_urn() if changes else {}
     stack_label = f"{plan.project}-{plan.stack_name}"
     rows = [("", "pulumi:pulumi:Stack", stack_label, "")]
     rows += [(prefix, r.type, r.name, PROTECTED_MARK if r.protect else "")
              for prefix, r in _tree_lines(plan)]
     type_width = max(len(prefix) + len(kind) for prefix, kind, _, _ in rows) + 2
     name_width = max(len(name) for _, _, name, _ in rows) + 2
-    out = [f"Previewing update ({plan.stack_name}), offline under the Pulumi mock engine:", "",
-           f"     {'Type':<{type_width}}{'Name':<{name_width}}Plan"]
-    for prefix, kind, name, mark in rows:
-        out.append(f" +   {prefix + kind:<{type_width}}{name:<{name_width}}create {mark}".rstrip())
+    out = _changes_text(changes) if changes else []
+    out += [f"Previewing update ({plan.stack_name}), offline under the Pulumi mock engine"
+            + (f", against {changes.against}:" if changes else ":"), "",
+            f"     {'Type':<{type_width}}{'Name':<{name_width}}Plan"]
+    urns = [None] + [r.urn for _, r in _tree_lines(plan)]
+    for urn, (prefix, kind, name, mark) in zip(urns, rows, strict=True):
+        change = by_urn.get(urn) if urn else None
+        word = change.change if change else ("same" if changes else "create")
+        label = f"{word} (restart)" if change and change.restart else word
+        out.append(f" {CHANGE_MARKS[word]} {prefix + kind:<{type_width}}{name:<{name_width}}"
+                   f"{label} {mark}".rstrip())
     custom = sum(1 for r in plan.resources if r.custom)
     out += ["", "Resources:", f"    + {custom} to create "
             f"({len(plan.resources) - custom} components)", "", "Resources by type:"]
@@ -74,15 +89,17 @@ def render_text(review: Review) -> str:
     return "\n".join(out)
 
 
-def render_markdown(review: Review) -> str:
-    """A summary fit for a pull-request comment."""
+def render_markdown(review: Review, changes: ChangeReport | None = None) -> str:
+    """A summary fit for a pull-request comment: the change report first (with `changes`)."""
     plan = review.plan
     stack = plan.stack
     custom = sum(1 for r in plan.resources if r.custom)
-    out = [f"### gpu-infra plan: `{plan.stack_name}`", "",
-           f"{stack.layout} · {stack.environment} · {stack.region} · "
-           f"**{custom} resources to create**", "",
-           "| Resource type | Count |", "|---|---:|"]
+    out = [f"### gpu-infra plan: `{plan.stack_name}`", ""]
+    if changes:
+        out += _changes_markdown(changes)
+    out += [f"{stack.layout} · {stack.environment} · {stack.region} · "
+            f"**{custom} resources in the plan**", "",
+            "| Resource type | Count |", "|---|---:|"]
     out += [f"| `{kind}` | {count} |" for kind, count in type_counts(plan)]
     protected = [r for r in plan.resources if r.protect]
     if protected:
@@ -118,3 +135,53 @@ def _notes(plan: Plan) -> list[str]:
 def _short(value: object, width: int = 100) -> str:
     text = str(value)
     return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _changed(changes: ChangeReport) -> list:
+    return [c for c in changes.changes if c.custom and c.change != "same"]
+
+
+def _changes_text(changes: ChangeReport) -> list[str]:
+    """The change report as the first lines of the text output."""
+    out = [f"Changes against {changes.against}:"]
+    out += [f"  {line}" for line in changes.summary_lines()]
+    if changes.findings:
+        out += ["", "Guard rails:"] + [f"  {f.line()}" for f in changes.findings]
+    if changes.unused_acknowledgements:
+        out += ["", "Acknowledgements that match nothing (remove them):"]
+        out += [f"  {line}" for line in changes.unused_acknowledgements]
+    changed = _changed(changes)
+    if changed:
+        out += ["", "Changed resources:"]
+        for change in changed[:DETAIL_LIMIT]:
+            restart = " (restart)" if change.restart else ""
+            because = f"  because {', '.join(change.because)}" if change.because else ""
+            out.append(f"  {CHANGE_MARKS[change.change]}{change.change}{restart}  "
+                       f"{change.type}  {change.name}{because}")
+        if len(changed) > DETAIL_LIMIT:
+            out.append(f"  ... and {len(changed) - DETAIL_LIMIT} more (see --json)")
+    return out + [""]
+
+
+def _changes_markdown(changes: ChangeReport) -> list[str]:
+    """The change report for a pull request: impact, guard rails, then the details."""
+    out = [f"**Changes against {changes.against}**", ""]
+    out += [f"- {line}" for line in changes.summary_lines()]
+    if changes.findings:
+        out += ["", "| Level | Guard rail | Resources | Message |", "|---|---|---:|---|"]
+        out += [f"| {f.level.value}{' (acknowledged)' if f.acknowledged else ''} | "
+                f"`{f.rule}` | {len(f.resources)} | {f.message.replace('|', '/')} |"
+                for f in changes.findings]
+    if changes.unused_acknowledgements:
+        out += ["", "Acknowledgements that match nothing (remove them): "
+                + "; ".join(f"`{a}`" for a in changes.unused_acknowledgements)]
+    changed = _changed(changes)
+    if changed:
+        out += ["", f"<details><summary>Changed resources ({len(changed)})</summary>", "",
+                "| Change | Restart | Type | Name | Because |", "|---|---|---|---|---|"]
+        out += [f"| {c.change} | {'yes' if c.restart else ''} | `{c.type}` | `{c.name}` | "
+                f"{', '.join(f'`{p}`' for p in c.because)} |" for c in changed[:DETAIL_LIMIT]]
+        if len(changed) > DETAIL_LIMIT:
+            out.append(f"\n... and {len(changed) - DETAIL_LIMIT} more (see `plan --json`)")
+        out += ["", "</details>"]
+    return out + [""]

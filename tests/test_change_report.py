@@ -1,0 +1,212 @@
+"""The change report on real edits of the shipped stacks (tests/change_matrix.py), against
+the recorded plan of each stack (tests/golden, kept equal to the program by
+test_golden_plans): change, restart and causes per resource, the impact, the guard rails."""
+
+from __future__ import annotations
+
+import json
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpu_infra.tools.plan.engine import run_plan
+from gpu_infra.tools.review import review
+from gpu_infra.tools.review.acknowledgements import Acknowledgements
+from gpu_infra.tools.review.changes import ChangeReport, change_report
+
+from .change_matrix import EDITS
+from .conftest import PROJECT_DIR, STACKS_DIR
+
+GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
+
+
+def base_record(stack: str) -> dict:
+    return json.loads((GOLDEN_DIR / f"{stack}.json").read_text(encoding="utf-8"))
+
+
+def edited_stack(directory: Path, edit: str) -> Path:
+    """The shipped stack file of `edit`, edited, written to `directory`."""
+    stack, change = EDITS[edit]
+    data = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8"))
+    change(data["config"]["gpu-infra:cluster"])
+    path = directory / edit / f"Pulumi.{stack}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """report(edit, acknowledgements=None) -> ChangeReport; each edit is planned once."""
+    directory = tmp_path_factory.mktemp("edits")
+    reviews: dict[str, object] = {}
+
+    def _report(edit: str, acknowledgements: Acknowledgements | None = None) -> ChangeReport:
+        if edit not in reviews:
+            reviews[edit] = review(run_plan(edited_stack(directory, edit)))
+        stack = EDITS[edit][0]
+        return change_report(reviews[edit], base_record(stack), "golden", acknowledgements)
+
+    return _report
+
+
+def changed(report: ChangeReport) -> dict[str, tuple[str, bool, list[str]]]:
+    """name -> (change, restart, because) of every resource that is not `same`."""
+    return {c.name: (c.change, c.restart, c.because)
+            for c in report.changes if c.custom and c.change != "same"}
+
+
+def expect(report: ChangeReport, expected: dict[str, tuple[str, bool, list[str]]]) -> None:
+    """Every changed resource matches exactly one pattern of `expected`, with that change,
+    restart flag and causes; every pattern matches something."""
+    actual = changed(report)
+    unmatched = set(expected)
+    for name, outcome in actual.items():
+        patterns = [p for p in expected if fnmatchcase(name, p)]
+        assert patterns, f"{name} unexpectedly {outcome}"
+        assert outcome == expected[patterns[0]], f"{name}: {outcome}"
+        unmatched.discard(patterns[0])
+    assert not unmatched, f"nothing matched {sorted(unmatched)}"
+
+
+def rules(report: ChangeReport) -> dict[str, str]:
+    return {f.rule: f.level.value for f in report.findings}
+
+
+NODES = "llm-pretrain-gpu-node-00?"
+ROLES = "llm-pretrain-gpu-node-00?-role"
+ALARMS = "llm-pretrain-alarms-*"
+ALARM_UPDATE = ("update", False, ["metricDimensions"])
+
+
+def test_nodes_up_creates_only_the_new_nodes(report):
+    result = report("nodes-up")
+    expect(result, {"llm-pretrain-gpu-node-00[89]": ("create", False, []),
+                    "llm-pretrain-gpu-node-00[89]-role": ("create", False, []),
+                    ALARMS: ALARM_UPDATE})
+    assert result.impact.gpu_nodes == {"created": ["llm-pretrain-gpu-node-008",
+                                                   "llm-pretrain-gpu-node-009"]}
+    assert result.impact.cost_after > result.impact.cost_before
+    assert not result.blocked
+
+
+def test_nodes_down_in_prod_names_the_nodes_and_is_blocked(report):
+    result = report("nodes-down")
+    expect(result, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
+                    "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
+                    ALARMS: ALARM_UPDATE})
+    assert result.impact.gpu_nodes["deleted"] == ["llm-pretrain-gpu-node-006",
+                                                  "llm-pretrain-gpu-node-007"]
+    assert rules(result) == {"replaces-gpu-nodes": "ERROR", "blocked-by-protection": "ERROR"}
+    assert "deletion protection" in result.impact.blocked[0][1]
+
+
+def test_instance_type_restarts_nodes_and_rebuys_the_reservation(report):
+    result = report("instance-type")
+    expect(result, {NODES: ("update", True, ["instanceType"]),
+                    "llm-pretrain-reserved-ri": ("replace", False, ["instanceType"])})
+    assert result.impact.reserved == {"bought": ["llm-pretrain-reserved-ri"],
+                                      "left_billing": ["llm-pretrain-reserved-ri"]}
+    assert rules(result)["reserved-capacity"] == "ERROR"
+    assert rules(result)["restarts-gpu-nodes"] == "WARNING"
+
+
+def test_reserved_count_buys_a_second_reservation(report):
+    result = report("reserved-count")
+    expect(result, {"llm-pretrain-reserved-ri": ("replace", False, ["instanceAmount"])})
+    assert rules(result) == {"reserved-capacity": "ERROR"}
+    assert any("non-refundable" in line for line in result.summary_lines())
+
+
+def test_spot_strategy_replaces_the_node_outside_prod_as_a_warning(report):
+    result = report("spot-strategy")
+    expect(result, {"llm-train-gpu-node-000": ("replace", False,
+                                               ["spotStrategy", "spotPriceLimit"]),
+                    "llm-train-gpu-node-000-role": ("replace", False, ["instanceId"]),
+                    "llm-train-alarms-*": ALARM_UPDATE})
+    assert rules(result) == {"replaces-gpu-nodes": "WARNING"}
+    assert not result.blocked
+
+
+def test_erdma_off_replaces_every_node(report):
+    result = report("erdma-off")
+    expect(result, {NODES: ("replace", False, ["networkInterfaceTrafficMode"]),
+                    ROLES: ("replace", False, ["instanceId"]), ALARMS: ALARM_UPDATE})
+    assert result.impact.gpu_causes == {"networkInterfaceTrafficMode": 8}
+
+
+def test_multi_az_policy_releases_the_whole_scaling_group(report):
+    result = report("multi-az-policy")
+    group = next(c for c in result.changes if c.name == "chat-serve-gpu-asg")
+    assert (group.change, group.because) == ("replace", ["multiAzPolicy"])
+    dependants = {c.name for c in result.changes if "scalingGroupId" in c.unknown}
+    assert "chat-serve-gpu-config" in dependants
+    assert result.impact.gpu_nodes["replaced"] == ["chat-serve-gpu-asg"]
+    assert rules(result)["replaces-gpu-nodes"] == "ERROR"
+
+
+def test_image_change_restarts_nodes(report):
+    result = report("image")
+    expect(result, {NODES: ("update", True, ["imageId"])})
+    assert rules(result) == {"restarts-gpu-nodes": "WARNING"}
+
+
+def test_new_public_key_is_ignored_by_the_provider(report):
+    result = report("public-key")
+    expect(result, {"llm-pretrain-sec-login-key": ("update", False, ["publicKey"])})
+    assert result.impact.ignored[0][:2] == ("llm-pretrain-sec-login-key", "publicKey")
+    assert rules(result) == {"change-ignored": "WARNING"}
+
+
+def test_zone_appended_only_adds_the_zone(report):
+    result = report("zone-appended")
+    expect(result, {"llm-pretrain-net-vsw-cn-beijing-k": ("create", False, []),
+                    "llm-pretrain-net-snat-cn-beijing-k": ("create", False, [])})
+    assert not result.findings
+
+
+def test_cluster_rename_is_reported_as_replacing_everything(report):
+    result = report("cluster-rename")
+    assert result.impact.renamed == ("llm-pretrain", "llm-pretrain2")
+    assert result.summary_lines()[0].startswith("The cluster is renamed")
+    assert {"bucket", "file system", "KMS key"} <= {k for k, _ in result.impact.data["deleted"]}
+    counts = result.counts()
+    assert counts["same"] == 0 and counts["create"] == counts["delete"]
+    assert rules(result)["replaces-data"] == "ERROR"
+
+
+def test_tags_change_in_place(report):
+    result = report("tags")
+    assert {change for change, _, _ in changed(result).values()} == {"update"}
+    assert not any(restart for _, restart, _ in changed(result).values())
+    assert not result.findings
+
+
+def test_acknowledgement_turns_the_error_into_info(report):
+    acknowledgements = Acknowledgements.model_validate({"acknowledge": [
+        {"rule": "reserved-capacity", "resources": ["llm-pretrain-reserved-*"],
+         "reason": "ten nodes from January"},
+        {"rule": "replaces-data", "resources": ["nothing-*"], "reason": "stale entry"}]})
+    result = report("reserved-count", acknowledgements)
+    assert rules(result) == {"reserved-capacity": "INFO"}
+    assert result.findings[0].acknowledged and not result.blocked
+    assert "ten nodes from January" in result.findings[0].message
+    assert result.unused_acknowledgements == ["replaces-data: nothing-*"]
+
+
+def test_acknowledgement_must_cover_every_resource(report):
+    acknowledgements = Acknowledgements.model_validate({"acknowledge": [
+        {"rule": "replaces-gpu-nodes", "resources": ["llm-pretrain-gpu-node-006"],
+         "reason": "retire one node"}]})
+    result = report("nodes-down", acknowledgements)
+    assert rules(result)["replaces-gpu-nodes"] == "ERROR"
+
+
+def test_json_carries_change_restart_because(report):
+    record = report("image").to_json()
+    assert record["counts"]["update"] == 8
+    assert record["impact"]["gpuNodes"]["restarted"][0] == "llm-pretrain-gpu-node-000"
+    assert record["impact"]["summary"][0].startswith("GPU nodes restarted in place: 8")
+    assert {f["rule"] for f in record["findings"]} == {"restarts-gpu-nodes"}

@@ -1,0 +1,115 @@
+"""The update-semantics data file covers every resource type the program can create, and its
+rules resolve the way the diff relies on."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+
+from gpu_infra.limits.update_semantics import covered_types, provider_source, semantics
+
+from .conftest import (
+    BASE_INFERENCE,
+    BASE_RENDERING,
+    BASE_TRAINING,
+    PROJECT_DIR,
+    merged,
+    provider_class,
+)
+
+GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
+
+OPTIONAL_FEATURES = {
+    "training-everything": merged(BASE_TRAINING, environment="prod", fleet={
+        **BASE_TRAINING["fleet"],
+        "reserved": {"reserved_instances": {"count": 1, "scope": "Zone"},
+                     "guarantee": {"kind": "elasticity_assurance", "count": 1}}},
+        storage={"disks": [{"name": "ckpt", "size_gib": 100, "keep": True}],
+                 "snapshots": {"retention_days": 3},
+                 "shared_fs": {"enabled": True, "kind": "cpfs", "capacity_gib": 3600},
+                 "buckets": {"logging": True}}),
+    "training-capacity-reservation": merged(BASE_TRAINING, fleet={
+        **BASE_TRAINING["fleet"],
+        "reserved": {"guarantee": {"kind": "capacity_reservation", "count": 1}}}),
+    "inference-alb": merged(BASE_INFERENCE, load_balancer={"kind": "alb"}, fleet={
+        **BASE_INFERENCE["fleet"],
+        "target_tracking": {"metric": "CpuUtilization", "target_value": 60},
+        "queue_scaling": {"metric_name": "pending", "scale_out_threshold": 4},
+        "schedules": [{"name": "night", "launch_time": "2030-01-01T22:00Z",
+                       "recurrence_type": "Daily", "recurrence_value": "1",
+                       "recurrence_end_time": "2031-01-01T00:00Z", "min_size": 0}]}),
+    "rendering": BASE_RENDERING,
+}
+
+
+@pytest.fixture(scope="module")
+def creatable_types(tmp_path_factory) -> set[str]:
+    """Custom resource types of every shipped stack (their recorded plans, which
+    test_golden_plans keeps equal to the program) and of configs with optional features."""
+    from gpu_infra.tools.plan.engine import run_plan
+
+    from .conftest import write_stack
+
+    types = {r["type"] for path in GOLDEN_DIR.glob("*.json")
+             for r in json.loads(path.read_text())["resources"] if r["custom"]}
+    directory = tmp_path_factory.mktemp("features")
+    for name, cluster in OPTIONAL_FEATURES.items():
+        plan = run_plan(write_stack(directory, name, cluster))
+        types |= {r.type for r in plan.resources if r.custom}
+    return types
+
+
+def test_every_creatable_type_is_covered(creatable_types):
+    missing = sorted(creatable_types - covered_types())
+    assert not missing, f"add these types to limits/update_semantics.yaml: {missing}"
+
+
+def test_optional_features_reach_the_optional_types(creatable_types):
+    for token in ("alicloud:ecs/elasticityAssurance:ElasticityAssurance",
+                  "alicloud:ecs/capacityReservation:CapacityReservation",
+                  "alicloud:alb/loadBalancer:LoadBalancer",
+                  "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy"):
+        assert token in creatable_types
+
+
+@pytest.mark.parametrize("token", sorted(covered_types()))
+def test_rule_paths_are_inputs_of_the_sdk(token):
+    """Every top-level path the file names is an argument of the pulumi-alicloud class."""
+    parameters = inspect.signature(provider_class(token)._internal_init).parameters
+    camel = {"".join(w.capitalize() if i else w for i, w in enumerate(p.split("_")))
+             for p in parameters}
+    rules = semantics(token)
+    for section in (rules.replace, rules.restart, rules.ignored, rules.suppressed):
+        for path in section:
+            assert path.split(".")[0] in camel, f"{token}: {path} is not an input"
+    assert rules.file.startswith("alicloud/resource_alicloud_")
+
+
+def test_nested_paths_resolve_to_the_enclosing_rule():
+    instance = semantics("alicloud:ecs/instance:Instance")
+    assert instance.replacing("dataDisks.size", {}).line > 0
+    assert instance.replacing("dataDisks.performanceLevel", {}) is None
+    assert instance.ignoring("dataDisks.performanceLevel", {}) is not None
+    assert instance.restarting("userData").how == "stop-start"
+    assert instance.restarting("keyName").how == "reboot"
+    assert instance.replacing("tags.Name", {}) is None
+    nat = semantics("alicloud:vpc/natGateway:NatGateway")
+    assert nat.replacing("accessMode.modeValue", {}) is not None
+
+
+def test_suppressed_fields_depend_on_the_charge_type():
+    instance = semantics("alicloud:ecs/instance:Instance")
+    assert instance.replacing("spotStrategy", {"instanceChargeType": "PostPaid"}) is not None
+    assert instance.replacing("spotStrategy", {"instanceChargeType": "PrePaid"}) is None
+    assert instance.ignoring("spotStrategy", {"instanceChargeType": "PrePaid"}) is not None
+
+
+def test_unknown_type_names_the_file():
+    with pytest.raises(KeyError, match="update_semantics.yaml"):
+        semantics("alicloud:foo/bar:Bar")
+
+
+def test_provider_source_is_pinned():
+    assert len(provider_source()["commit"]) == 40
