@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -26,8 +26,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from gpu_infra.knowhow import Level
 from gpu_infra.schema import ConfigError
 
-if TYPE_CHECKING:
-    from gpu_infra.tools.review.changes import ChangeFinding
+
+class Acknowledgeable(Protocol):
+    """A guard-rail finding (tools.review.changes.ChangeFinding)."""
+
+    rule: str
+    level: Level
+    resources: list[str]
+    message: str
+    acknowledged: bool
 
 ACKNOWLEDGED_DIR = "acknowledged"
 """Directory of acknowledgement files, inside the stacks directory."""
@@ -48,7 +55,7 @@ class Acknowledgements(BaseModel):
     model_config = ConfigDict(extra="forbid")
     acknowledge: list[Acknowledgement] = Field(default_factory=list)
 
-    def apply(self, findings: Sequence[ChangeFinding], rules: Sequence[str]) -> list[str]:
+    def apply(self, findings: Sequence[Acknowledgeable], rules: Sequence[str]) -> list[str]:
         """Mark each finding of `rules` whose every resource an entry names as acknowledged
         (ERROR/WARNING -> INFO); return the unused entries, one line each."""
         used: set[int] = set()
