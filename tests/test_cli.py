@@ -65,7 +65,8 @@ def test_schema_is_json_schema_of_a_stack_file(capsys):
     assert config["required"] == ["alicloud:region", "gpu-infra:cluster"]
     assert "cn-hangzhou" in config["properties"]["alicloud:region"]["enum"]
     cluster = config["properties"]["gpu-infra:cluster"]
-    assert set(cluster["discriminator"]["mapping"]) == {"training", "inference", "rendering"}
+    assert {branch["if"]["properties"]["layout"]["const"] for branch in cluster["allOf"]} == {
+        "training", "inference", "rendering"}
     training = schema["$defs"]["TrainingConfig"]
     assert "region" not in training["properties"]
     assert training["additionalProperties"] is False

@@ -24,6 +24,14 @@ ANYWHERE = IPv4Network("0.0.0.0/0")
 SECRET_PLACEHOLDER = "[secret]"
 """What a `secure:` value becomes when the stack is read offline (it cannot be decrypted)."""
 
+SECURE_MARK = "x-gpu-infra-may-be-secure"
+"""JSON Schema keyword on a field that may hold a `secure:` (encrypted) value; the editor
+schema accepts `{secure: ...}` exactly there."""
+
+MaybeSecure = Field(json_schema_extra={SECURE_MARK: True})
+"""Annotated[...] metadata of a field that may be set with `pulumi config set --secret
+--path` (a webhook URL, a token)."""
+
 
 class StrictModel(BaseModel):
     """Base of every schema model: unknown keys are rejected, instances are immutable."""

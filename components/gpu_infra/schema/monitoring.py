@@ -6,11 +6,11 @@ and the tests use the same constants.
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from gpu_infra.schema.base import SECRET_PLACEHOLDER, StrictModel
+from gpu_infra.schema.base import SECRET_PLACEHOLDER, MaybeSecure, StrictModel
 
 ComparisonOperator = Literal[">", ">=", "<", "<=", "!="]
 """Threshold operators of `cms.Alarm` escalations (provider list minus the relative ones
@@ -167,9 +167,9 @@ class Contact(StrictModel):
     """Short name, 2-12 lowercase letters, digits, hyphens. Required."""
     email: str | None = Field(default=None, pattern=EMAIL_PATTERN)
     """Email address (the recipient must confirm it). Default none."""
-    dingtalk_webhook: str | None = None
-    """DingTalk robot webhook URL (https://...); keep it a secret in the stack file.
-    Default none."""
+    dingtalk_webhook: Annotated[str | None, MaybeSecure] = None
+    """DingTalk robot webhook URL (https://...); keep it a secret in the stack file
+    (`secure:`). Default none."""
 
     @model_validator(mode="after")
     def _check_channels(self) -> Contact:
@@ -191,8 +191,9 @@ class MonitoringConfig(StrictModel):
     listed."""
     contacts: list[Contact] = []
     """Who receives alerts (one contact group). Default none."""
-    webhook: str | None = None
-    """Extra https:// URL that receives the event alerts (spot, failures). Default none."""
+    webhook: Annotated[str | None, MaybeSecure] = None
+    """Extra https:// URL that receives the event alerts (spot, failures); may be a secret
+    (`secure:`). Default none."""
     silence_time: int = Field(default=86400, ge=SILENCE_RANGE[0], le=SILENCE_RANGE[1])
     """Seconds before a firing alarm notifies again (300-86400). Default 86400."""
     effective_interval: str = Field(default="00:00-23:59", pattern=EFFECTIVE_INTERVAL_PATTERN)

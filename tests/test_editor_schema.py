@@ -1,0 +1,104 @@
+"""The editor schema (schema/gpu-infra-stack.schema.json): up to date, valid JSON Schema, and
+agreeing with `gpu-infra validate` under a plain JSON Schema validator."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from gpu_infra.schema import ConfigError, load_stack
+from gpu_infra.schema.editor import editor_schema, secure_fields
+
+from .conftest import PROJECT_DIR, STACKS_DIR
+
+COMMITTED = PROJECT_DIR / "schema" / "gpu-infra-stack.schema.json"
+SCHEMA = editor_schema()
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+SHIPPED = sorted(STACKS_DIR.glob("Pulumi.*.yaml"))
+SECURE = {"secure": "v1:8J2kQm0c:AAABAJ5x"}
+
+
+def errors_of(document: dict) -> list[jsonschema.ValidationError]:
+    return list(VALIDATOR.iter_errors(document))
+
+
+def stack_document(name: str) -> dict:
+    return yaml.safe_load((STACKS_DIR / f"Pulumi.{name}.yaml").read_text())
+
+
+def validates(document: dict, tmp_path: Path) -> bool:
+    """What `gpu-infra validate` says of `document` (schema part)."""
+    path = tmp_path / "Pulumi.probe.yaml"
+    path.write_text(yaml.safe_dump(document))
+    try:
+        load_stack(path)
+    except ConfigError:
+        return False
+    return True
+
+
+def test_committed_schema_is_up_to_date():
+    assert json.loads(COMMITTED.read_text()) == SCHEMA, (
+        "schema/gpu-infra-stack.schema.json is stale: rerun "
+        "`.venv/bin/gpu-infra schema > schema/gpu-infra-stack.schema.json`")
+
+
+def test_schema_is_valid_draft_2020_12_without_openapi_discriminator():
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    assert "discriminator" not in json.dumps(SCHEMA)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_stack_validates(path: Path):
+    assert [e.message for e in errors_of(yaml.safe_load(path.read_text()))] == []
+
+
+@pytest.mark.parametrize(("stack", "layout"), [("training-dev", "training"),
+                                               ("inference-prod", "inference"),
+                                               ("rendering-batch", "rendering")])
+def test_a_typo_inside_a_layout_is_reported_there_only(stack, layout):
+    document = stack_document(stack)
+    document["config"]["gpu-infra:cluster"]["fleet"]["nodez"] = 3
+    errors = errors_of(document)
+    assert [(list(e.absolute_path), e.validator) for e in errors] == [
+        (["config", "gpu-infra:cluster", "fleet"], "additionalProperties")]
+    assert "'nodez' was unexpected" in errors[0].message
+    schema_path = list(errors[0].absolute_schema_path)
+    branch = schema_path[schema_path.index("allOf") + 1]
+    cluster = SCHEMA["properties"]["config"]["properties"]["gpu-infra:cluster"]
+    assert cluster["allOf"][branch]["if"]["properties"]["layout"]["const"] == layout
+
+
+def test_unknown_or_missing_layout():
+    document = stack_document("training-dev")
+    document["config"]["gpu-infra:cluster"]["layout"] = "batch"
+    errors = errors_of(document)
+    assert [(list(e.absolute_path), e.validator) for e in errors] == [
+        (["config", "gpu-infra:cluster", "layout"], "enum")]
+    del document["config"]["gpu-infra:cluster"]["layout"]
+    assert [e.message for e in errors_of(document)] == ["'layout' is a required property"]
+
+
+def test_secure_values_where_a_secret_may_go(tmp_path: Path):
+    assert secure_fields(SCHEMA) == ["Contact.dingtalk_webhook", "MonitoringConfig.webhook"]
+    document = stack_document("training-prod")
+    monitoring = document["config"]["gpu-infra:cluster"]["monitoring"]
+    monitoring["webhook"] = SECURE
+    monitoring["contacts"][0]["dingtalk_webhook"] = copy.deepcopy(SECURE)
+    assert errors_of(document) == [] and validates(document, tmp_path)
+
+
+def test_secure_value_where_no_secret_goes_is_rejected_by_both(tmp_path: Path):
+    document = stack_document("training-prod")
+    document["config"]["gpu-infra:cluster"]["name"] = SECURE
+    errors = errors_of(document)
+    assert [list(e.absolute_path) for e in errors] == [["config", "gpu-infra:cluster", "name"]]
+    assert not validates(document, tmp_path)
+    document = stack_document("training-prod")
+    document["config"]["gpu-infra:cluster"]["monitoring"]["webhook"] = {"secure": 1}
+    assert errors_of(document)
