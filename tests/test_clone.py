@@ -165,6 +165,9 @@ def test_overrides_are_applied_and_validated(stacks):
     (["tags.ApiToken=plain"],
      ["--set tags.ApiToken=plain: gpu-infra:cluster.tags.ApiToken is a secret; set it after "
       "cloning with `pulumi config set --path --secret`"]),
+    (["environment=prod", "security.admin_cidrs=[0.0.0.0/1, 128.0.0.0/1]"],
+     ["gpu-infra:cluster.security.admin_cidrs: 0.0.0.0/1, 128.0.0.0/1 covers all public IPv4 "
+      "space: not allowed in prod; list the CIDRs that need access"]),
     (["network.vpc_cidr=10.10.128.0/17"],
      ["gpu-infra:cluster.network.vpc_cidr: 10.10.128.0/17 overlaps 10.10.0.0/16 of stack "
       "train-a"]),

@@ -65,8 +65,8 @@ def test_vswitch_layout_follows_zone_letters_so_adding_a_zone_renumbers_nothing(
     ({"network": {"zones": ["cn-hangzhou-i"], "existing_vpc_id": "vpc-abc"}},
      "gpu-infra:cluster.network.existing_vswitch_ids: no vSwitch id for zone cn-hangzhou-i"),
     ({"environment": "prod", "security": {"admin_cidrs": ["0.0.0.0/0"]}},
-     "gpu-infra:cluster.security.admin_cidrs: 0.0.0.0/0 is not allowed in prod; list the CIDRs "
-     "that need access"),
+     "gpu-infra:cluster.security.admin_cidrs: 0.0.0.0/0 covers all public IPv4 space: not "
+     "allowed in prod; list the CIDRs that need access"),
     ({"environment": "qa"},
      "gpu-infra:cluster.environment: input should be 'dev', 'staging' or 'prod' (got 'qa')"),
     ({"name": "Train_1"},

@@ -27,17 +27,20 @@ def count(plan: Plan, suffix: str) -> int:
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
     ("training-dev", 43, {":Instance": 1, ":EcsDeploymentSet": 1, ":Bucket": 4,
+                          ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
                           ":EventRule": 2, ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 60, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
-                           ":ReservedInstance": 1, ":Key": 1, ":Bucket": 4, ":FileSystem": 1,
-                           ":cms/alarm:Alarm": 6}),
-    ("inference-prod", 40, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
+    ("training-prod", 67, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
+                           ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
+                           ":FileSystem": 1, ":cms/alarm:Alarm": 6}),
+    ("inference-prod", 44, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
-                            ":ServerGroupAttachment": 1, ":Bucket": 1, ":Instance": 0,
+                            ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
+                            ":Instance": 0,
                             ":DynamicTagGroup": 1, ":MetricRuleTemplate": 1, ":SnatEntry": 2}),
-    ("rendering-batch", 41, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 1,
-                             ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 2,
+    ("rendering-batch", 46, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 1,
+                             ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 3,
+                             ":BucketLogging": 2,
                              ":MonitorGroup": 1, ":Instance": 0}),
 ])
 def test_shipped_stack_plans_with_expected_resources(stack, total, expected):

@@ -2,6 +2,7 @@
 
 import pytest
 
+from gpu_infra.knowhow import run_validators
 from gpu_infra.schema import ConfigError
 
 from .conftest import BASE_TRAINING, merged, stack_config
@@ -55,10 +56,10 @@ def test_valid_public_key_is_kept():
      ["gpu-infra:cluster.network.existing_vswitch_ids: needs existing_vpc_id"]),
     ({"environment": "prod", "security": {"admin_cidrs": ["0.0.0.0/0"],
                                           "client_cidrs": ["0.0.0.0/0"]}},
-     ["gpu-infra:cluster.security.admin_cidrs: 0.0.0.0/0 is not allowed in prod; list the "
-      "CIDRs that need access",
-      "gpu-infra:cluster.security.client_cidrs: 0.0.0.0/0 is not allowed in prod; list the "
-      "CIDRs that need access"]),
+     ["gpu-infra:cluster.security.admin_cidrs: 0.0.0.0/0 covers all public IPv4 space: not "
+      "allowed in prod; list the CIDRs that need access",
+      "gpu-infra:cluster.security.client_cidrs: 0.0.0.0/0 covers all public IPv4 space: not "
+      "allowed in prod; list the CIDRs that need access"]),
     ({"security": {"admin_cidrs": ["10.0.0.0/8", "10.0.0.0/8"], "service_ports": [80, 80],
                    "client_cidrs": ["1.2.3.0/24"] * 3}},
      ["gpu-infra:cluster.security.admin_cidrs: 10.0.0.0/8 is listed 2 times; list it once",
@@ -102,6 +103,37 @@ def test_kms_instance_allows_shorter_rotation():
     assert (security.kms_instance_id, security.kms_rotation_days) == ("kst-abc1", 30)
 
 
-def test_world_open_cidrs_are_allowed_outside_prod():
-    stack = stack_config(merged(BASE_TRAINING, security={"admin_cidrs": ["0.0.0.0/0"]}))
-    assert [str(c) for c in stack.security.admin_cidrs] == ["0.0.0.0/0"]
+def test_world_open_cidrs_are_allowed_outside_prod_with_a_warning():
+    stack = stack_config(merged(BASE_TRAINING, security={
+        "admin_cidrs": ["0.0.0.0/1", "128.0.0.0/1"], "client_cidrs": ["10.0.0.0/8"]}))
+    assert [str(c) for c in stack.security.admin_cidrs] == ["0.0.0.0/1", "128.0.0.0/1"]
+    assert [f.line() for f in run_validators(stack) if f.validator == "world-open-cidrs"] == [
+        "WARNING world-open-cidrs: security.admin_cidrs: 0.0.0.0/1, 128.0.0.0/1 covers all "
+        "public IPv4 space: anyone on the internet can connect; list the CIDRs that need "
+        "access (refused in prod)"]
+    suppressed = stack_config(merged(BASE_TRAINING, suppress=["world-open-cidrs"], security={
+        "admin_cidrs": ["0.0.0.0/0"]}))
+    assert run_validators(suppressed) == [f for f in run_validators(suppressed)
+                                          if f.validator != "world-open-cidrs"]
+
+
+@pytest.mark.parametrize("cidrs, reason", [
+    (["0.0.0.0/0"], "covers all public IPv4 space"),
+    (["0.0.0.0/1", "128.0.0.0/1"], "covers all public IPv4 space"),
+    (["0.0.0.0/1"], "covers 56.5% of public IPv4 space, more than a /8"),
+    (["0.0.0.0/4"], "covers 6.34% of public IPv4 space, more than a /8"),
+    (["11.0.0.0/8", "12.0.0.0/8"], "covers 0.906% of public IPv4 space, more than a /8"),
+])
+@pytest.mark.parametrize("field", ["admin_cidrs", "client_cidrs"])
+def test_prod_refuses_world_open_cidrs_in_every_spelling(field, cidrs, reason):
+    assert problems_of(environment="prod", security={field: cidrs}) == [
+        f"gpu-infra:cluster.security.{field}: {', '.join(cidrs)} {reason}: not allowed in "
+        "prod; list the CIDRs that need access"]
+
+
+@pytest.mark.parametrize("cidrs", [["10.0.0.0/8"], ["47.0.0.0/8"], ["203.0.113.0/24"],
+                                   ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]])
+def test_prod_accepts_narrow_cidrs(cidrs):
+    stack = stack_config(merged(BASE_TRAINING, environment="prod",
+                                security={"admin_cidrs": cidrs, "client_cidrs": cidrs}))
+    assert [str(c) for c in stack.security.admin_cidrs] == cidrs

@@ -11,9 +11,10 @@ from gpu_infra.tools.cli import main
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
 
+SSH_MESSAGE = ("ingress to port 22 (tcp) from 0.0.0.0/0, which covers all public IPv4 "
+               "space; allow known CIDRs only")
 SSH_LINE = ("MANDATORY no-world-ingress (critical): alicloud:ecs/securityGroupRule:"
-            "SecurityGroupRule t01-sec-rule-ssh-0.0.0.0-0: ingress from 0.0.0.0/0 to port "
-            "22/22 (tcp); allow known CIDRs only")
+            f"SecurityGroupRule t01-sec-rule-ssh-0.0.0.0-0: {SSH_MESSAGE}")
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +71,7 @@ def test_json_carries_the_verdicts_and_exit_code(open_stack, capsys):
             "category": "security",
             "resourceType": "alicloud:ecs/securityGroupRule:SecurityGroupRule",
             "resourceName": "t01-sec-rule-ssh-0.0.0.0-0",
-            "message": "ingress from 0.0.0.0/0 to port 22/22 (tcp); allow known CIDRs only"
+            "message": SSH_MESSAGE
             } in record["policy"]
 
 
@@ -79,7 +80,7 @@ def test_markdown_shows_a_verdict_table(open_stack, capsys):
     out = capsys.readouterr().out.splitlines()
     assert "| Level | Rule | Severity | Resource | Message |" in out
     assert ("| mandatory | `no-world-ingress` | critical | `t01-sec-rule-ssh-0.0.0.0-0` | "
-            "ingress from 0.0.0.0/0 to port 22/22 (tcp); allow known CIDRs only |") in out
+            f"{SSH_MESSAGE} |") in out
 
 
 def test_clean_stack_exits_0_without_mandatory(tmp_path, capsys):

@@ -22,7 +22,8 @@ def test_defaults_and_overrides():
     assert settings["required-tags"].thresholds == {"requiredTags": ["Team"]}
     assert settings["spot-price-cap"].level == "mandatory"
     assert settings["no-world-ingress"].level == "advisory"
-    assert settings["no-world-ingress"].thresholds == {"publicListenerPorts": [80, 443]}
+    assert settings["no-world-ingress"].thresholds == {"publicListenerPorts": [80, 443],
+                                                       "widestPublicPrefix": 8}
     assert settings["monthly-budget"].level == "disabled"
 
 

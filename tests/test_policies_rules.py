@@ -3,49 +3,27 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from gpu_infra_policies import types as t
 from gpu_infra_policies.base import UNKNOWN, Context, Resource
-from gpu_infra_policies.rules import RULES, RULES_BY_NAME, default_settings, evaluate
+from gpu_infra_policies.rules import RULES, default_settings, evaluate
 
-TAGS = {"CostCenter": "cc", "Owner": "me", "Project": "gpu-infra", "Environment": "dev"}
-PROD = {**TAGS, "Environment": "prod"}
-
-
-def messages(rule_name: str, resource: Resource, ctx: Context | None = None,
-             **thresholds) -> list[str]:
-    rule = RULES_BY_NAME[rule_name]
-    assert not rule.stack
-    return list(rule.check(resource, {**rule.defaults, **thresholds}, ctx or Context()))
-
-
-def stack_messages(rule_name: str, resources: list[Resource], ctx: Context | None = None,
-                   **thresholds) -> list[tuple[str | None, str]]:
-    rule = RULES_BY_NAME[rule_name]
-    assert rule.stack
-    return [(r.name if r else None, m) for r, m in
-            rule.check(resources, {**rule.defaults, **thresholds}, ctx or Context())]
-
-
-def sg_rule(**props) -> Resource:
-    return Resource(t.SECURITY_GROUP_RULE, {"type": "ingress", "ipProtocol": "tcp", **props},
-                    "rule")
-
+from .rule_helpers import PROD, TAGS, bucket, messages, sg_rule, stack_messages
 
 # --- rule metadata --------------------------------------------------------------------
 
 def test_rule_metadata_is_complete_and_levels_follow_category():
     names = [rule.name for rule in RULES]
-    assert len(names) == len(set(names)) == 20
+    assert len(names) == len(set(names)) == 31
     for rule in RULES:
         assert rule.description and rule.remediation
         assert rule.severity in ("low", "medium", "high", "critical")
         assert set(rule.defaults) <= set(rule.schema), rule.name
     levels = {rule.name: rule.default_enforcement for rule in RULES}
-    assert all(levels[r.name] == "mandatory" for r in RULES if r.category == "security")
+    assert all(levels[r.name] == "mandatory" for r in RULES
+               if r.category == "security" and r.name != "ram-no-access-keys")
+    assert levels["ram-no-access-keys"] == "advisory"
     assert levels["monthly-budget"] == "disabled"
     assert all(levels[r.name] == "advisory" for r in RULES
                if r.category != "security" and r.name != "monthly-budget")
@@ -61,208 +39,6 @@ def test_taggable_types_take_tags_in_the_sdk():
         assert "tags" in inspect.signature(cls._internal_init).parameters, token
 
 
-# --- security ---------------------------------------------------------------------------
-
-@pytest.mark.parametrize("props, expected", [
-    ({"cidrIp": "0.0.0.0/0", "portRange": "22/22"}, "ingress from 0.0.0.0/0 to port 22/22 (tcp)"),
-    ({"cidrIp": "0.0.0.0/0", "portRange": "3389/3389"}, "port 3389/3389"),
-    ({"ipv6CidrIp": "::/0", "portRange": "443/443"}, "ingress from ::/0 to port 443/443"),
-    ({"cidrIp": "0.0.0.0/0", "portRange": "-1/-1", "ipProtocol": "all"}, "to all ports"),
-    ({"cidrIp": "0.0.0.0/0", "portRange": "1/65535"}, "to all ports"),
-])
-def test_world_ingress_fires(props, expected):
-    found = stack_messages("no-world-ingress", [sg_rule(**props)])
-    assert len(found) == 1 and expected in found[0][1]
-
-
-@pytest.mark.parametrize("props", [
-    {"cidrIp": "10.0.0.0/8", "portRange": "22/22"},
-    {"cidrIp": "0.0.0.0/0", "portRange": "22/22", "policy": "drop"},
-    {"cidrIp": "0.0.0.0/0", "portRange": "22/22", "type": "egress"},
-    {"cidrIp": UNKNOWN, "portRange": "22/22"},
-    {"sourceSecurityGroupId": UNKNOWN, "portRange": "-1/-1"},
-])
-def test_world_ingress_quiet(props):
-    assert stack_messages("no-world-ingress", [sg_rule(**props)]) == []
-
-
-@pytest.mark.parametrize("token, key", [(t.ALB_LISTENER, "listenerPort"),
-                                        (t.NLB_LISTENER, "listenerPort"),
-                                        (t.SLB_LISTENER, "frontendPort")])
-def test_listener_ports(token, key):
-    assert stack_messages("no-world-ingress", [Resource(token, {key: 443})]) == []
-    assert stack_messages("no-world-ingress", [Resource(token, {key: UNKNOWN})]) == []
-    assert stack_messages("no-world-ingress", [Resource(token, {key: 8000}, "l")]) == [
-        ("l", "load balancer listener on port 8000 is reachable from anywhere; public ports "
-              "allowed: [80, 443]")]
-    assert stack_messages("no-world-ingress", [Resource(token, {key: 8000})],
-                          publicListenerPorts=[8000.0]) == []
-
-
-@pytest.mark.parametrize("address", ["Intranet", "intranet"])
-def test_listener_of_intranet_load_balancer_is_not_public(address):
-    balancer = Resource(t.LOAD_BALANCERS[1], {"addressType": address}, "lb", urn="urn:lb")
-    listener = Resource(t.NLB_LISTENER, {"listenerPort": 8000}, "l",
-                        dependencies=("urn:lb",))
-    assert stack_messages("no-world-ingress", [balancer, listener]) == []
-    internet = Resource(t.LOAD_BALANCERS[1], {"addressType": "Internet"}, "lb", urn="urn:lb")
-    assert [m for _, m in stack_messages("no-world-ingress", [internet, listener])] == [
-        "load balancer listener on port 8000 is reachable from anywhere; public ports "
-        "allowed: [80, 443]"]
-
-
-def test_world_open_public_port_allowed_only_on_a_load_balancer_group():
-    group = Resource(t.SECURITY_GROUP, {}, "lb-sg", urn="urn:sg", id="sg-1")
-    balancer = Resource(t.LOAD_BALANCERS[1], {"securityGroupIds": ["sg-1"],
-                                              "addressType": "Internet"}, "lb")
-    https = sg_rule(cidrIp="0.0.0.0/0", portRange="443/443", securityGroupId="sg-1")
-    ssh = sg_rule(cidrIp="0.0.0.0/0", portRange="22/22", securityGroupId="sg-1")
-    assert stack_messages("no-world-ingress", [group, balancer, https]) == []
-    assert len(stack_messages("no-world-ingress", [group, balancer, ssh])) == 1
-    assert len(stack_messages("no-world-ingress", [group, https])) == 1
-
-
-@pytest.mark.parametrize("token", [t.INSTANCE, t.SCALING_CONFIGURATION])
-def test_public_ip(token):
-    assert messages("no-public-ip-on-nodes", Resource(token, {"internetMaxBandwidthOut": 10})) \
-        == ["internetMaxBandwidthOut 10 gives the node a public IP; set 0 and reach nodes "
-            "through a bastion, VPN or load balancer"]
-    for props in ({}, {"internetMaxBandwidthOut": 0}, {"internetMaxBandwidthOut": UNKNOWN}):
-        assert messages("no-public-ip-on-nodes", Resource(token, props)) == []
-
-
-def test_eip_on_instance_by_dependency_and_by_id():
-    node = Resource(t.INSTANCE, {}, "node-0", "urn:node", id="i-1")
-    nat = Resource("alicloud:vpc/natGateway:NatGateway", {}, "nat", "urn:nat", id="ngw-1")
-    by_dep = Resource(t.EIP_ASSOCIATION, {"instanceId": UNKNOWN}, "assoc", "urn:a",
-                      dependencies=("urn:node",))
-    by_id = Resource(t.EIP_ASSOCIATION, {"instanceId": "i-1"}, "assoc2", "urn:b")
-    to_nat = Resource(t.EIP_ASSOCIATION, {"instanceId": "ngw-1", "instanceType": "Nat"},
-                      "assoc3", "urn:c", dependencies=("urn:nat",))
-    assert stack_messages("no-eip-on-nodes", [node, nat, by_dep, by_id, to_nat]) == [
-        ("assoc", "an EIP is bound to instance node-0"),
-        ("assoc2", "an EIP is bound to instance node-0")]
-    assert stack_messages("no-eip-on-nodes", [node, nat, to_nat]) == []
-
-
-def test_disk_encryption_instance():
-    bad = Resource(t.INSTANCE, {"dataDisks": [{"size": 100}, {"encrypted": True}]})
-    assert messages("disks-encrypted", bad) == ["system disk is not encrypted",
-                                                "dataDisks[0] is not encrypted"]
-    good = Resource(t.INSTANCE, {"systemDiskEncrypted": True, "dataDisks": [{"encrypted": True}]})
-    assert messages("disks-encrypted", good) == []
-    unknown = Resource(t.INSTANCE, {"systemDiskEncrypted": UNKNOWN, "dataDisks": UNKNOWN})
-    assert messages("disks-encrypted", unknown) == []
-
-
-def test_disk_encryption_kms_in_prod():
-    disk = {"encrypted": True}
-    assert messages("disks-encrypted", Resource(t.ECS_DISK, disk)) == []
-    prod_by_tag = Resource(t.ECS_DISK, {**disk, "tags": PROD})
-    expected = ["disk is encrypted without a KMS key (kmsKeyId), required in prod"]
-    assert messages("disks-encrypted", prod_by_tag) == expected
-    assert messages("disks-encrypted", Resource(t.ECS_DISK, disk), Context("prod")) == expected
-    assert messages("disks-encrypted", prod_by_tag, kmsInProd=False) == []
-    with_key = Resource(t.ECS_DISK, {**disk, "kmsKeyId": UNKNOWN, "tags": PROD})
-    assert messages("disks-encrypted", with_key) == []
-    config = Resource(t.SCALING_CONFIGURATION, {"systemDiskEncrypted": True,
-                                                "dataDisks": [{"encrypted": True}]})
-    assert messages("disks-encrypted", config, Context("prod")) == [
-        "system disk is encrypted without a KMS key (kmsKeyId), required in prod",
-        "dataDisks[0] is encrypted without a KMS key (kmsKeyId), required in prod"]
-    assert messages("disks-encrypted", Resource(t.ECS_DISK, {})) == ["disk is not encrypted"]
-
-
-def test_bucket_acl():
-    assert messages("oss-bucket-private", Resource(t.BUCKET_ACL, {"acl": "public-read"})) == [
-        "bucket ACL public-read makes objects public; use private"]
-    assert messages("oss-bucket-private", Resource(t.BUCKET, {"acl": "public-read-write"}))
-    for props in ({"acl": "private"}, {}, {"acl": UNKNOWN}):
-        assert messages("oss-bucket-private", Resource(t.BUCKET_ACL, props)) == []
-
-
-def _bucket(**props) -> Resource:
-    return Resource(t.BUCKET, {"bucket": "ckpt", **props}, "ckpt", "urn:bucket", id="ckpt")
-
-
-def test_bucket_encrypted():
-    assert stack_messages("oss-bucket-encrypted", [_bucket()]) == [
-        ("ckpt", "bucket has no server-side encryption (serverSideEncryptionRule or "
-                 "oss.BucketServerSideEncryption)")]
-    inline = _bucket(serverSideEncryptionRule={"sseAlgorithm": "KMS"})
-    assert stack_messages("oss-bucket-encrypted", [inline]) == []
-    by_name = Resource(t.BUCKET_ENCRYPTION, {"bucket": "ckpt", "sseAlgorithm": "AES256"})
-    by_dep = Resource(t.BUCKET_ENCRYPTION, {"bucket": UNKNOWN}, dependencies=("urn:bucket",))
-    assert stack_messages("oss-bucket-encrypted", [_bucket(), by_name]) == []
-    assert stack_messages("oss-bucket-encrypted", [_bucket(), by_dep]) == []
-
-
-def test_public_access_blocked():
-    missing = "bucket has no oss.BucketPublicAccessBlock with blockPublicAccess true"
-    assert stack_messages("oss-public-access-blocked", [_bucket()]) == [("ckpt", missing)]
-    off = Resource(t.BUCKET_PUBLIC_ACCESS_BLOCK, {"bucket": "ckpt", "blockPublicAccess": False},
-                   "pab")
-    assert stack_messages("oss-public-access-blocked", [_bucket(), off]) == [
-        ("pab", "blockPublicAccess is false"), ("ckpt", missing)]
-    for value in (True, UNKNOWN):
-        on = Resource(t.BUCKET_PUBLIC_ACCESS_BLOCK, {"bucket": "ckpt", "blockPublicAccess": value})
-        assert stack_messages("oss-public-access-blocked", [_bucket(), on]) == []
-
-
-def test_nas_world_access():
-    assert messages("nas-no-world-access", Resource(t.NAS_ACCESS_RULE,
-                                                    {"sourceCidrIp": "0.0.0.0/0"})) == [
-        "NAS access rule allows 0.0.0.0/0; list the VPC's CIDRs"]
-    for props in ({"sourceCidrIp": "10.0.0.0/16"}, {"sourceCidrIp": UNKNOWN}, {}):
-        assert messages("nas-no-world-access", Resource(t.NAS_ACCESS_RULE, props)) == []
-
-
-@pytest.mark.parametrize("token", [t.INSTANCE, t.SCALING_CONFIGURATION])
-def test_password_login(token):
-    expected = ["password is set; log in with a key pair and no password"]
-    assert messages("no-password-login", Resource(token, {"password": "hunter2"})) == expected
-    # a secret or unknown password is still a password
-    assert messages("no-password-login", Resource(token, {"password": "[secret]"})) == expected
-    assert messages("no-password-login", Resource(token, {"password": UNKNOWN})) == expected
-    assert messages("no-password-login", Resource(token, {"keyName": "k"})) == []
-
-
-def _policy(statement: dict) -> Resource:
-    return Resource(t.RAM_POLICY, {"policyDocument": json.dumps(
-        {"Version": "1", "Statement": [statement]})})
-
-
-@pytest.mark.parametrize("action", ["*", "ram:*", "*:*", ["oss:GetObject", "*"]])
-def test_admin_policy_fires(action):
-    found = messages("no-admin-policies", _policy(
-        {"Effect": "Allow", "Action": action, "Resource": "*"}))
-    assert len(found) == 1 and found[0].startswith("policy allows [")
-
-
-@pytest.mark.parametrize("statement", [
-    {"Effect": "Allow", "Action": "oss:GetObject", "Resource": "*"},
-    {"Effect": "Allow", "Action": "*", "Resource": "acs:oss:*:*:ckpt/*"},
-    {"Effect": "Deny", "Action": "*", "Resource": "*"},
-])
-def test_admin_policy_quiet(statement):
-    assert messages("no-admin-policies", _policy(statement)) == []
-    assert messages("no-admin-policies", Resource(t.RAM_POLICY, {"policyDocument": UNKNOWN})) \
-        == []
-
-
-def test_admin_policy_deprecated_statements_and_attachments():
-    old = Resource(t.RAM_POLICY, {"statements": [
-        {"effect": "Allow", "actions": ["*"], "resources": ["*"]}]})
-    assert messages("no-admin-policies", old) == ["policy allows ['*'] on every resource"]
-    attach = Resource(t.RAM_ROLE_POLICY_ATTACHMENT, {"policyType": "System", "roleName": "r",
-                                                     "policyName": "AdministratorAccess"})
-    assert messages("no-admin-policies", attach) == [
-        "role r gets the admin-level system policy AdministratorAccess"]
-    custom = Resource(t.RAM_ROLE_POLICY_ATTACHMENT, {"policyType": "Custom", "roleName": "r",
-                                                     "policyName": "AdministratorAccess"})
-    assert messages("no-admin-policies", custom) == []
-
-
 # --- reliability --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("token", sorted(t.DATA_TYPES))
@@ -276,15 +52,15 @@ def test_prod_data_protected(token):
 
 def test_prod_data_versioned():
     ctx = Context("prod")
-    assert stack_messages("prod-data-versioned", [_bucket()], ctx) == [
+    assert stack_messages("prod-data-versioned", [bucket()], ctx) == [
         ("ckpt", "prod bucket has no versioning (status Enabled)")]
-    assert stack_messages("prod-data-versioned", [_bucket()]) == []
-    assert stack_messages("prod-data-versioned", [_bucket(versioning={"status": "Enabled"})],
+    assert stack_messages("prod-data-versioned", [bucket()]) == []
+    assert stack_messages("prod-data-versioned", [bucket(versioning={"status": "Enabled"})],
                           ctx) == []
     standalone = Resource(t.BUCKET_VERSIONING, {"bucket": "ckpt", "status": "Enabled"})
-    assert stack_messages("prod-data-versioned", [_bucket(), standalone], ctx) == []
+    assert stack_messages("prod-data-versioned", [bucket(), standalone], ctx) == []
     suspended = Resource(t.BUCKET_VERSIONING, {"bucket": "ckpt", "status": "Suspended"})
-    assert len(stack_messages("prod-data-versioned", [_bucket(), suspended], ctx)) == 1
+    assert len(stack_messages("prod-data-versioned", [bucket(), suspended], ctx)) == 1
     disk = Resource(t.ECS_DISK, {}, "disk", "urn:disk", id="d-1")
     assert stack_messages("prod-data-versioned", [disk], ctx) == [
         ("disk", "prod disk has no automatic snapshot policy")]
@@ -495,8 +271,8 @@ def test_evaluate_levels_and_disabled_rules():
                                                     ("required-tags", "advisory")]
     assert verdicts[0].line() == (
         "MANDATORY no-world-ingress (critical): alicloud:ecs/securityGroupRule:"
-        "SecurityGroupRule rule: ingress from 0.0.0.0/0 to port 22/22 (tcp); allow known "
-        "CIDRs only")
+        "SecurityGroupRule rule: ingress to port 22 (tcp) from 0.0.0.0/0, which covers all "
+        "public IPv4 space; allow known CIDRs only")
     settings = default_settings()
     from gpu_infra_policies.rules import RuleSettings
     settings["no-world-ingress"] = RuleSettings("disabled", {})

@@ -109,7 +109,8 @@ def test_bad_stack_gets_its_violations_and_matches_the_offline_plan(analyzer, pl
     configure(analyzer, parse_policy_config({}))
     found = pack_verdicts(analyzer, bad)
     assert ("no-world-ingress", "mandatory", "t01-sec-rule-ssh-0.0.0.0-0",
-            "ingress from 0.0.0.0/0 to port 22/22 (tcp); allow known CIDRs only") in found
+            "ingress to port 22 (tcp) from 0.0.0.0/0, which covers all public IPv4 "
+            "space; allow known CIDRs only") in found
     assert any(rule == "required-tags" and level == "advisory"
                and message.startswith("missing tags: CostCenter, Owner")
                for rule, level, _, message in found)

@@ -215,8 +215,11 @@ def test_file_system_protected_in_prod(record):
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"client_cidrs": [IPv4Network("0.0.0.0/0")]},
-     "client_cidrs: 0.0.0.0/0 opens the file system to the world; list the vSwitch or VPC "
-     "CIDRs"),
+     "client_cidrs: 0.0.0.0/0 covers all public IPv4 space: that opens the file system to "
+     "the world; list the vSwitch or VPC CIDRs"),
+    ({"client_cidrs": [IPv4Network("0.0.0.0/1"), IPv4Network("128.0.0.0/1")]},
+     "client_cidrs: 0.0.0.0/1, 128.0.0.0/1 covers all public IPv4 space: that opens the file "
+     "system to the world"),
     ({"client_cidrs": []}, "client_cidrs: at least one CIDR (the vSwitch or VPC CIDRs)"),
     ({"client_cidrs": CIDRS, "vswitch_ids": {}},
      "vswitch_ids: at least one vSwitch with nodes is needed"),

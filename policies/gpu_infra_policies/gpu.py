@@ -99,7 +99,7 @@ def _disk_problem(where: str, disk: Mapping[str, Any], cfg: Mapping[str, Any]) -
 def scratch_disks(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iterator[str]:
     """Data disks are ESSD (cloud_auto, or cloud_essd at PL1+); never cloud_efficiency, the
     provider default."""
-    if resource.type == t.ECS_DISK:
+    if resource.type in t.DISKS:
         disks = [("disk", resource.props)]
     elif resource.type in (t.INSTANCE, t.SCALING_CONFIGURATION):
         disks = [(f"dataDisks[{i}]", d) for i, d in enumerate(as_list(

@@ -40,7 +40,7 @@ def data_versioned(resources: Sequence[Resource], _: Mapping[str, Any],
             continue
         if resource.type == t.BUCKET and not _versioned(resource, resources):
             yield resource, "prod bucket has no versioning (status Enabled)"
-        elif resource.type == t.ECS_DISK and not _snapshotted(resource, resources):
+        elif resource.type in t.DISKS and not _snapshotted(resource, resources):
             yield resource, "prod disk has no automatic snapshot policy"
         elif resource.type == t.INSTANCE:
             for index, disk in enumerate(as_list(resource.props.get("dataDisks"))):

@@ -1,6 +1,6 @@
 """Every policy rule, and one function that runs them all over a list of resources.
 
-Used by the offline plan (components/plan/policy.py); the CrossGuard pack
+Used by the offline plan (gpu_infra.tools.review.policy); the CrossGuard pack
 (policies/crossguard.py) wraps the same rules as ResourceValidationPolicy and
 StackValidationPolicy objects.
 """
@@ -14,10 +14,15 @@ from typing import Any
 from gpu_infra_policies.base import Context, EnforcementLevel, Resource, Rule
 from gpu_infra_policies.cost import COST_RULES
 from gpu_infra_policies.gpu import GPU_RULES
+from gpu_infra_policies.iam import IAM_RULES
+from gpu_infra_policies.network import NETWORK_RULES
+from gpu_infra_policies.nodes import NODE_RULES
 from gpu_infra_policies.reliability import RELIABILITY_RULES
-from gpu_infra_policies.security import SECURITY_RULES
+from gpu_infra_policies.secrets import SECRET_RULES
+from gpu_infra_policies.storage import STORAGE_RULES
 
-RULES: tuple[Rule, ...] = SECURITY_RULES + RELIABILITY_RULES + COST_RULES + GPU_RULES
+RULES: tuple[Rule, ...] = (NETWORK_RULES + NODE_RULES + STORAGE_RULES + IAM_RULES
+                           + SECRET_RULES + RELIABILITY_RULES + COST_RULES + GPU_RULES)
 """All rules, in report order."""
 RULES_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES}
 

@@ -2,6 +2,13 @@
 
 INSTANCE = "alicloud:ecs/instance:Instance"
 ECS_DISK = "alicloud:ecs/ecsDisk:EcsDisk"
+DISK = "alicloud:ecs/disk:Disk"
+"""The older disk resource, still in the SDK beside ecs.EcsDisk."""
+DISKS = (ECS_DISK, DISK)
+ECS_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
+LAUNCH_TEMPLATE = "alicloud:ecs/launchTemplate:LaunchTemplate"
+NODE_POOL = "alicloud:cs/nodePool:NodePool"
+KMS_KEY = "alicloud:kms/key:Key"
 SECURITY_GROUP_RULE = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
 EIP_ASSOCIATION = "alicloud:ecs/eipAssociation:EipAssociation"
 DEPLOYMENT_SET = "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet"
@@ -15,10 +22,19 @@ BUCKET_ACL = "alicloud:oss/bucketAcl:BucketAcl"
 BUCKET_PUBLIC_ACCESS_BLOCK = "alicloud:oss/bucketPublicAccessBlock:BucketPublicAccessBlock"
 BUCKET_ENCRYPTION = "alicloud:oss/bucketServerSideEncryption:BucketServerSideEncryption"
 BUCKET_VERSIONING = "alicloud:oss/bucketVersioning:BucketVersioning"
+BUCKET_LOGGING = "alicloud:oss/bucketLogging:BucketLogging"
+BUCKET_POLICY = "alicloud:oss/bucketPolicy:BucketPolicy"
+BUCKET_OBJECT = "alicloud:oss/bucketObject:BucketObject"
 NAS_FILE_SYSTEM = "alicloud:nas/fileSystem:FileSystem"
 NAS_ACCESS_RULE = "alicloud:nas/accessRule:AccessRule"
+NAS_ACCESS_GROUP = "alicloud:nas/accessGroup:AccessGroup"
 RAM_POLICY = "alicloud:ram/policy:Policy"
 RAM_ROLE_POLICY_ATTACHMENT = "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment"
+RAM_POLICY_ATTACHMENTS = (RAM_ROLE_POLICY_ATTACHMENT,
+                          "alicloud:ram/userPolicyAttachment:UserPolicyAttachment",
+                          "alicloud:ram/groupPolicyAttachment:GroupPolicyAttachment")
+RAM_ROLE = "alicloud:ram/role:Role"
+RAM_ACCESS_KEY = "alicloud:ram/accessKey:AccessKey"
 CMS_ALARM = "alicloud:cms/alarm:Alarm"
 CMS_GROUP_METRIC_RULE = "alicloud:cms/groupMetricRule:GroupMetricRule"
 ALB_LISTENER = "alicloud:alb/listener:Listener"
@@ -41,16 +57,16 @@ LISTENER_PORT_KEYS = {ALB_LISTENER: "listenerPort", NLB_LISTENER: "listenerPort"
 """Load balancer listeners and the input holding their public port."""
 
 TAGGABLE = frozenset({
-    INSTANCE, ECS_DISK, "alicloud:ecs/securityGroup:SecurityGroup",
-    "alicloud:ecs/ecsKeyPair:EcsKeyPair", "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate",
+    INSTANCE, ECS_DISK, DISK, "alicloud:ecs/securityGroup:SecurityGroup",
+    "alicloud:ecs/ecsKeyPair:EcsKeyPair", ECS_LAUNCH_TEMPLATE,
     SCALING_GROUP, SCALING_CONFIGURATION, "alicloud:vpc/network:Network", VSWITCH,
     "alicloud:vpc/natGateway:NatGateway", "alicloud:ecs/eipAddress:EipAddress", BUCKET,
-    NAS_FILE_SYSTEM, "alicloud:kms/key:Key", CMS_ALARM, "alicloud:cms/monitorGroup:MonitorGroup",
+    NAS_FILE_SYSTEM, KMS_KEY, CMS_ALARM, "alicloud:cms/monitorGroup:MonitorGroup",
     "alicloud:alb/loadBalancer:LoadBalancer", "alicloud:nlb/loadBalancer:LoadBalancer",
     "alicloud:alb/serverGroup:ServerGroup", "alicloud:nlb/serverGroup:ServerGroup",
-    "alicloud:ram/role:Role", RAM_POLICY,
+    "alicloud:ram/role:Role", RAM_POLICY, NODE_POOL,
 })
 """Types whose pulumi-alicloud 4.0 resource takes `tags` (checked by a test against the SDK)."""
 
-DATA_TYPES = frozenset({BUCKET, NAS_FILE_SYSTEM, ECS_DISK})
+DATA_TYPES = frozenset({BUCKET, NAS_FILE_SYSTEM, *DISKS})
 """Resources that hold data: protected in prod."""

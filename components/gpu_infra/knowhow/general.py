@@ -25,4 +25,13 @@ def prod_without_kms(stack: ClusterConfig) -> Iterable[Finding]:
                       "leave kms_encryption unset or true")
 
 
-GENERAL_VALIDATORS = (no_internet_egress, prod_without_kms)
+def world_open_cidrs(stack: ClusterConfig) -> Iterable[Finding]:
+    """Admin or client CIDRs that admit the whole internet (judged by address space; the
+    schema refuses them in prod, elsewhere this warns)."""
+    for field, why in stack.security.world_open_fields():
+        yield Finding("world-open-cidrs", Level.WARNING, f"security.{field}",
+                      f"{why}: anyone on the internet can connect; list the CIDRs that need "
+                      "access (refused in prod)")
+
+
+GENERAL_VALIDATORS = (no_internet_egress, prod_without_kms, world_open_cidrs)

@@ -118,6 +118,7 @@ class LayoutBase(pulumi.ComponentResource):
         self.log_bucket = Bucket(
             f"{name}-{LOG_BUCKET_SUFFIX}", config=lifecycle, bucket_name=log_name,
             conventions=self.conventions, kms_key_id=self.kms_key_id,
+            versioning=self.cluster.is_prod,
             opts=self.child) if log_name else None
         self.buckets = {
             purpose: Bucket(

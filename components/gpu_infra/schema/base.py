@@ -19,7 +19,8 @@ Cidr = IPv4Network
 """An IPv4 CIDR block such as 10.0.0.0/16 (host bits must be zero)."""
 
 ANYWHERE = IPv4Network("0.0.0.0/0")
-"""The whole IPv4 internet: never a source in prod, never a NAS client."""
+"""The whole IPv4 internet: the destination of egress rules. Sources are judged by
+gpu_infra_policies.addresses.world_open (never world-open in prod, never a NAS client)."""
 
 SECRET_PLACEHOLDER = "[secret]"
 """What a `secure:` value becomes when the stack is read offline (it cannot be decrypted)."""

@@ -8,11 +8,14 @@ from collections import Counter
 from pydantic import Field, field_validator, model_validator
 
 from gpu_infra.schema.base import Cidr, Port, StrictModel
+from gpu_infra_policies.addresses import world_open
 
 PUBLIC_KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
                     "ecdsa-sha2-nistp521")
 """OpenSSH key types ECS key pairs import."""
 BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+WORLD_CHECKED_FIELDS = ("admin_cidrs", "client_cidrs")
+"""The source CIDR lists judged for world-open access."""
 KMS_ROTATION_DAYS = (7, 365)
 """Automatic rotation periods a key in a software KMS instance accepts, in days (kms.Key)."""
 KMS_DEFAULT_KEY_ROTATION_DAYS = 365
@@ -29,14 +32,15 @@ class SecurityConfig(StrictModel):
     """OpenSSH public key for the nodes' key pair. Default none: no key pair, and password
     login is never configured."""
     admin_cidrs: list[Cidr] = []
-    """CIDRs allowed to SSH (tcp/22) to the nodes, each listed once. Default none. 0.0.0.0/0
-    is refused in prod."""
+    """CIDRs allowed to SSH (tcp/22) to the nodes, each listed once. Default none. In prod,
+    refused if together they cover more public address space than a /8 (0.0.0.0/0, its
+    two halves, a /1, a /4, ...)."""
     service_ports: list[Port] = []
     """TCP ports the workload serves on, each listed once, opened only to `client_cidrs`
     (and to the load balancer of layouts that have one). Default none."""
     client_cidrs: list[Cidr] = []
-    """CIDRs allowed to reach `service_ports`, each listed once. Default none. 0.0.0.0/0
-    is refused in prod."""
+    """CIDRs allowed to reach `service_ports`, each listed once. Default none. In prod,
+    refused if together they cover more public address space than a /8."""
     kms_encryption: bool | None = None
     """Create a KMS key (automatic rotation on) for disks and buckets. Default: on in prod,
     off elsewhere (service-managed keys are used then)."""
@@ -50,6 +54,17 @@ class SecurityConfig(StrictModel):
     kms_pending_window_days: int = Field(default=30, ge=KMS_PENDING_WINDOW_DAYS[0],
                                          le=KMS_PENDING_WINDOW_DAYS[1])
     """Days a deleted KMS key can still be recovered. Default 30; 7 to 366."""
+
+    def world_open_fields(self) -> list[tuple[str, str]]:
+        """(field, why) for each CIDR list that is open to the world, judged by address
+        space (gpu_infra_policies.addresses.world_open, the policy pack's judgement)."""
+        found = []
+        for field in WORLD_CHECKED_FIELDS:
+            cidrs = getattr(self, field)
+            reason = world_open(cidrs)
+            if reason:
+                found.append((field, f"{', '.join(map(str, cidrs))} {reason}"))
+        return found
 
     @field_validator("public_key")
     @classmethod

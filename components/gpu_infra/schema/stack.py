@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
 from gpu_infra.limits.regions import REGIONS, zone_belongs_to
-from gpu_infra.schema.base import ANYWHERE, Environment, StrictModel
+from gpu_infra.schema.base import Environment, StrictModel
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra.schema.monitoring import MonitoringConfig
@@ -85,15 +85,20 @@ class StackBase(StrictModel):
         explicit = self.security.kms_encryption
         return self.is_prod if explicit is None else explicit
 
+    @property
+    def bucket_logging(self) -> bool:
+        """Whether buckets write access logs (storage.buckets.logging, default on in
+        prod)."""
+        explicit = self.storage.buckets.logging
+        return self.is_prod if explicit is None else explicit
+
     @model_validator(mode="after")
     def _check_across_sections(self) -> StackBase:
         problems = [f"network.zones: {zone} is not a zone of region {self.region}"
                     for zone in self.network.zones if not zone_belongs_to(zone, self.region)]
         if self.is_prod:
-            for field in ("admin_cidrs", "client_cidrs"):
-                if ANYWHERE in getattr(self.security, field):
-                    problems.append(f"security.{field}: 0.0.0.0/0 is not allowed in prod; "
-                                    "list the CIDRs that need access")
+            problems += [f"security.{field}: {why}: not allowed in prod; list the CIDRs "
+                         "that need access" for field, why in self.security.world_open_fields()]
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")

@@ -169,8 +169,9 @@ class BucketsConfig(StrictModel):
     `<cluster name>-<environment>`."""
     lifecycle: LifecycleConfig = LifecycleConfig()
     """Storage tiers and multipart cleanup. Default IA at 30 days, Archive at 90."""
-    logging: bool = False
-    """Write access logs to a `<prefix>-logs` bucket. Default false."""
+    logging: bool | None = None
+    """Write access logs to a `<prefix>-logs` bucket (versioned in prod). Default: on in
+    prod, off elsewhere."""
     expected_gib: dict[BucketPurpose, dict[Literal["Standard", "IA", "Archive",
                                                    "ColdArchive"], int]] = {}
     """Expected GiB per purpose and storage class, for the cost estimate. Default none."""

@@ -19,6 +19,10 @@ from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.schema.compute import TrainingFleet
 
+METADATA_HTTP_TOKENS = "required"
+"""ecs.Instance http_tokens (optional|required, provider default optional): metadata only in
+hardened mode (IMDSv2 tokens), so a request forged through a workload cannot read the
+node's RAM role credentials. Updatable in place (ModifyInstanceMetadataOptions)."""
 DEPLOYMENT_SET_MAX_INSTANCES = catalog.LOW_LATENCY_MAX_INSTANCES
 """Instances per deployment set in one zone (20, for LowLatency and Availability alike)."""
 
@@ -72,7 +76,8 @@ class GpuNodes(pulumi.ComponentResource):
                  kms_key_id: pulumi.Input[str] | None = None, protect: bool = False,
                  opts: pulumi.ResourceOptions | None = None):
         """`protect`: Pulumi-protect the instances (for nodes whose data disks are kept).
-        Defaults: no key, no role, no user data, no data disks, not protected."""
+        Defaults: no key, no role, no user data, no data disks, not protected. Instance
+        metadata is always in hardened mode only."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         instance_options = pulumi.ResourceOptions(parent=self, protect=protect)
@@ -97,6 +102,7 @@ class GpuNodes(pulumi.ComponentResource):
                 image_id=image_id, vswitch_id=vswitch_id,
                 security_groups=list(security_group_ids), key_name=key_name,
                 user_data=user_data, internet_max_bandwidth_out=0,
+                http_tokens=METADATA_HTTP_TOKENS,
                 system_disk_category="cloud_essd", system_disk_size=config.system_disk_gib,
                 system_disk_performance_level=config.system_disk_performance_level,
                 system_disk_encrypted=True, system_disk_kms_key_id=kms_key_id,

@@ -41,9 +41,9 @@ def bucket_names(cluster: ClusterConfig) -> dict[str, str]:
 
 
 def log_bucket_name(cluster: ClusterConfig) -> str | None:
-    """The access-log bucket's name when `buckets.logging` is on, else None."""
-    return f"{bucket_prefix(cluster)}-{LOG_BUCKET_SUFFIX}" if cluster.storage.buckets.logging \
-        else None
+    """The access-log bucket's name when bucket logging is on (default in prod), else
+    None."""
+    return f"{bucket_prefix(cluster)}-{LOG_BUCKET_SUFFIX}" if cluster.bucket_logging else None
 
 
 class Bucket(pulumi.ComponentResource):

@@ -24,8 +24,8 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
-from gpu_infra.schema.base import ANYWHERE
 from gpu_infra.schema.storage import CAPACITY_KINDS, SharedFileSystemConfig
+from gpu_infra_policies.addresses import world_open
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class SharedFileSystem(pulumi.ComponentResource):
         """`config`: kind, capacity and zone (an extreme or cpfs file system goes to
         `config.zone`, default the first of vswitch_ids); `vswitch_ids`: zone -> vSwitch id
         of every vSwitch with nodes (one mount target each); `client_cidrs`: who may mount
-        (the vSwitch or VPC CIDRs, never 0.0.0.0/0)."""
+        (the vSwitch or VPC CIDRs, never world-open)."""
         super().__init__("gpu-infra:storage:SharedFileSystem", name, None, opts)
         _check(vswitch_ids, client_cidrs)
         fs_type = FS_TYPES[config.kind]
@@ -177,7 +177,9 @@ def _check(vswitch_ids: Mapping[str, pulumi.Input[str]],
         problems.append("vswitch_ids: at least one vSwitch with nodes is needed")
     if not client_cidrs:
         problems.append("client_cidrs: at least one CIDR (the vSwitch or VPC CIDRs)")
-    problems += [f"client_cidrs: {cidr} opens the file system to the world; list the vSwitch"
-                 " or VPC CIDRs" for cidr in client_cidrs if IPv4Network(cidr) == ANYWHERE]
+    reason = world_open(client_cidrs)
+    if reason:
+        problems.append(f"client_cidrs: {', '.join(map(str, client_cidrs))} {reason}: that "
+                        "opens the file system to the world; list the vSwitch or VPC CIDRs")
     if problems:
         raise ValueError("\n".join(problems))
