@@ -268,11 +268,14 @@ def test_the_clone_plans_with_its_own_names_and_cidr(stacks):
     assert plan.secret_keys == []
 
 
-def test_an_unreadable_stack_is_named_in_a_note(stacks, capsys):
+def test_an_unreadable_stack_stops_the_clone(stacks, capsys):
     (stacks / "Pulumi.broken.yaml").write_text("config: [unclosed\n")
-    assert clone(stacks, "train-b") == 0
-    assert (f"  note: could not read the VPC CIDR of {stacks}/Pulumi.broken.yaml; it was not "
-            "avoided") in capsys.readouterr().out.splitlines()
+    assert clone(stacks, "train-b") == 2
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        f"  {stacks}/Pulumi.broken.yaml: cannot read the cluster name and VPC CIDR the clone "
+        "must avoid (line 2:1: malformed YAML: expected ',' or ']', but got '<stream end>'); fix "
+        "the file or move it out of the stacks directory"]
+    assert not (stacks / "Pulumi.train-b.yaml").exists()
 
 
 def test_a_secret_inside_a_list_is_refused(stacks, capsys):

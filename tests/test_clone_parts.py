@@ -119,14 +119,22 @@ def test_parse_override_reads_yaml_values():
         "cn-hangzhou-i", "cn-hangzhou-j"]
     assert parse_override("network.vpc_cidr=10.9.0.0/16").value == "10.9.0.0/16"
     assert parse_override("network.existing_vpc_id=null").value is None
-    assert parse_override("environment=").value is None
+    assert parse_override("environment=~").value is None
+    assert parse_override("tags.Owner=''").value == ""
 
 
 @pytest.mark.parametrize(("text", "message"), [
     ("fleet.nodes", "--set fleet.nodes: expected PATH=VALUE, e.g. fleet.nodes=16"),
     ("=3", "--set =3: expected PATH=VALUE, e.g. fleet.nodes=16"),
-    ("network.zones=[a, b", "--set network.zones=[a, b: value is not YAML: "),
+    ("network.zones=[a, b", "--set network.zones=[a, b: VALUE:1:6: malformed YAML: "),
     ("fleet..nodes=1", "--set fleet..nodes=1: bad path 'fleet..nodes': cannot read '.nodes'"),
+    ("fleet.nodes=", "--set fleet.nodes=: no VALUE; write null to remove the key"),
+    ("fleet.nodes= ", "--set fleet.nodes= : no VALUE; write null to remove the key"),
+    ("tags={a: 1, a: 2}", "--set tags={a: 1, a: 2}: VALUE:1: tags.a: duplicate key"),
+    ("fleet.nodes=!!binary aGk=", "--set fleet.nodes=!!binary aGk=: VALUE:1: fleet.nodes: tag "
+                                  "!!binary is not allowed"),
+    ("tags=" + "[" * 40 + "]" * 40, "--set tags=" + "[" * 40 + "]" * 32 + "...: VALUE:1: tags: "
+                                    "brackets nested more than 32 levels deep"),
 ])
 def test_parse_override_errors(text, message):
     with pytest.raises(PathError) as error:

@@ -16,6 +16,8 @@ one line per problem.
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,10 @@ from gpu_infra_policies.rules import RULES_BY_NAME, RuleSettings, default_settin
 
 ALL = "all"
 LEVEL_KEY = "enforcementLevel"
+MAX_CONFIG_BYTES = 1 << 20
+"""Largest policy config file read (1 MiB)."""
+MAX_DEPTH = 16
+"""Deepest nesting of objects and arrays; a policy config needs 3 levels."""
 
 
 class PolicyConfigError(Exception):
@@ -39,7 +45,8 @@ class PolicyConfigError(Exception):
 def _type_problem(value: Any, schema: Mapping[str, Any]) -> str | None:
     """What is wrong with `value` under a (small subset of) JSON schema, or None."""
     kind = schema.get("type")
-    checks = {"number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    checks = {"number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+              and math.isfinite(v),
               "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
               "array": lambda v: isinstance(v, list)}
     if kind in checks and not checks[kind](value):
@@ -116,12 +123,76 @@ def parse_policy_config(data: Any, source: str = "policy config") -> dict[str, R
 
 
 def load_policy_config(path: Path) -> dict[str, RuleSettings]:
-    """Read and validate a policy config file (PolicyConfigError if unreadable or bad)."""
+    """Read and validate a policy config file (PolicyConfigError if unreadable or bad): UTF-8
+    JSON of at most MAX_CONFIG_BYTES, nested at most MAX_DEPTH levels, no duplicate keys, no
+    NaN or Infinity."""
+    source = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
-        raise PolicyConfigError(str(path), [f"cannot read: {error.strerror}"]) from None
+        raise PolicyConfigError(source, [f"cannot read: {error.strerror}"]) from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise PolicyConfigError(source, [f"larger than {MAX_CONFIG_BYTES} bytes; a policy "
+                                         "config is a small JSON object"])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise PolicyConfigError(source, [f"byte {error.start} is not UTF-8 text; the file "
+                                         "must be UTF-8 JSON"]) from None
+    return parse_policy_config(parse_json(text, source), source)
+
+
+def parse_json(text: str, source: str) -> Any:
+    """Strict JSON: nested at most MAX_DEPTH levels (checked before parsing), no duplicate
+    keys, no NaN or Infinity (not JSON, and a NaN threshold would silently turn a rule
+    off). Raises PolicyConfigError."""
+    depth, line = _deepest(text)
+    if depth > MAX_DEPTH:
+        raise PolicyConfigError(source, [f"line {line}: nested more than {MAX_DEPTH} levels "
+                                         "deep"])
+    try:
+        return json.loads(text, parse_constant=_refuse_constant,
+                          object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
-        raise PolicyConfigError(str(path), [f"line {error.lineno}: invalid JSON: {error.msg}"]
+        raise PolicyConfigError(source, [f"line {error.lineno}: invalid JSON: {error.msg}"]
                                 ) from None
-    return parse_policy_config(data, str(path))
+    except ValueError as error:
+        raise PolicyConfigError(source, [str(error)]) from None
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}\n]')
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """(deepest bracket nesting outside strings, line where it is first reached)."""
+    depth = deepest = 0
+    line = deepest_line = 1
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == "\n":
+            line += 1
+        elif token in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest, deepest_line = depth, line
+                if deepest > MAX_DEPTH:
+                    break
+        elif token in "]}":
+            depth -= 1
+        else:
+            line += token.count("\n")
+    return deepest, deepest_line
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number; thresholds are finite numbers")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    duplicates = sorted({key for key in keys if keys.count(key) > 1})
+    if duplicates:
+        raise ValueError(f"{', '.join(map(json.dumps, duplicates))}: duplicate key; each key "
+                         "may appear once")
+    return dict(pairs)

@@ -15,8 +15,8 @@ Layout = Literal["training", "inference", "rendering"]
 Port = Annotated[int, Field(ge=1, le=65535)]
 """A TCP/UDP port number."""
 
-Cidr = IPv4Network
-"""An IPv4 CIDR block such as 10.0.0.0/16 (host bits must be zero)."""
+Cidr = Annotated[IPv4Network, Field(strict=False)]
+"""An IPv4 CIDR block such as 10.0.0.0/16 (host bits must be zero), written as a string."""
 
 ANYWHERE = IPv4Network("0.0.0.0/0")
 """The whole IPv4 internet: the destination of egress rules. Sources are judged by
@@ -35,6 +35,14 @@ MaybeSecure = Field(json_schema_extra={SECURE_MARK: True})
 
 
 class StrictModel(BaseModel):
-    """Base of every schema model: unknown keys are rejected, instances are immutable."""
+    """Base of every schema model: unknown keys are rejected, instances are immutable, and
+    values must have their field's JSON type (strict: `"8"` is not 8, `"yes"` and 1 are not
+    true; an integer is a number), numbers are finite (no .nan or .inf).
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    Strict types match what Pulumi hands the program: `pulumi.Config.get_object` returns
+    the stack file's JSON types, and `pulumi config set --path` stores true/false as
+    booleans and integers as integers (pulumi/sdk go/common/resource/config/map.go,
+    adjustObjectValue)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True,
+                              strict=True, allow_inf_nan=False)

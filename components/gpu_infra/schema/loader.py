@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from gpu_infra.schema.base import SECRET_PLACEHOLDER
+from gpu_infra.schema.document import MAX_DOCUMENT_BYTES, decode, load_plain
+from gpu_infra.schema.problems import ConfigError, shorten
 from gpu_infra.schema.stack import (
     CLUSTER_ADAPTER,
     ClusterConfig,
@@ -28,15 +29,6 @@ CLUSTER_KEY = f"{PROJECT}:cluster"
 REGION_KEY = "alicloud:region"
 LAYOUT_MODELS: dict[str, type[BaseModel]] = {
     "training": TrainingConfig, "inference": InferenceConfig, "rendering": RenderingConfig}
-
-
-class ConfigError(Exception):
-    """A stack file that cannot be used; `problems` holds one line per problem."""
-
-    def __init__(self, source: str, problems: list[str]):
-        super().__init__("\n".join(problems))
-        self.source = source
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -67,21 +59,21 @@ def stack_name_of(path: Path) -> str:
 
 
 def read_stack_file(path: Path) -> StackFile:
-    """Parse the YAML and replace `secure:` values; raise ConfigError if unreadable."""
+    """Parse the YAML (as Pulumi reads it, within the limits of schema.document) and replace
+    `secure:` values; raise ConfigError if unreadable."""
     source = str(path)
-    if not path.is_file():
+    if not path.exists():
         siblings = sorted(stack_name_of(p) for p in path.parent.glob("Pulumi.*.yaml"))
         hint = f"; stacks in {path.parent}: {', '.join(siblings)}" if siblings else ""
         raise ConfigError(source, [f"{source}: no such stack file{hint}"])
+    if not path.is_file():
+        raise ConfigError(source, [f"{source}: not a regular file"])
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error)
-        raise ConfigError(source, [f"{source}{where}: malformed YAML: {problem}"]) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(source, [f"{source}: cannot read: {error}"]) from None
+        with path.open("rb") as handle:
+            data = handle.read(MAX_DOCUMENT_BYTES + 1)
+    except OSError as error:
+        raise ConfigError(source, [f"{source}: cannot read: {error.strerror}"]) from None
+    document = load_plain(decode(data, source), source)
     if not isinstance(document, dict) or not isinstance(document.get("config"), dict):
         raise ConfigError(source, [f"{source}: config: missing; a stack file is a mapping "
                                    "with a `config:` mapping"])
@@ -152,7 +144,7 @@ def format_validation_error(error: ValidationError) -> list[str]:
             lines += [_nested_problem(loc, line) for line in message.splitlines()]
         else:
             got = item.get("input")
-            shown = "" if isinstance(got, (dict, list)) else f" (got {got!r})"
+            shown = "" if isinstance(got, (dict, list)) else f" (got {shorten(repr(got), 60)})"
             lines.append(f"{_display_path(loc)}: {item['msg'][0].lower()}{item['msg'][1:]}"
                          f"{shown}")
     return lines

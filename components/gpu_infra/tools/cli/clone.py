@@ -10,6 +10,7 @@ from ipaddress import IPv4Network
 from pathlib import Path
 
 from gpu_infra.schema import ConfigError
+from gpu_infra.schema.problems import shorten
 from gpu_infra.tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -22,6 +23,7 @@ from gpu_infra.tools.clone import (
     PathError,
     clone_stack,
     parse_override,
+    stacks_lock,
     write_stack_file,
 )
 
@@ -65,15 +67,18 @@ def run(args: argparse.Namespace) -> int:
     try:
         overrides = [parse_override(text) for text in args.overrides]
     except PathError as error:
-        print(f"clone failed: {error}", file=sys.stderr)
+        print(f"clone failed: {shorten(str(error))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        clone = clone_stack(source, args.new, stacks_dir, name=args.name, overrides=overrides,
-                            pool=args.pool, force=args.force)
         if args.dry_run:
+            clone = clone_stack(source, args.new, stacks_dir, name=args.name,
+                                overrides=overrides, pool=args.pool, force=args.force)
             print(clone.text, end="")
             return EXIT_OK
-        write_stack_file(clone, source, force=args.force)
+        with stacks_lock(stacks_dir):  # read the taken CIDRs and names, pick, write: one turn
+            clone = clone_stack(source, args.new, stacks_dir, name=args.name,
+                                overrides=overrides, pool=args.pool, force=args.force)
+            write_stack_file(clone, source, force=args.force)
     except ConfigError as error:
         return report_problems(error, "clone failed")
     print(f"wrote {clone.path}: cluster '{clone.stack.name}', VPC {clone.stack.network.vpc_cidr}"

@@ -17,6 +17,7 @@ from gpu_infra.tools.cli.common import (
     report_problems,
     stack_path,
 )
+from gpu_infra.tools.files import OutputError, check_writable_target, write_text_atomically
 from gpu_infra.tools.plan.diagram import render_mermaid
 from gpu_infra.tools.plan.engine import ProgramError, ValidatorErrors, run_plan
 from gpu_infra.tools.review import Review, review
@@ -66,6 +67,13 @@ def run(args: argparse.Namespace) -> int:
         for problem in error.problems:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    to_file = args.json_file is not None and str(args.json_file) != "-"
+    try:
+        if to_file:
+            check_writable_target(args.json_file)
+    except OutputError as error:
+        print(f"--json: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         plan = run_plan(stack_path(args))
     except ConfigError as error:
@@ -94,11 +102,15 @@ def run(args: argparse.Namespace) -> int:
         data = result.to_json()
         if changes is not None:
             annotate(data, changes)
-        record = json.dumps(data, indent=2, default=str)
-        if str(args.json_file) == "-":
+        record = json.dumps(data, indent=2, default=str, allow_nan=False)
+        if not to_file:
             print(record)
             return status
-        args.json_file.write_text(record + "\n", encoding="utf-8")
+        try:
+            write_text_atomically(args.json_file, record + "\n")
+        except OutputError as error:
+            print(f"--json: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     print(RENDERERS[args.format](result, changes))
     return status
 

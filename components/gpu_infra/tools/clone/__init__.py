@@ -6,6 +6,7 @@ from gpu_infra.tools.clone.core import (
     clone_stack,
     derive_cluster_name,
     drop_secrets,
+    stacks_lock,
     write_stack_file,
 )
 from gpu_infra.tools.clone.paths import (
@@ -21,5 +22,5 @@ __all__ = [
     "DEFAULT_POOL", "Clone", "ConfigPath", "Override", "PathError", "PoolExhausted",
     "allocate", "clone_stack", "config_path", "derive_cluster_name", "drop_secrets",
     "parse_override",
-    "parse_path", "translate", "write_stack_file",
+    "parse_path", "stacks_lock", "translate", "write_stack_file",
 ]

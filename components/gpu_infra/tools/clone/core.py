@@ -4,17 +4,18 @@ CIDR, no secrets of the source and the caller's overrides, validated before it i
 from __future__ import annotations
 
 import copy
+import fcntl
 import io
 import os
 import re
-import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any
 
-import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
@@ -29,11 +30,14 @@ from gpu_infra.schema import (
     parse_stack,
     read_stack_file,
 )
+from gpu_infra.schema.document import load_plain, load_round_trip
 from gpu_infra.schema.loader import stack_name_of
 from gpu_infra.schema.network import NetworkConfig
+from gpu_infra.schema.problems import shorten
 from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN
 from gpu_infra.tools.clone.cidr import DEFAULT_POOL, PoolExhausted, allocate, translate
 from gpu_infra.tools.clone.paths import ConfigPath, Override, PathError, apply, lookup, remove_key
+from gpu_infra.tools.files import OutputError, write_text_atomically
 
 STACK_NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")
 """Pulumi stack names: letters, digits, hyphens, underscores, periods."""
@@ -43,6 +47,8 @@ BYO_KEYS = ("existing_vpc_id", "existing_vswitch_ids")
 """Network keys naming the source's own VPC and vSwitches (bring your own)."""
 DEFAULT_VPC_CIDR: IPv4Network = NetworkConfig.model_fields["vpc_cidr"].default
 NETWORK = ConfigPath(CLUSTER_KEY, ("network",))
+LOCK_TIMEOUT_S = 60.0
+"""Longest wait for another clone into the same stacks directory."""
 
 
 @dataclass
@@ -88,6 +94,8 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
     """
     target = stacks_dir / f"Pulumi.{new_stack}.yaml"
     where = str(target)
+    if not stacks_dir.is_dir():
+        raise ConfigError(where, [f"{stacks_dir}: the stacks directory does not exist"])
     if not STACK_NAME_PATTERN.match(new_stack):
         raise ConfigError(where, [f"{new_stack}: not a stack name; use letters, digits, "
                                   "hyphens, underscores and periods"])
@@ -105,8 +113,8 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
     _drop_byo(config, clone)
     problems += _apply_overrides(config, overrides, clone.secrets)
     problems += _set_name(config, name, new_stack, overrides)
-    others = _other_stacks(stacks_dir, source, target, clone)
-    problems += _name_problems(config, others)
+    others, unreadable = _other_stacks(stacks_dir, source, target)
+    problems += unreadable + _name_problems(config, others)
     if not problems:
         problems += _lay_out_network(config, source_stack, overrides, pool, others, clone)
     if problems:
@@ -117,26 +125,50 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
 
 
 def write_stack_file(clone: Clone, source: Path, force: bool = False) -> None:
-    """Write the clone atomically (temp file + rename) with the source file's mode; refuse to
-    replace an existing file unless `force`."""
+    """Write the clone atomically (temp file + rename, see tools.files) with the source file's
+    mode; refuse to replace an existing file unless `force`. Raises ConfigError."""
     if clone.path.exists() and not force:
         raise ConfigError(str(clone.path), [f"{clone.path}: exists; pass --force to "
                                             "overwrite it"])
-    clone.path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=clone.path.parent, prefix=f".{clone.path.name}.")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(clone.text)
-        os.chmod(temp, source.stat().st_mode & 0o777)
-        os.replace(temp, clone.path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+        write_text_atomically(clone.path, clone.text, mode=source.stat().st_mode & 0o777)
+    except (OutputError, OSError) as error:
+        raise ConfigError(str(clone.path), [str(error)]) from None
+
+
+@contextmanager
+def stacks_lock(stacks_dir: Path, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold the clone lock of `stacks_dir` (an exclusive flock on the directory itself, so
+    no lock file is left behind). Concurrent clones into one directory take turns, so no
+    two get the same VPC CIDR or cluster name. Raises ConfigError after `timeout_s`."""
+    if not stacks_dir.is_dir():
+        raise ConfigError(str(stacks_dir), [f"{stacks_dir}: the stacks directory does not "
+                                            "exist"])
+    try:
+        handle = os.open(stacks_dir, os.O_RDONLY)
+    except OSError as error:
+        raise ConfigError(str(stacks_dir), [f"{stacks_dir}: cannot open the stacks directory:"
+                                            f" {error.strerror}"]) from None
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise ConfigError(str(stacks_dir), [
+                        f"{stacks_dir}: another clone has held the stacks directory for "
+                        f"{timeout_s:g} s; try again when it is done"]) from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(handle)  # closing the descriptor releases the lock
 
 
 def _load_round_trip(path: Path) -> tuple[CommentedMap, YAML]:
     """The document with its comments, and a dumper that indents the way the file does."""
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")  # load_stack read and checked it before
     _, sequence_indent, dash_offset = load_yaml_guess_indent(text)
     mapping_indent = _mapping_indent(text)
     dumper = YAML(typ="rt")
@@ -146,7 +178,7 @@ def _load_round_trip(path: Path) -> tuple[CommentedMap, YAML]:
         dumper.indent(mapping=mapping_indent, sequence=mapping_indent + 2, offset=2)
     else:
         dumper.indent(mapping=mapping_indent, sequence=sequence_indent, offset=dash_offset)
-    return dumper.load(text), dumper
+    return load_round_trip(text, str(path), dumper), dumper
 
 
 def _mapping_indent(text: str) -> int:
@@ -281,21 +313,43 @@ class _Other:
     vpc_cidr: IPv4Network | None
 
 
-def _other_stacks(stacks_dir: Path, source: Path, target: Path, clone: Clone) -> list[_Other]:
-    """Every stack but the target: the source and each stack file in `stacks_dir`."""
+def _other_stacks(stacks_dir: Path, source: Path,
+                  target: Path) -> tuple[list[_Other], list[str]]:
+    """Every stack but the target (the source and each stack file in `stacks_dir`), and one
+    problem per stack file whose cluster name or VPC CIDR cannot be read: an unknown CIDR
+    could not be avoided, so it stops the clone."""
     paths = {p.resolve(): p for p in sorted(stacks_dir.glob("Pulumi.*.yaml"))}
     paths.setdefault(source.resolve(), source)
     paths.pop(target.resolve(), None)
     others: list[_Other] = []
+    problems: list[str] = []
     for path in paths.values():
         try:
-            cluster = read_stack_file(path).config.get(CLUSTER_KEY)
-            network = cluster.get("network") or {}
-            cidr = IPv4Network(str(network.get("vpc_cidr", DEFAULT_VPC_CIDR)))
-            others.append(_Other(stack_name_of(path), cluster.get("name"), cidr))
-        except (ConfigError, AttributeError, ValueError):
-            clone.notes.append(f"could not read the VPC CIDR of {path}; it was not avoided")
-    return others
+            others.append(_other(path))
+        except ConfigError as error:
+            why = error.problems[0].removeprefix(str(path))
+            why = f"line {why[1:]}" if why[:2].strip(":").isdigit() else why.lstrip(": ")
+            problems.append(f"{path}: cannot read the cluster name and VPC CIDR the clone "
+                            f"must avoid ({shorten(why, 160)}); fix the file or move it out "
+                            "of the stacks directory")
+    return others, problems
+
+
+def _other(path: Path) -> _Other:
+    """The name and VPC CIDR a stack file claims (ConfigError if it claims none readable)."""
+    cluster = read_stack_file(path).config.get(CLUSTER_KEY)
+    if not isinstance(cluster, dict):
+        raise ConfigError(str(path), [f"{CLUSTER_KEY}: missing or not a mapping"])
+    network = cluster.get("network") or {}
+    if not isinstance(network, dict):
+        raise ConfigError(str(path), [f"{CLUSTER_KEY}.network: not a mapping"])
+    cidr = _cidr(network.get("vpc_cidr", DEFAULT_VPC_CIDR))
+    if cidr is None:
+        raise ConfigError(str(path), [f"{CLUSTER_KEY}.network.vpc_cidr: "
+                                      f"{shorten(repr(network.get('vpc_cidr')), 60)} is not a "
+                                      "CIDR"])
+    name = cluster.get("name")
+    return _Other(stack_name_of(path), name if isinstance(name, str) else None, cidr)
 
 
 def _name_problems(config: CommentedMap, others: list[_Other]) -> list[str]:
@@ -362,7 +416,7 @@ def _cidr(value: Any) -> IPv4Network | None:
 def _validate(clone: Clone, where: str) -> ClusterConfig:
     """Validate the text exactly as the loader will read it, secrets stood in by the
     placeholder; validator ERRORs are problems too, WARNINGs become notes."""
-    config = yaml.safe_load(clone.text)["config"]
+    config = load_plain(clone.text, where)["config"]
     with_secrets = _with_placeholders(config, clone.secrets)
     stack = parse_stack(with_secrets, where)
     findings = run_validators(stack)

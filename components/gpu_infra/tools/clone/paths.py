@@ -13,7 +13,9 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import CommentMark, YAMLError
 from ruamel.yaml.tokens import CommentToken
 
-from gpu_infra.schema import CLUSTER_KEY
+from gpu_infra.schema import CLUSTER_KEY, ConfigError
+from gpu_infra.schema.document import load_round_trip
+from gpu_infra.schema.problems import shorten
 
 Part = str | int
 """One step of a path: a mapping key or a list index."""
@@ -97,7 +99,8 @@ def config_path(text: str) -> ConfigPath:
 
 @dataclass(frozen=True)
 class Override:
-    """One `--set PATH=VALUE`; a null VALUE (`null` or `~`) removes the key."""
+    """One `--set PATH=VALUE`; a null VALUE (`null` or `~`) removes the key; an empty VALUE
+    is refused (it would remove the key by accident)."""
 
     text: str
     path: ConfigPath
@@ -107,16 +110,23 @@ class Override:
 def parse_override(text: str) -> Override:
     """Parse `PATH=VALUE`; VALUE is a YAML scalar or flow collection (`[a, b]`, `{k: v}`)."""
     path_text, sep, value_text = text.partition("=")
+    shown = shorten(text, 80)
     if not sep or not path_text:
-        raise PathError(f"--set {text}: expected PATH=VALUE, e.g. fleet.nodes=16")
+        raise PathError(f"--set {shown}: expected PATH=VALUE, e.g. fleet.nodes=16")
+    if not value_text.strip():
+        raise PathError(f"--set {shown}: no VALUE; write null to remove the key, '' for an "
+                        "empty string")
     try:
         path = config_path(path_text.strip())
-        value = YAML(typ="rt").load(value_text) if value_text.strip() else None
+        value = load_round_trip(value_text, "VALUE", YAML(typ="rt"),
+                                root=shorten(path_text.strip(), 80))
     except PathError as error:
-        raise PathError(f"--set {text}: {error}") from None
+        raise PathError(f"--set {shown}: {error}") from None
+    except ConfigError as error:
+        raise PathError(f"--set {shown}: {'; '.join(error.problems)}") from None
     except YAMLError as error:
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise PathError(f"--set {text}: value is not YAML: {problem}") from None
+        raise PathError(f"--set {shown}: value is not YAML: {problem}") from None
     return Override(text, path, value)
 
 

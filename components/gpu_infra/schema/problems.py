@@ -1,0 +1,27 @@
+"""ConfigError, the one exception of the schema package, and the limits on what it reports:
+a hostile value must not come back whole (a 50 MB string echoed on stderr)."""
+
+from __future__ import annotations
+
+MAX_PROBLEM_CHARS = 500
+"""Longest problem line reported; longer ones are cut with an ellipsis."""
+MAX_PROBLEMS = 40
+"""Most problem lines reported; the rest are counted."""
+
+
+def shorten(text: str, limit: int = MAX_PROBLEM_CHARS) -> str:
+    """`text` cut to at most `limit` characters (an ellipsis marks the cut)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class ConfigError(Exception):
+    """A stack file (or value) that cannot be used; `problems` holds one line per problem,
+    each at most MAX_PROBLEM_CHARS long, at most MAX_PROBLEMS of them (then a count)."""
+
+    def __init__(self, source: str, problems: list[str]):
+        lines = [shorten(line) for line in problems[:MAX_PROBLEMS]]
+        if len(problems) > MAX_PROBLEMS:
+            lines.append(f"... and {len(problems) - MAX_PROBLEMS} more problem(s)")
+        super().__init__("\n".join(lines))
+        self.source = shorten(source)
+        self.problems = lines
