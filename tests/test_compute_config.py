@@ -73,8 +73,7 @@ def test_schedule_and_queue_errors():
         f"{P}.schedules[0].recurrence_type: recurrence_type, recurrence_value and "
         "recurrence_end_time go together",
         f"{P}.schedules[0].desired_size: set at least one of min_size, max_size, desired_size",
-        f"{P}.queue_scaling.cloud_monitor_group_id: input should be a valid integer, unable "
-        "to parse string as an integer (got 'abc')",
+        f"{P}.queue_scaling.cloud_monitor_group_id: input should be a valid integer (got 'abc')",
         f"{P}.drain_seconds: input should be greater than or equal to 30 (got 10)"])
 
 

@@ -83,7 +83,7 @@ def test_target_tracking_rule(record):
 
 
 def test_queue_scaling_scales_out_in_steps_and_back_to_zero(record):
-    found = build(record, min_size=0, queue_scaling={"cloud_monitor_group_id": "12345"})
+    found = build(record, min_size=0, queue_scaling={"cloud_monitor_group_id": 12345})
     rules = {r.name: r for r in found[RULE]}
     out, scale_in = rules["inf-queue-out"], rules["inf-queue-in"]
     assert out.inputs["scalingRuleType"] == "StepScalingRule"
