@@ -9,6 +9,7 @@ from gpu_infra_policies import types as t
 from gpu_infra_policies.base import UNKNOWN, Context, Resource
 from gpu_infra_policies.rules import RULES, default_settings, evaluate
 
+from .hostile_resources import CASES
 from .rule_helpers import PROD, TAGS, bucket, messages, sg_rule, stack_messages
 
 # --- rule metadata --------------------------------------------------------------------
@@ -277,3 +278,14 @@ def test_evaluate_levels_and_disabled_rules():
     from gpu_infra_policies.rules import RuleSettings
     settings["no-world-ingress"] = RuleSettings("disabled", {})
     assert [v.rule for v in evaluate(resources, settings)] == ["required-tags"]
+
+
+@pytest.mark.parametrize(("rule", "resources"), CASES,
+                         ids=[f"{rule}-{resources[0].name}" for rule, resources in CASES])
+def test_what_a_reviewer_tries_is_caught(rule, resources):
+    verdicts = evaluate(resources)
+    assert rule in {v.rule for v in verdicts if v.resource_name == resources[0].name}
+
+
+def test_reviewer_cases_cover_every_security_rule():
+    assert {r.name for r in RULES if r.category == "security"} <= {rule for rule, _ in CASES}

@@ -15,12 +15,15 @@ import pytest
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
+from gpu_infra import catalog
 from gpu_infra.tools.plan.engine import Plan
 from gpu_infra.tools.review.policy import as_policy_resource, check_plan
+from gpu_infra_policies.base import Context, Resource
 from gpu_infra_policies.config import parse_policy_config
-from gpu_infra_policies.rules import RULES, RULES_BY_NAME
+from gpu_infra_policies.rules import RULES, RULES_BY_NAME, evaluate
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged
+from .hostile_resources import CASES, all_resources
 
 LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY,
           "disabled": analyzer_pb2.DISABLED}
@@ -54,21 +57,25 @@ def configure(stub, settings) -> None:
     stub.Configure(analyzer_pb2.ConfigureAnalyzerRequest(policyConfig=config))
 
 
-def analyzer_resources(plan: Plan) -> list[analyzer_pb2.AnalyzerResource]:
+def analyzer_resources(resources: list[Resource]) -> list[analyzer_pb2.AnalyzerResource]:
     out = []
-    for planned in (r for r in plan.resources if r.custom):
+    for resource in resources:
         properties = struct_pb2.Struct()
-        properties.update(dict(as_policy_resource(planned).props))
+        properties.update(dict(resource.props))
         out.append(analyzer_pb2.AnalyzerResource(
-            type=planned.type, urn=planned.urn, name=planned.name, properties=properties,
-            options=analyzer_pb2.AnalyzerResourceOptions(protect=planned.protect),
-            parent=planned.parent or "", dependencies=planned.dependencies))
+            type=resource.type, urn=resource.urn, name=resource.name, properties=properties,
+            options=analyzer_pb2.AnalyzerResourceOptions(protect=resource.protect),
+            dependencies=resource.dependencies))
     return out
 
 
-def pack_verdicts(stub, plan: Plan) -> list[tuple[str, str, str | None, str]]:
+def plan_resources(plan: Plan) -> list[Resource]:
+    return [as_policy_resource(r) for r in plan.resources if r.custom]
+
+
+def pack_verdicts(stub, plan: Plan | list[Resource]) -> list[tuple[str, str, str | None, str]]:
     """(rule, level, resource name or None, message) from Analyze and AnalyzeStack."""
-    resources = analyzer_resources(plan)
+    resources = analyzer_resources(plan if isinstance(plan, list) else plan_resources(plan))
     names = {r.urn: r.name for r in resources}
     found = []
     for resource in resources:
@@ -146,6 +153,20 @@ def test_unknown_values_in_preview_are_skipped_not_crashing(analyzer):
         type="alicloud:ecs/securityGroupRule:SecurityGroupRule", urn="urn:x", name="x",
         properties=properties))
     assert list(response.diagnostics) == []
+
+
+def test_what_a_reviewer_tries_gets_the_same_verdicts_from_pack_and_plan(analyzer):
+    resources = all_resources()
+    configure(analyzer, parse_policy_config({}))
+    found = pack_verdicts(analyzer, resources)
+    offline = [(v.rule, v.level, v.resource_name, v.message) for v in evaluate(
+        resources, context=Context(catalog=catalog.layout_uses))]
+    assert sorted(found, key=str) == sorted(offline, key=str)
+    assert {rule for rule, _ in CASES} <= {rule for rule, *_ in found}
+    # the 1500-deep document is reported, and the analyzer still answers afterwards
+    assert any(rule == "policy-documents-readable" and name == "nested"
+               for rule, _, name, _ in found)
+    assert analyzer.GetAnalyzerInfo(empty_pb2.Empty()).name == "gpu-infra"
 
 
 def test_pack_dir_layout():

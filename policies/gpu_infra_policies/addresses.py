@@ -116,7 +116,7 @@ def exposure(cidrs: Iterable[object]) -> list[Exposure]:
 
 
 def world_open(cidrs: Iterable[object],
-               widest_prefix: int = DEFAULT_WIDEST_PREFIX) -> str | None:
+               widest_prefix: float = DEFAULT_WIDEST_PREFIX) -> str | None:
     """Why the union of `cidrs` is open to the world, or None if it is not.
 
     World-open: it admits every public IPv4 (or IPv6) address, or more public addresses than
@@ -124,6 +124,7 @@ def world_open(cidrs: Iterable[object],
     sentence: "covers all public IPv4 space" / "covers 12.5% of public IPv4 space, more than
     a /8".
     """
+    widest_prefix = int(widest_prefix)  # a policy config number may arrive as 8.0
     for found in exposure(cidrs):
         family = f"IPv{found.version}"
         if found.whole:

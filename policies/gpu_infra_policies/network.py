@@ -41,7 +41,7 @@ def _sources(props: Mapping[str, Any], *keys: str) -> list[str]:
 
 
 def open_sets(members: Sequence[tuple[Resource, list[str]]],
-              widest_prefix: int) -> Iterator[tuple[list[Resource], list[str], str]]:
+              widest_prefix: float) -> Iterator[tuple[list[Resource], list[str], str]]:
     """(resources, their sources, why) for each resource whose sources alone are world-open,
     then, if none is, for the whole set if together they are."""
     alone = [(resource, cidrs, world_open(cidrs, widest_prefix))

@@ -1,0 +1,124 @@
+"""What a security reviewer tries against the pack: insecure resources a GPU stack could
+plausibly contain, each written the way that slipped past spelling-based rules, with the
+rule that must catch it (on the case's first resource). Used by the rule tests and by the
+gRPC test (pack == plan)."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+from gpu_infra_policies import types as t
+from gpu_infra_policies.base import Resource
+
+from .rule_helpers import PROD, TAGS
+
+
+def _doc(*statements: dict) -> str:
+    return json.dumps({"Version": "1", "Statement": list(statements)})
+
+
+def _sg_rule(name: str, group: str, **props) -> Resource:
+    return Resource(t.SECURITY_GROUP_RULE, {"type": "ingress", "ipProtocol": "tcp",
+                                            "portRange": "22/22", "securityGroupId": group,
+                                            **props}, name, f"urn:{name}")
+
+
+def _policy(name: str, *statements: dict) -> Resource:
+    return Resource(t.RAM_POLICY, {"policyDocument": _doc(*statements), "tags": TAGS}, name,
+                    f"urn:{name}")
+
+
+ALLOW_ALL = {"Effect": "Allow", "Action": "*", "Resource": "*"}
+NESTED = ('{"Version":"1","Statement":[{"Effect":"Allow","Action":"*","Resource":"*",'
+          '"Condition":{"StringEquals":{"x":' + "[" * 1500 + "]" * 1500 + "}}}]}")
+ANYONE = {"Effect": "Allow", "Action": ["oss:GetObject"], "Principal": ["*"],
+          "Resource": ["acs:oss:*:*:ckpt/*"]}
+KEY_SCRIPT = base64.b64encode(b"#!/bin/sh\nexport AK=LTAI5tAbCdEfGhIjKlMnOpQr\n").decode()
+
+BARE_BUCKET = Resource(t.BUCKET, {"bucket": "bare", "tags": PROD}, "bare", "urn:bare",
+                       protect=True)
+"""A prod bucket without encryption, public access block or access log."""
+
+CASES: list[tuple[str, list[Resource]]] = [
+    ("no-world-ingress", [_sg_rule("halves-a", "sg-1", cidrIp="0.0.0.0/1"),
+                          _sg_rule("halves-b", "sg-1", cidrIp="128.0.0.0/1")]),
+    ("no-world-ingress", [_sg_rule("slash-1", "sg-2", cidrIp="0.0.0.0/1")]),
+    ("no-world-ingress", [_sg_rule("slash-4", "sg-3", cidrIp="0.0.0.0/4")]),
+    ("no-world-ingress", [_sg_rule("v6-half", "sg-4", ipv6CidrIp="::/1")]),
+    ("no-world-ingress", [_sg_rule("v6-unicast", "sg-5", ipv6CidrIp="2000::/3")]),
+    ("nas-no-world-access", [
+        Resource(t.NAS_ACCESS_RULE, {"accessGroupName": "g", "sourceCidrIp": cidr,
+                                     "rwAccessType": "RDWR", "userAccessType": "no_squash"},
+                 f"nas-{i}", f"urn:nas-{i}") for i, cidr in enumerate(["0.0.0.0/1",
+                                                                       "128.0.0.0/1"])]),
+    ("tls-on-public-listeners", [Resource(t.ALB_LISTENER, {
+        "listenerPort": 80, "listenerProtocol": "HTTP"}, "http", "urn:http")]),
+    ("no-public-ip-on-nodes", [Resource(t.ECS_LAUNCH_TEMPLATE, {
+        "internetMaxBandwidthOut": 100, "httpTokens": "required",
+        "systemDisk": {"encrypted": True}, "tags": TAGS}, "template", "urn:template")]),
+    ("no-public-ip-on-nodes", [Resource(t.NODE_POOL, {
+        "internetMaxBandwidthOut": 10, "systemDiskEncrypted": True, "tags": TAGS,
+        "instanceMetadataOptions": {"httpTokens": "required"}}, "pool", "urn:pool")]),
+    ("no-password-login", [Resource(t.NODE_POOL, {
+        "password": "[secret]", "systemDiskEncrypted": True, "tags": TAGS,
+        "instanceMetadataOptions": {"httpTokens": "required"}}, "pool-pw", "urn:pool-pw")]),
+    ("disks-encrypted", [Resource(t.NODE_POOL, {
+        "dataDisks": [{"category": "cloud_essd", "encrypted": "false"}], "tags": TAGS,
+        "systemDiskEncrypted": True, "instanceMetadataOptions": {"httpTokens": "required"}},
+        "pool-disk", "urn:pool-disk")]),
+    ("no-password-login", [Resource(t.INSTANCE, {
+        "passwordInherit": True, "systemDiskEncrypted": True, "httpTokens": "required",
+        "tags": TAGS}, "inherit", "urn:inherit")]),
+    ("no-password-login", [Resource(t.SCALING_CONFIGURATION, {
+        "passwordInherit": True, "systemDiskEncrypted": True, "tags": TAGS}, "sc-inherit",
+        "urn:sc-inherit")]),
+    ("no-plaintext-secrets", [Resource(t.INSTANCE, {
+        "userData": KEY_SCRIPT, "systemDiskEncrypted": True, "httpTokens": "required",
+        "tags": TAGS}, "key-in-user-data", "urn:key-in-user-data")]),
+    ("metadata-hardened", [Resource(t.INSTANCE, {
+        "systemDiskEncrypted": True, "tags": TAGS}, "imds-v1", "urn:imds-v1")]),
+    ("disks-encrypted", [Resource(t.DISK, {"category": "cloud_essd", "tags": TAGS},
+                                  "old-disk", "urn:old-disk")]),
+    ("nas-encrypted", [Resource(t.NAS_FILE_SYSTEM, {"tags": TAGS}, "fs", "urn:fs")]),
+    ("kms-key-rotation", [Resource(t.KMS_KEY, {"automaticRotation": "Disabled",
+                                               "tags": TAGS}, "key", "urn:key")]),
+    ("prod-deletion-protection", [Resource(t.INSTANCE, {
+        "systemDiskEncrypted": True, "systemDiskKmsKeyId": "k", "httpTokens": "required",
+        "tags": PROD}, "unprotected", "urn:unprotected", protect=True)]),
+    ("oss-bucket-private", [Resource(t.BUCKET_POLICY, {"bucket": "ckpt",
+                                                       "policy": _doc(ANYONE)},
+                                     "anonymous", "urn:anonymous")]),
+    ("oss-bucket-private", [Resource(t.BUCKET_OBJECT, {"bucket": "ckpt", "key": "k",
+                                                       "acl": "public-read"},
+                                     "object", "urn:object")]),
+    ("no-admin-policies", [_policy("ecs-star", {**ALLOW_ALL, "Action": "ecs:*"})]),
+    ("no-admin-policies", [_policy("not-action", {"Effect": "Allow", "NotAction": "ram:*",
+                                                  "Resource": "*"})]),
+    ("no-admin-policies", [_policy("arn-star", {**ALLOW_ALL, "Resource": "acs:*:*:*:*"})]),
+    ("ram-no-privilege-escalation", [_policy(
+        "escalate", {**ALLOW_ALL, "Action": "ram:PassRole"},
+        {**ALLOW_ALL, "Action": "ecs:RunInstances"})]),
+    ("ram-trust-policy", [Resource(t.RAM_ROLE, {"assumeRolePolicyDocument": _doc({
+        "Effect": "Allow", "Action": "sts:AssumeRole",
+        "Principal": {"RAM": ["acs:ram::*:root"]}}), "tags": TAGS}, "trust", "urn:trust")]),
+    ("no-eip-on-nodes", [
+        Resource(t.EIP_ASSOCIATION, {"instanceId": "i-1"}, "eip", "urn:eip",
+                 dependencies=("urn:eip-node",)),
+        Resource(t.INSTANCE, {"systemDiskEncrypted": True, "httpTokens": "required",
+                              "tags": TAGS}, "eip-node", "urn:eip-node", id="i-1")]),
+    ("oss-bucket-encrypted", [BARE_BUCKET]),
+    ("oss-public-access-blocked", [BARE_BUCKET]),
+    ("prod-bucket-logging", [BARE_BUCKET]),
+    ("ram-no-access-keys", [Resource(t.RAM_ACCESS_KEY, {"userName": "ci"}, "ak", "urn:ak")]),
+    ("policy-documents-readable", [Resource(t.RAM_POLICY, {"policyDocument": NESTED,
+                                                           "tags": TAGS},
+                                            "nested", "urn:nested")]),
+]
+"""(rule that must fire, the resources of one case)."""
+
+
+def all_resources() -> list[Resource]:
+    """Every case's resources in one stack, each once."""
+    unique = {r.urn: r for _, resources in CASES for r in resources}
+    return list(unique.values())
