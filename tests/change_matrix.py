@@ -31,6 +31,7 @@ def _disk(**changes: Any) -> Edit:
 EDITS: dict[str, tuple[str, Edit]] = {
     "nodes-up": ("training-prod", _fleet(nodes=10)),
     "nodes-down": ("training-prod", _fleet(nodes=6)),
+    "scale-in-step-1": ("training-prod", _fleet(scale_in_from=6)),
     "disk-size": ("training-prod", _disk(size_gib=600)),
     "disk-iops": ("training-prod", _disk(provisioned_iops=30000)),
     "disk-keep": ("training-prod", _disk(keep=True)),

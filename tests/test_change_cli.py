@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 import yaml
@@ -81,8 +82,9 @@ def test_base_that_is_not_a_plan_is_bad_input(tmp_path, capsys):
 
 @pytest.mark.skipif(shutil.which("git") is None or not (PROJECT_DIR / ".git").exists(),
                     reason="needs the project's git checkout")
-def test_git_revision_base_plans_in_a_temporary_worktree(capsys, monkeypatch):
+def test_git_revision_base_plans_in_a_temporary_worktree(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(PROJECT_DIR)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     code = main(["plan", str(STACKS_DIR / "Pulumi.training-dev.yaml"), "--against", "HEAD",
                  "--format", "markdown"])
     text = capsys.readouterr().out
@@ -90,4 +92,5 @@ def test_git_revision_base_plans_in_a_temporary_worktree(capsys, monkeypatch):
                                cwd=PROJECT_DIR).stdout
     assert code == 0
     assert "**Changes against HEAD (" in text
-    assert "gpu-infra-base-" not in worktrees  # the temporary worktree is gone
+    assert str(tmp_path) not in worktrees  # the temporary worktree is gone
+    assert not list(tmp_path.iterdir())

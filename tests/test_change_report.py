@@ -109,14 +109,16 @@ def test_instance_type_restarts_nodes_and_rebuys_the_reservation(report):
                     "llm-pretrain-reserved-ri": ("replace", False, ["instanceType"])})
     assert result.impact.reserved == {"bought": ["llm-pretrain-reserved-ri"],
                                       "left_billing": ["llm-pretrain-reserved-ri"]}
-    assert rules(result)["reserved-capacity"] == "ERROR"
-    assert rules(result)["restarts-gpu-nodes"] == "WARNING"
+    assert rules(result) == {"reserved-capacity": "ERROR", "blocked-by-protection": "ERROR",
+                             "restarts-gpu-nodes": "WARNING"}
 
 
-def test_reserved_count_buys_a_second_reservation(report):
+def test_reserved_count_would_buy_a_second_reservation_so_protection_refuses(report):
     result = report("reserved-count")
     expect(result, {"llm-pretrain-reserved-ri": ("replace", False, ["instanceAmount"])})
-    assert rules(result) == {"reserved-capacity": "ERROR"}
+    assert rules(result) == {"reserved-capacity": "ERROR", "blocked-by-protection": "ERROR"}
+    assert result.impact.blocked == [("llm-pretrain-reserved-ri",
+                                      "Pulumi-protected: `pulumi up` refuses to delete it")]
     assert any("non-refundable" in line for line in result.summary_lines())
 
 
@@ -153,11 +155,31 @@ def test_image_change_restarts_nodes(report):
     assert rules(result) == {"restarts-gpu-nodes": "WARNING"}
 
 
-def test_new_public_key_is_ignored_by_the_provider(report):
+def test_new_public_key_replaces_the_key_pair_only(report):
+    """The provider ignores a new public_key in an update, so the program replaces the key
+    pair (delete first: the name is unique); instances keep the key name."""
     result = report("public-key")
-    expect(result, {"llm-pretrain-sec-login-key": ("update", False, ["publicKey"])})
-    assert result.impact.ignored[0][:2] == ("llm-pretrain-sec-login-key", "publicKey")
-    assert rules(result) == {"change-ignored": "WARNING"}
+    expect(result, {"llm-pretrain-sec-login-key": ("replace", False, ["publicKey"])})
+    pair = next(c for c in result.changes if c.name == "llm-pretrain-sec-login-key")
+    assert pair.new["deleteBeforeReplace"] is True
+    assert not result.findings
+
+
+def test_shared_fs_off_deletes_the_file_system_without_restarting_nodes(report):
+    result = report("shared-fs-off")
+    expect(result, {"llm-pretrain-fs-*": ("delete", False, [])})
+    assert result.impact.data == {"deleted": [("file system", "llm-pretrain-fs-fs")]}
+    assert rules(result) == {"replaces-data": "ERROR", "blocked-by-protection": "ERROR"}
+    assert "restarted" not in result.impact.gpu_nodes
+
+
+def test_zone_prepended_is_refused_because_nodes_cannot_change_zone(report):
+    result = report("zone-prepended")
+    blocked = dict(result.impact.blocked)
+    assert "from zone cn-beijing-l to cn-beijing-k" in blocked["llm-pretrain-gpu-node-000"]
+    assert "Pulumi-protected" in blocked["llm-pretrain-fs-fs"]
+    assert blocked["llm-pretrain-reserved-ri"].startswith("Pulumi-protected")
+    assert result.blocked
 
 
 def test_zone_appended_only_adds_the_zone(report):
@@ -190,9 +212,10 @@ def test_acknowledgement_turns_the_error_into_info(report):
          "reason": "ten nodes from January"},
         {"rule": "replaces-data", "resources": ["nothing-*"], "reason": "stale entry"}]})
     result = report("reserved-count", acknowledgements)
-    assert rules(result) == {"reserved-capacity": "INFO"}
-    assert result.findings[0].acknowledged and not result.blocked
-    assert "ten nodes from January" in result.findings[0].message
+    assert rules(result) == {"reserved-capacity": "INFO", "blocked-by-protection": "ERROR"}
+    finding = next(f for f in result.findings if f.rule == "reserved-capacity")
+    assert finding.acknowledged
+    assert "ten nodes from January" in finding.message
     assert result.unused_acknowledgements == ["replaces-data: nothing-*"]
 
 
@@ -210,3 +233,25 @@ def test_json_carries_change_restart_because(report):
     assert record["impact"]["gpuNodes"]["restarted"][0] == "llm-pretrain-gpu-node-000"
     assert record["impact"]["summary"][0].startswith("GPU nodes restarted in place: 8")
     assert {f["rule"] for f in record["findings"]} == {"restarts-gpu-nodes"}
+
+
+def test_scale_in_in_prod_takes_two_documented_steps(report, tmp_path):
+    """Step 1 (`scale_in_from: 6`) only turns deletion protection off on the last two nodes;
+    step 2 (`nodes: 6`, against step 1) deletes them, unblocked, once acknowledged."""
+    step1 = report("scale-in-step-1")
+    expect(step1, {"llm-pretrain-gpu-node-00[67]": ("update", False, ["deletionProtection"])})
+    assert not step1.findings
+    data = yaml.safe_load((STACKS_DIR / "Pulumi.training-prod.yaml").read_text())
+    data["config"]["gpu-infra:cluster"]["fleet"].update(nodes=6, scale_in_from=6)
+    stack = tmp_path / "Pulumi.training-prod.yaml"
+    stack.write_text(yaml.safe_dump(data))
+    step1_record = {"resources": [r for c in step1.changes if c.new for r in [c.new]]}
+    acknowledged = Acknowledgements.model_validate({"acknowledge": [
+        {"rule": "replaces-gpu-nodes", "resources": ["llm-pretrain-gpu-node-00[67]"],
+         "reason": "shrink to six nodes"}]})
+    step2 = change_report(review(run_plan(stack)), step1_record, "step 1", acknowledged)
+    expect(step2, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
+                   "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
+                   ALARMS: ALARM_UPDATE})
+    assert rules(step2) == {"replaces-gpu-nodes": "INFO"}
+    assert not step2.blocked

@@ -83,12 +83,14 @@ def test_availability_set_no_role_standard_network_without_erdma(record):
      {"instanceChargeType": "PostPaid", "spotStrategy": "SpotWithPriceLimit",
       "spotPriceLimit": 12.345}, False),
     ({"capacity": "prepaid", "prepaid_period": 3},
-     {"instanceChargeType": "PrePaid", "period": 3, "periodUnit": "Month"}, True),
+     {"instanceChargeType": "PrePaid", "period": 3, "periodUnit": "Month",
+      "renewalStatus": "AutoRenewal", "autoRenewPeriod": 1, "forceDelete": True}, True),
 ])
 def test_capacity_mixes(record, capacity, expected, protected):
     instances, _, _, _ = build(record, fleet_args=capacity)
     inputs = instances[0].inputs
-    keys = ("instanceChargeType", "spotStrategy", "spotPriceLimit", "period", "periodUnit")
+    keys = ("instanceChargeType", "spotStrategy", "spotPriceLimit", "period", "periodUnit",
+            "renewalStatus", "autoRenewPeriod", "forceDelete")
     assert {k: inputs[k] for k in keys if k in inputs} == expected
     assert inputs["deletionProtection"] is protected
     assert inputs["instanceChargeType"] in INSTANCE_CHARGE_TYPES

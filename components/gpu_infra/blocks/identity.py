@@ -42,7 +42,9 @@ class KeyPair(pulumi.ComponentResource):
         key_name = child_name(name, "key")
         self.key_pair = alicloud.ecs.EcsKeyPair(
             key_name, key_pair_name=key_name, public_key=config.public_key,
-            tags=conventions.tags_for(key_name), opts=pulumi.ResourceOptions(parent=self))
+            tags=conventions.tags_for(key_name),
+            opts=pulumi.ResourceOptions(parent=self, replace_on_changes=["publicKey"],
+                                        delete_before_replace=True))
         self.key_pair_name: pulumi.Output[str] = self.key_pair.key_pair_name
         self.register_outputs({"key_pair_name": self.key_pair_name})
 

@@ -122,10 +122,18 @@ class TrainingFleet(FleetBase):
     interruptible: bool = False
     """Whether training survives losing a node (checkpointing and elastic restart).
     Default false: spot capacity is refused."""
+    scale_in_from: int | None = Field(default=None, ge=0)
+    """Step 1 of removing nodes in prod: nodes from this index on (node-<index> and above)
+    lose their deletion protection, in an update of their own; step 2 lowers `nodes` to this
+    number, which deletes them. At most `nodes`. Default none (every node protected in
+    prod)."""
 
     @model_validator(mode="after")
     def _check_capacity(self) -> TrainingFleet:
         problems = self._spot_problems(self.capacity == "spot")
+        if self.scale_in_from is not None and self.scale_in_from > self.nodes:
+            problems.append(f"scale_in_from: {self.scale_in_from} is above nodes "
+                            f"({self.nodes}); allowed 0 to {self.nodes}")
         if self.prepaid_period not in PREPAID_PERIODS:
             problems.append(f"prepaid_period: {self.prepaid_period} not allowed; allowed: "
                             f"{', '.join(map(str, PREPAID_PERIODS))}")

@@ -25,16 +25,25 @@ hardened mode (IMDSv2 tokens), so a request forged through a workload cannot rea
 node's RAM role credentials. Updatable in place (ModifyInstanceMetadataOptions)."""
 DEPLOYMENT_SET_MAX_INSTANCES = catalog.LOW_LATENCY_MAX_INSTANCES
 """Instances per deployment set in one zone (20, for LowLatency and Availability alike)."""
+PREPAID_RENEW_PERIODS = 1
+"""Periods a PrePaid node renews by (valid for Month and Week units alike)."""
+IGNORED_ON_RUNNING_NODES = ["userData"]
+"""Inputs an update does not push to existing nodes: cloud-init runs user data on the
+first boot only, and changing it stops and starts the instance (the provider's update),
+so a new bootstrap reaches new nodes only."""
 
 
 def charging_args(fleet: TrainingFleet) -> dict[str, object]:
     """ecs.Instance charging arguments of `fleet.capacity`: on_demand (PostPaid, NoSpot),
     spot (PostPaid + spot_strategy, and spot_price_limit with SpotWithPriceLimit) or prepaid
-    (PrePaid for prepaid_period prepaid_period_unit). spot_strategy and spot_price_limit
-    force the replacement of existing instances when changed (ForceNew)."""
+    (PrePaid for prepaid_period prepaid_period_unit, renewed automatically one period at a
+    time so nodes never expire mid-run, and force_delete so that removing a node works: the
+    provider refuses to delete a PrePaid instance without it). spot_strategy and
+    spot_price_limit force the replacement of existing instances when changed (ForceNew)."""
     if fleet.capacity == "prepaid":
         return {"instance_charge_type": "PrePaid", "period": fleet.prepaid_period,
-                "period_unit": fleet.prepaid_period_unit}
+                "period_unit": fleet.prepaid_period_unit, "renewal_status": "AutoRenewal",
+                "auto_renew_period": PREPAID_RENEW_PERIODS, "force_delete": True}
     if fleet.capacity == "spot":
         args: dict[str, object] = {"instance_charge_type": "PostPaid",
                                    "spot_strategy": fleet.spot_strategy}
@@ -56,7 +65,9 @@ class GpuNodes(pulumi.ComponentResource):
     `config.system_disk_performance_level`, always encrypted (with `kms_key_id` when given,
     else the service key); the RAM role is attached with ecs.RamRoleAttachment; deletion
     protection follows `conventions.deletion_protection` except on spot (where it does not
-    apply). Every instance is tagged `GpuFleet=<name>`.
+    apply) and is off from node `config.scale_in_from` on (so lowering `nodes` can delete
+    them). User data is not pushed to existing nodes (IGNORED_ON_RUNNING_NODES). Every
+    instance is tagged `GpuFleet=<name>`.
 
     Outputs: `instance_ids`, `private_ips`, `deployment_set_ids`.
     """
@@ -80,7 +91,6 @@ class GpuNodes(pulumi.ComponentResource):
         metadata is always in hardened mode only."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        instance_options = pulumi.ResourceOptions(parent=self, protect=protect)
         placement = placement_for(config)
         set_count = math.ceil(config.nodes / DEPLOYMENT_SET_MAX_INSTANCES)
         self.deployment_sets = [
@@ -94,8 +104,10 @@ class GpuNodes(pulumi.ComponentResource):
         fleet_tag = {FLEET_TAG_KEY: name}
         self.instances = []
         self.role_attachments = []
+        retiring = config.nodes if config.scale_in_from is None else config.scale_in_from
         for index in range(config.nodes):
             node = child_name(name, f"node-{index:03d}")
+            keep = index < retiring
             deployment_set = self.deployment_sets[index // DEPLOYMENT_SET_MAX_INSTANCES]
             instance = alicloud.ecs.Instance(
                 node, instance_name=node, host_name=node, instance_type=config.instance_type,
@@ -109,9 +121,11 @@ class GpuNodes(pulumi.ComponentResource):
                 data_disks=list(data_disks) or None,
                 network_interface_traffic_mode=traffic_mode,
                 deployment_set_id=deployment_set.id,
-                deletion_protection=deletion_protection, **charging_args(config),
+                deletion_protection=deletion_protection and keep, **charging_args(config),
                 tags=conventions.tags_for(node, fleet_tag),
-                volume_tags=conventions.tags_for(node, fleet_tag), opts=instance_options)
+                volume_tags=conventions.tags_for(node, fleet_tag),
+                opts=pulumi.ResourceOptions(parent=self, protect=protect and keep,
+                                            ignore_changes=IGNORED_ON_RUNNING_NODES))
             self.instances.append(instance)
             if role_name is not None:
                 self.role_attachments.append(alicloud.ecs.RamRoleAttachment(

@@ -19,6 +19,11 @@ class ReservedCapacity(pulumi.ComponentResource):
       ecs.CapacityReservation (until released), both in `zone_id` and open to matching
       instances (match criteria Open).
 
+    Reserved instances and elasticity assurances are paid for a term and non-refundable:
+    the provider's delete of a reserved instance is a no-op (it keeps billing) and a
+    replacement buys another, so both are Pulumi-protected: a change that would replace or
+    delete them stops the plan instead (see docs/update-policies.md).
+
     Outputs: `reserved_instance_id`, `guarantee_id` (None when not asked for).
     """
 
@@ -31,6 +36,7 @@ class ReservedCapacity(pulumi.ComponentResource):
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        prepaid = pulumi.ResourceOptions(parent=self, protect=True)
         coupons = config.reserved_instances
         self.reserved_instance = None if coupons is None else alicloud.ecs.ReservedInstance(
             child_name(name, "ri"), reserved_instance_name=child_name(name, "ri"),
@@ -38,7 +44,7 @@ class ReservedCapacity(pulumi.ComponentResource):
             offering_type=coupons.offering_type, period=coupons.period_years,
             period_unit="Year", platform="Linux", scope=coupons.scope,
             zone_id=zone_id if coupons.scope == "Zone" else None,
-            tags=conventions.tags_for(child_name(name, "ri")), opts=child)
+            tags=conventions.tags_for(child_name(name, "ri")), opts=prepaid)
         guarantee = config.guarantee
         self.guarantee = None
         if guarantee is not None and guarantee.kind == "elasticity_assurance":
@@ -47,7 +53,7 @@ class ReservedCapacity(pulumi.ComponentResource):
                 instance_type=instance_type, instance_amount=guarantee.count,
                 zone_ids=[zone_id], period=guarantee.period_months, period_unit="Month",
                 assurance_times="Unlimited", private_pool_options_match_criteria="Open",
-                tags=conventions.tags_for(child_name(name, "ea")), opts=child)
+                tags=conventions.tags_for(child_name(name, "ea")), opts=prepaid)
         elif guarantee is not None:
             self.guarantee = alicloud.ecs.CapacityReservation(
                 child_name(name, "cr"), capacity_reservation_name=child_name(name, "cr"),

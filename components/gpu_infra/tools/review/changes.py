@@ -30,6 +30,7 @@ from gpu_infra.tools.review.acknowledgements import Acknowledgements
 
 INSTANCE = "alicloud:ecs/instance:Instance"
 SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
+SWITCH = "alicloud:vpc/switch:Switch"
 DATA_KINDS = {"alicloud:oss/bucket:Bucket": "bucket",
               "alicloud:nas/fileSystem:FileSystem": "file system",
               "alicloud:kms/key:Key": "KMS key",
@@ -155,7 +156,7 @@ def change_report(review: Review, base: dict[str, Any], against: str,
     base_resources = base.get("resources") or []
     changes = diff_records(base_resources, [r.to_json() for r in plan.resources])
     before = estimate([_planned(r) for r in base_resources], plan.stack)
-    impact = _impact(changes, before, review.cost)
+    impact = _impact(changes, before, review.cost, _switch_zones(changes))
     impact.renamed = _renamed(base_resources, plan.resources)
     findings = _guard_rails(impact, plan.stack.environment == "prod")
     unused = acknowledgements.apply(findings, ACKNOWLEDGEABLE) if acknowledgements else []
@@ -184,7 +185,29 @@ def _kept_inline_disks(change: ResourceChange) -> list[str]:
             if isinstance(d, dict) and d.get("deleteWithInstance") is False]
 
 
-def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate) -> Impact:
+def _switch_zones(changes: Sequence[ResourceChange]) -> dict[str, str]:
+    """vSwitch id -> zone, from both plans."""
+    return {str(record.get("id")): str((record.get("inputs") or {}).get("zoneId"))
+            for change in changes if change.type == SWITCH
+            for record in (change.base, change.new) if record and record.get("id")}
+
+
+def _moves_zone(change: ResourceChange, zones: dict[str, str]) -> str | None:
+    """Why an instance update cannot be applied: its new vSwitch is in another zone (the
+    provider moves an instance between vSwitches of its own zone only)."""
+    if change.type != INSTANCE or change.change != "update" or "vswitchId" not in change.because:
+        return None
+    old = zones.get(str((change.base or {}).get("inputs", {}).get("vswitchId")))
+    new = zones.get(str(change.inputs.get("vswitchId")))
+    if old and new and old != new:
+        return (f"moves the instance from zone {old} to {new}: ModifyInstanceVpcAttribute "
+                "only changes vSwitches within a zone, so the update fails (keep the fleet's "
+                "zone first in network.zones)")
+    return None
+
+
+def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate,
+            zones: dict[str, str]) -> Impact:
     impact = Impact(cost_before=before.total_monthly_cost,
                     cost_after=after.total_monthly_cost, currency=after.currency,
                     cost_complete=not before.unpriced and not after.unpriced)
@@ -203,7 +226,7 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
         if kind in GONE and change.type == INSTANCE:
             impact.data.setdefault("orphaned", []).extend(
                 ("kept disk", f"{change.name}/{disk}") for disk in _kept_inline_disks(change))
-        why = _blocked_because(change)
+        why = _blocked_because(change) or _moves_zone(change, zones)
         if why:
             impact.blocked.append((change.name, why))
         if rules.billing == "prepaid" and kind in ("create", *GONE):
