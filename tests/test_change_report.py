@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from fnmatch import fnmatchcase
-from pathlib import Path
 
 import pytest
 import yaml
@@ -15,8 +14,9 @@ from gpu_infra.tools.plan.engine import run_plan
 from gpu_infra.tools.review import review
 from gpu_infra.tools.review.acknowledgements import Acknowledgements
 from gpu_infra.tools.review.changes import ChangeReport, change_report
+from gpu_infra.tools.review.field_edits import EDITS
+from gpu_infra.tools.review.update_policies import edited_stack, render
 
-from .change_matrix import EDITS
 from .conftest import PROJECT_DIR, STACKS_DIR
 
 GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
@@ -26,15 +26,7 @@ def base_record(stack: str) -> dict:
     return json.loads((GOLDEN_DIR / f"{stack}.json").read_text(encoding="utf-8"))
 
 
-def edited_stack(directory: Path, edit: str) -> Path:
-    """The shipped stack file of `edit`, edited, written to `directory`."""
-    stack, change = EDITS[edit]
-    data = yaml.safe_load((STACKS_DIR / f"Pulumi.{stack}.yaml").read_text(encoding="utf-8"))
-    change(data["config"]["gpu-infra:cluster"])
-    path = directory / edit / f"Pulumi.{stack}.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    return path
+DOCS = PROJECT_DIR / "docs" / "update-policies.md"
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +37,10 @@ def report(tmp_path_factory):
 
     def _report(edit: str, acknowledgements: Acknowledgements | None = None) -> ChangeReport:
         if edit not in reviews:
-            reviews[edit] = review(run_plan(edited_stack(directory, edit)))
-        stack = EDITS[edit][0]
-        return change_report(reviews[edit], base_record(stack), "golden", acknowledgements)
+            stack_file = edited_stack(EDITS[edit], directory / edit, STACKS_DIR)
+            reviews[edit] = review(run_plan(stack_file))
+        return change_report(reviews[edit], base_record(EDITS[edit].stack), "golden",
+                             acknowledgements)
 
     return _report
 
@@ -255,3 +248,9 @@ def test_scale_in_in_prod_takes_two_documented_steps(report, tmp_path):
                    ALARMS: ALARM_UPDATE})
     assert rules(step2) == {"replaces-gpu-nodes": "INFO"}
     assert not step2.blocked
+
+
+def test_update_policy_docs_are_current(report):
+    """docs/update-policies.md is what the edits do now (regenerate it with
+    `python -m gpu_infra.tools.review.update_policies > docs/update-policies.md`)."""
+    assert render({name: report(name) for name in EDITS}) == DOCS.read_text(encoding="utf-8")

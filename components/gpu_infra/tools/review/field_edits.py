@@ -1,0 +1,124 @@
+"""Ordinary edits of the shipped stacks, one per stack-file field: the input of the
+per-field update-policy table (docs/update-policies.md) and of the change-report tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Cluster = dict[str, Any]
+NEW_KEY = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHq9t3mVx7rB2cN4dF6gH8jK0lM2nP4qR6sT8uV0wX2y "
+           "ml-platform@example")
+
+
+@dataclass(frozen=True)
+class FieldEdit:
+    """One edit of one field of a shipped stack (`gpu-infra:cluster` of stacks/Pulumi.*)."""
+
+    field: str
+    """The stack-file path edited, e.g. fleet.nodes."""
+    stack: str
+    """The shipped stack edited."""
+    change: str
+    """The edit in words, e.g. `8 -> 10`."""
+    apply: Callable[[Cluster], None]
+    safe_way: str = ""
+    """What to do instead, when the edit is dangerous."""
+
+
+def _set(path: str, value: Any) -> Callable[[Cluster], None]:
+    def edit(cluster: Cluster) -> None:
+        *parents, leaf = path.split(".")
+        node = cluster
+        for key in parents:
+            node = node.setdefault(key, {})
+        node[leaf] = value
+    return edit
+
+
+def _fleet(**changes: Any) -> Callable[[Cluster], None]:
+    return lambda cluster: cluster["fleet"].update(changes)
+
+
+def _disk(**changes: Any) -> Callable[[Cluster], None]:
+    return lambda cluster: cluster["storage"]["disks"][0].update(changes)
+
+
+def _reserved_count(count: int) -> Callable[[Cluster], None]:
+    return lambda cluster: cluster["fleet"]["reserved"]["reserved_instances"].update(
+        count=count)
+
+
+EDITS: dict[str, FieldEdit] = {
+    "nodes-up": FieldEdit("fleet.nodes", "training-prod", "8 -> 10", _fleet(nodes=10)),
+    "nodes-down": FieldEdit(
+        "fleet.nodes", "training-prod", "8 -> 6", _fleet(nodes=6),
+        "two steps: first `fleet.scale_in_from: 6` (turns deletion protection off on "
+        "node-006 and up), apply; then `nodes: 6`, acknowledged (replaces-gpu-nodes)"),
+    "scale-in-step-1": FieldEdit("fleet.scale_in_from", "training-prod", "unset -> 6",
+                                 _fleet(scale_in_from=6)),
+    "instance-type": FieldEdit(
+        "fleet.instance_type", "training-prod", "ebmgn7ex.32xlarge -> ebmgn8v.48xlarge",
+        _fleet(instance_type="ecs.ebmgn8v.48xlarge"),
+        "nodes stop and start in place; the reserved instances match the old type and are "
+        "protected: release the reserved section first, buy new coupons in a new entry"),
+    "image": FieldEdit("fleet.image_id", "training-prod", "default -> a custom image",
+                       _fleet(image_id="m-2ze0gpuimage00000001"),
+                       "the system disk is re-imaged (its data is lost); roll it node by "
+                       "node outside the stack, or accept the restart"),
+    "erdma-off": FieldEdit("fleet.erdma", "training-prod", "auto -> off", _fleet(erdma="off"),
+                           "none: the provider fixes the traffic mode at creation"),
+    "spot-strategy": FieldEdit(
+        "fleet.spot_strategy", "training-dev", "SpotAsPriceGo -> SpotWithPriceLimit",
+        _fleet(spot_strategy="SpotWithPriceLimit", spot_price_limit=30.0),
+        "none: an instance's spot strategy is fixed at creation; change it with a new fleet"),
+    "reserved-count": FieldEdit(
+        "fleet.reserved.reserved_instances.count", "training-prod", "8 -> 10",
+        _reserved_count(10),
+        "none in place (the count is ForceNew and a reservation cannot be released): buy "
+        "the extra coupons outside this stack, or wait for the term to end"),
+    "multi-az-policy": FieldEdit(
+        "fleet.multi_az_policy", "inference-prod", "COST_OPTIMIZED -> BALANCE",
+        _fleet(multi_az_policy="BALANCE", on_demand_percentage_above_base=100),
+        "none: ForceNew, and deleting the scaling group releases every instance; build a "
+        "second fleet and move traffic"),
+    "scaling-limits": FieldEdit("fleet.max_size", "inference-prod", "16 -> 24",
+                                _fleet(max_size=24)),
+    "disk-size": FieldEdit("storage.disks[].size_gib", "training-prod", "500 -> 600",
+                           _disk(size_gib=600),
+                           "none with inline data disks (ForceNew in the provider)"),
+    "disk-iops": FieldEdit("storage.disks[].provisioned_iops", "training-prod",
+                           "20000 -> 30000", _disk(provisioned_iops=30000),
+                           "none with inline data disks (ForceNew in the provider)"),
+    "disk-keep": FieldEdit("storage.disks[].keep", "training-prod", "false -> true",
+                           _disk(keep=True),
+                           "none with inline data disks (ForceNew in the provider)"),
+    "shared-fs-off": FieldEdit(
+        "storage.shared_fs.enabled", "training-prod", "true -> false",
+        _set("storage.shared_fs.enabled", False),
+        "copy the data off first; the file system is protected in prod, so unprotect it "
+        "(`pulumi state unprotect`) once it is empty"),
+    "kms-on": FieldEdit("security.kms_encryption", "training-dev", "default (off) -> true",
+                        _set("security.kms_encryption", True),
+                        "none: a system disk's key is fixed at creation; plan it as a "
+                        "rebuild"),
+    "public-key": FieldEdit("security.public_key", "training-prod", "a new key",
+                            _set("security.public_key", NEW_KEY)),
+    "zone-appended": FieldEdit("network.zones", "training-prod", "[l] -> [l, k]",
+                               _set("network.zones", ["cn-beijing-l", "cn-beijing-k"])),
+    "zone-prepended": FieldEdit(
+        "network.zones", "training-prod", "[l] -> [k, l]",
+        _set("network.zones", ["cn-beijing-k", "cn-beijing-l"]),
+        "append zones, never insert before the first: the first zone holds the training "
+        "nodes, their file system and zonal reservations"),
+    "cluster-rename": FieldEdit("name", "training-prod", "llm-pretrain -> llm-pretrain2",
+                                _set("name", "llm-pretrain2"),
+                                "none: every resource name derives from it; clone the "
+                                "stack (`gpu-infra clone`) and migrate instead"),
+    "tags": FieldEdit("tags", "training-prod", "add Team", lambda c: c["tags"].update(
+        Team="pretrain")),
+    "alarm-threshold": FieldEdit("monitoring.alarms.cpu.threshold", "training-prod",
+                                 "default -> 80", _set("monitoring.alarms.cpu.threshold", 80)),
+}
+"""Edit name -> edit, in the order the table lists them."""
