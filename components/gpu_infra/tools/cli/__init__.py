@@ -1,4 +1,5 @@
-"""`gpu-infra` command line: validate, schema, plan (and more, one module per command).
+"""`gpu-infra`: validate, plan and cost GPU clusters on Alibaba Cloud offline, clone stacks,
+browse the GPU catalog.
 
 Exit codes: 0 success; 1 the plan found mandatory policy violations or the program failed;
 2 bad input (unreadable or invalid stack file, bad arguments).
@@ -9,12 +10,24 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from types import ModuleType
 
-from gpu_infra.tools.cli import catalog, clone, cost, plan, publish, schema, validate
+from gpu_infra.tools.cli import (
+    catalog,
+    clone,
+    completion,
+    cost,
+    plan,
+    publish,
+    schema,
+    validate,
+)
 from gpu_infra.tools.cli.common import EXIT_BAD_INPUT
 
-COMMANDS = (validate, schema, plan, clone, catalog, cost, publish)
-"""Command modules; each has `add_parser(subparsers)` and `run(args) -> int`."""
+COMMANDS = (validate, schema, plan, clone, catalog, cost, publish, completion)
+"""Command modules; each has `add_parser(subparsers)`, `run(args) -> int`, a docstring (the
+description in `--help`) and EXAMPLES (command lines shown under it)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,13 +36,34 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+def package_version() -> str:
+    """The installed gpu-infra version (`unknown` when run from a bare checkout)."""
+    try:
+        return version("gpu-infra")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every command."""
-    parser = _Parser(prog="gpu-infra", description=__doc__.splitlines()[0])
-    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(prog="gpu-infra", description=__doc__,
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                     epilog="`gpu-infra COMMAND --help` describes a command, with examples.")
+    parser.add_argument("--version", action="version",
+                        version=f"gpu-infra {package_version()}")
+    subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                       metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(subparsers)
+        _describe(list(subparsers.choices.values())[-1], command)
     return parser
+
+
+def _describe(parser: argparse.ArgumentParser, command: ModuleType) -> None:
+    """`--help` of a command: its module docstring, then its examples."""
+    parser.description = command.__doc__
+    parser.epilog = "examples:\n" + "\n".join(f"  {line}" for line in command.EXAMPLES)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,6 +15,14 @@ COLUMNS = ("TYPE", "GPU", "GPUS", "GPU GiB", "vCPU", "MEM GiB", "NVLINK", "ERDMA
            "CNY/h (region)")
 
 
+EXAMPLES = (
+    "gpu-infra catalog --use training",
+    "gpu-infra catalog --recommend --layout training --gpu-memory 80 --gpus 64 --multi-node "
+    "--region cn-beijing",
+)
+"""Shown by `--help`; a test parses each."""
+
+
 def add_parser(subparsers) -> None:
     """Register the command."""
     parser = subparsers.add_parser(

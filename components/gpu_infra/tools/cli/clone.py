@@ -32,6 +32,12 @@ SET_HELP = ("override a value, e.g. fleet.nodes=16, network.zones=[cn-hangzhou-i
             "a namespaced key; VALUE is YAML; null removes the key (repeatable)")
 
 
+EXAMPLES = (
+    "gpu-infra clone training-dev training-b --set fleet.nodes=4",
+)
+"""Shown by `--help`; a test parses each."""
+
+
 def add_parser(subparsers) -> None:
     """Register the command."""
     parser = subparsers.add_parser(

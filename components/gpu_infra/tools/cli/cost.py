@@ -23,6 +23,7 @@ from gpu_infra.tools.cli.common import (
     stack_file_at_revision,
     stack_path,
 )
+from gpu_infra.tools.cli.progress import progress_line
 from gpu_infra.tools.cost import (
     Assumptions,
     CostProject,
@@ -43,6 +44,14 @@ def _factor(text: str) -> float:
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, got {value:g}")
     return value
+
+
+EXAMPLES = (
+    "gpu-infra cost training-prod",
+    "gpu-infra cost training-dev --compare training-prod --json",
+    "gpu-infra cost training-dev --compare-revision origin/main",
+)
+"""Shown by `--help`; a test parses each."""
 
 
 def add_parser(subparsers) -> None:
@@ -73,7 +82,8 @@ class _Failed(Exception):
 def _plan(path: Path) -> Plan:
     """The offline plan of the stack file at `path`; problems go to stderr."""
     try:
-        return run_plan(path)
+        with progress_line(f"planning {path.name}"):
+            return run_plan(path)
     except ConfigError as error:
         report_problems(error)
         raise _Failed(EXIT_BAD_INPUT) from None

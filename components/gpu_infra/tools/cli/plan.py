@@ -17,6 +17,7 @@ from gpu_infra.tools.cli.common import (
     report_problems,
     stack_path,
 )
+from gpu_infra.tools.cli.progress import progress_line
 from gpu_infra.tools.files import OutputError, check_writable_target, write_text_atomically
 from gpu_infra.tools.plan.diagram import render_mermaid
 from gpu_infra.tools.plan.engine import ProgramError, ValidatorErrors, run_plan
@@ -33,6 +34,14 @@ from gpu_infra_policies.config import PolicyConfigError, load_policy_config
 RENDERERS: dict[str, Callable[[Review, ChangeReport | None], str]] = {
     "text": render_text, "markdown": render_markdown,
     "mermaid": lambda result, _: render_mermaid(result.plan)}
+
+
+EXAMPLES = (
+    "gpu-infra plan training-dev",
+    "gpu-infra plan stacks/Pulumi.training-prod.yaml --format markdown --json plan.json",
+    "gpu-infra plan training-dev --policy-config policies/policy-config.example.json",
+)
+"""Shown by `--help`; a test parses each."""
 
 
 def add_parser(subparsers) -> None:
@@ -75,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"--json: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        plan = run_plan(stack_path(args))
+        with progress_line(f"planning {args.stack}"):
+            plan = run_plan(stack_path(args))
     except ConfigError as error:
         return report_problems(error)
     except ValidatorErrors as error:

@@ -27,6 +27,13 @@ COMMAND_TIMEOUT_SECONDS = 30
 """A queue-length command that takes longer is abandoned for that round."""
 
 
+EXAMPLES = (
+    "gpu-infra publish-queue-metric --region cn-hangzhou --group-id 123456 "
+    "--fleet chat-serve-gpu --metric pending_requests --value 17",
+)
+"""Shown by `--help`; a test parses each."""
+
+
 def add_parser(subparsers) -> None:
     """Register the command."""
     parser = subparsers.add_parser(

@@ -9,6 +9,11 @@ import json
 from gpu_infra.schema.editor import editor_schema
 from gpu_infra.tools.cli.common import EXIT_OK
 
+EXAMPLES = (
+    "gpu-infra schema > schema/gpu-infra-stack.schema.json",
+)
+"""Shown by `--help`; a test parses each."""
+
 
 def add_parser(subparsers) -> None:
     """Register the command."""

@@ -15,6 +15,12 @@ from gpu_infra.tools.cli.common import (
     stack_path,
 )
 
+EXAMPLES = (
+    "gpu-infra validate training-dev",
+    "gpu-infra validate ./Pulumi.mine.yaml",
+)
+"""Shown by `--help`; a test parses each."""
+
 
 def add_parser(subparsers) -> None:
     """Register the command."""

@@ -5,6 +5,7 @@ resolves to None."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from ipaddress import IPv4Network
 from typing import Any
@@ -47,7 +48,7 @@ class FakeCloud:
     def __init__(self, stack: ClusterConfig):
         self.stack = stack
         self._inputs_by_id: dict[str, dict[str, Any]] = {}
-        self._hosts_used: dict[str, int] = {}
+        self._hosts_used: dict[str, set[int]] = {}
         self.output_makers: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
             "alicloud:ecs/instance:Instance": self._instance_outputs,
             "alicloud:ecs/eipAddress:EipAddress": lambda rid, _: {"ipAddress": _fake_ip(rid)},
@@ -122,11 +123,21 @@ class FakeCloud:
                 "names": [v["name"] for v in vswitches], "vswitches": vswitches}
 
     def _instance_outputs(self, resource_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
+        """A private IP that depends on the instance, not on when it registered (the engine
+        registers from a thread pool): host N+1 of its vSwitch for a name ending in N (the
+        first 3 addresses are the cloud's), else a host from the id's digest; the next free
+        one if taken."""
         vswitch = self._inputs_by_id.get(inputs.get("vswitchId", ""), {})
         cidr = IPv4Network(vswitch.get("cidrBlock", "10.0.0.0/16"))
-        host = self._hosts_used.get(str(cidr), 0) + 1
-        self._hosts_used[str(cidr)] = host
-        return {"privateIp": str(cidr[host + 3]), "status": "Running",
+        name = str(inputs.get("instanceName") or resource_id)
+        index = re.search(r"(\d+)$", name)
+        usable = cidr.num_addresses - 5
+        host = (int(index.group(1)) if index else int(_digest(resource_id), 16)) % usable
+        used = self._hosts_used.setdefault(str(cidr), set())
+        while host in used:
+            host = (host + 1) % usable
+        used.add(host)
+        return {"privateIp": str(cidr[host + 4]), "status": "Running",
                 "instanceName": inputs.get("instanceName", resource_id)}
 
     def _mount_target_outputs(self, resource_id: str, inputs: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,96 @@
+"""What a user expects of any command line: --version, --help with a description and
+examples per command, shell completion, a progress line for slow plans."""
+
+from __future__ import annotations
+
+import io
+import shlex
+import subprocess
+import threading
+from importlib.metadata import version
+
+import pytest
+
+from gpu_infra.tools.cli import COMMANDS, build_parser, main
+from gpu_infra.tools.cli.progress import ERASE_LINE, progress_line
+
+from .conftest import PROJECT_DIR
+
+
+def command_line(example: str) -> list[str]:
+    """The arguments of an example, without the program name and any redirection."""
+    words = shlex.split(example)
+    assert words[0] == "gpu-infra", example
+    return words[1:words.index(">")] if ">" in words else words[1:]
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["--version"])
+    assert caught.value.code == 0
+    assert capsys.readouterr().out == f"gpu-infra {version('gpu-infra')}\n"
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda module: module.__name__)
+def test_help_describes_each_command_with_examples_that_parse(command, capsys):
+    assert command.EXAMPLES and command.__doc__
+    name = command_line(command.EXAMPLES[0])[0]
+    with pytest.raises(SystemExit):
+        main([name, "--help"])
+    help_text = capsys.readouterr().out
+    assert command.__doc__.splitlines()[0] in help_text
+    assert "examples:\n" + "\n".join(f"  {e}" for e in command.EXAMPLES) in help_text
+    parser = build_parser()
+    for example in command.EXAMPLES:
+        args = parser.parse_args(command_line(example))
+        assert args.run.__module__ == command.__name__
+
+
+def test_bash_completion_completes_commands_and_options(tmp_path, capsys):
+    assert main(["completion", "bash"]) == 0
+    script = tmp_path / "gpu-infra.bash"
+    script.write_text(capsys.readouterr().out)
+
+    def complete(*words: str) -> list[str]:
+        line = " ".join(("gpu-infra", *words))
+        probe = (f"source {shlex.quote(str(script))}; COMP_WORDS=({line}); "
+                 f"COMP_CWORD={len(words)}; _shtab_gpu_infra; echo ${{COMPREPLY[@]}}")
+        done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True,
+                              timeout=30, cwd=PROJECT_DIR)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert complete("pl") == ["plan"]
+    assert complete("cost", "--compare-r") == ["--compare-revision"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_line_on_a_terminal_for_a_slow_block_only():
+    stream, shown = _Terminal(), threading.Event()
+    original_write = stream.write
+
+    def write(text: str) -> int:
+        if "planning x" in text:
+            shown.set()
+        return original_write(text)
+
+    stream.write = write  # type: ignore[method-assign]
+    with progress_line("planning x", stream, delay=0.01, interval=0.01):
+        assert shown.wait(30)
+    assert stream.getvalue().startswith(f"{ERASE_LINE}planning x: ")
+    assert stream.getvalue().endswith(ERASE_LINE)
+    quick = _Terminal()
+    with progress_line("planning y", quick, delay=30):
+        pass
+    assert quick.getvalue() == ""
+
+
+def test_no_progress_line_when_not_a_terminal():
+    pipe = io.StringIO()
+    with progress_line("planning x", pipe, delay=0, interval=0.01):
+        threading.Event().wait(0.05)
+    assert pipe.getvalue() == ""

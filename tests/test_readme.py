@@ -1,0 +1,115 @@
+"""The README stays true: its command lines parse (the cheap ones run), the paths it names
+exist, and its generated sections (stack files, architecture pictures, cost figures) are what
+the code produces today.
+
+A generated section sits between `<!-- generated: KIND STACK -->` and `<!-- end generated -->`;
+after a deliberate change, rewrite them with `GPU_INFRA_UPDATE_README=1 .venv/bin/pytest
+tests/test_readme.py` and read the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+
+from gpu_infra.tools.cli import build_parser, main
+from gpu_infra.tools.cost import estimate_plan
+from gpu_infra.tools.plan.diagram import render_mermaid
+from gpu_infra.tools.plan.engine import Plan, run_plan
+
+from .conftest import PROJECT_DIR, STACKS_DIR
+
+README = PROJECT_DIR / "README.md"
+GENERATED = re.compile(
+    r"^( *)<!-- generated: ([\w-]+) ([\w-]+) -->\n(.*?)^ *<!-- end generated -->",
+    re.MULTILINE | re.DOTALL)
+FENCE = re.compile(r"^ *```[\w]*\n(.*?)^ *```", re.MULTILINE | re.DOTALL)
+PATH = re.compile(r"`((?:components|policies|stacks|tests|bench|schema)/[\w./-]*)`")
+RUNS = ("validate", "schema", "catalog")
+"""Commands cheap enough to run here; the others are parsed."""
+
+
+@cache
+def planned(stack: str) -> Plan:
+    return run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
+
+
+def _stack(stack: str) -> str:
+    return "```yaml\n" + (STACKS_DIR / f"Pulumi.{stack}.yaml").read_text() + "```\n"
+
+
+def _mermaid(stack: str) -> str:
+    return "```mermaid\n" + render_mermaid(planned(stack)).rstrip("\n") + "\n```\n"
+
+
+def _cost_summary(stack: str) -> str:
+    return f"`{estimate_plan(planned(stack)).summary()}`\n"
+
+
+KINDS: dict[str, Callable[[str], str]] = {
+    "stack": _stack, "mermaid": _mermaid, "cost-summary": _cost_summary}
+
+
+def regenerated(text: str) -> str:
+    """`text` with every generated section made anew."""
+    def replace(match: re.Match[str]) -> str:
+        indent, kind, stack = match.group(1), match.group(2), match.group(3)
+        body = "".join(f"{indent}{line}" if line.strip() else line
+                       for line in KINDS[kind](stack).splitlines(keepends=True))
+        return (f"{indent}<!-- generated: {kind} {stack} -->\n{body}"
+                f"{indent}<!-- end generated -->")
+    return GENERATED.sub(replace, text)
+
+
+def command_lines() -> list[str]:
+    """Every `gpu-infra` command in a code block, continuation lines joined."""
+    lines = []
+    for block in FENCE.findall(README.read_text()):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = line.strip()
+            if re.match(r"(\.venv/bin/)?gpu-infra ", line):
+                lines.append(line)
+    return lines
+
+
+def test_generated_sections_are_up_to_date():
+    text = README.read_text()
+    assert len(GENERATED.findall(text)) >= 7
+    fresh = regenerated(text)
+    if os.environ.get("GPU_INFRA_UPDATE_README") == "1":
+        README.write_text(fresh)
+    assert fresh == text, ("README.md's generated sections are stale: rerun with "
+                           "GPU_INFRA_UPDATE_README=1 and commit the diff")
+
+
+def test_examples_use_the_venv_command():
+    """`make plan` puts the command in .venv/bin, not on PATH."""
+    lines = command_lines()
+    assert len(lines) >= 15
+    assert [line for line in lines if not line.startswith(".venv/bin/gpu-infra ")] == []
+
+
+@pytest.mark.parametrize("line", command_lines())
+def test_command_lines_parse_and_the_cheap_ones_run(line, capsys, monkeypatch):
+    monkeypatch.chdir(PROJECT_DIR)
+    words = shlex.split(line, comments=True)
+    if ">" in words:
+        words = words[:words.index(">")]
+    arguments = words[1:]
+    args = build_parser().parse_args(arguments)
+    if arguments[0] in RUNS:
+        assert main(arguments) == 0, capsys.readouterr().err
+    else:
+        assert callable(args.run)
+
+
+def test_paths_named_in_the_readme_exist():
+    named = sorted(set(PATH.findall(README.read_text())))
+    assert named
+    assert [path for path in named if "NEW" not in path
+            and not (PROJECT_DIR / path).exists()] == []
