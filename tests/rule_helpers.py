@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpu_infra_policies import types as t
-from gpu_infra_policies.base import Context, Resource
+from gpu_infra_policies.base import Context, Resource, ResourceRule, StackRule
 from gpu_infra_policies.rules import RULES_BY_NAME
 
 TAGS = {"CostCenter": "cc", "Owner": "me", "Project": "gpu-infra", "Environment": "dev"}
@@ -13,14 +13,14 @@ PROD = {**TAGS, "Environment": "prod"}
 def messages(rule_name: str, resource: Resource, ctx: Context | None = None,
              **thresholds) -> list[str]:
     rule = RULES_BY_NAME[rule_name]
-    assert not rule.stack
+    assert isinstance(rule, ResourceRule)
     return list(rule.check(resource, {**rule.defaults, **thresholds}, ctx or Context()))
 
 
 def stack_messages(rule_name: str, resources: list[Resource], ctx: Context | None = None,
                    **thresholds) -> list[tuple[str | None, str]]:
     rule = RULES_BY_NAME[rule_name]
-    assert rule.stack
+    assert isinstance(rule, StackRule)
     return [(r.name if r else None, m) for r, m in
             rule.check(resources, {**rule.defaults, **thresholds}, ctx or Context())]
 

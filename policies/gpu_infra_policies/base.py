@@ -12,8 +12,8 @@ Properties are wire-form dicts (camelCase), as the engine sends them. Two conven
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal
 
 Severity = Literal["low", "medium", "high", "critical"]
@@ -106,17 +106,15 @@ StackCheck = Callable[[Sequence[Resource], Mapping[str, Any], Context],
 
 
 @dataclass(frozen=True)
-class Rule:
-    """A named policy rule with its metadata and configurable thresholds."""
+class RuleInfo:
+    """What every policy rule has besides its check: name, metadata, thresholds."""
 
     name: str
     description: str
     category: Category
     severity: Severity
     remediation: str
-    check: ResourceCheck | StackCheck
-    stack: bool = False
-    """True for a rule over all resources at once (CrossGuard StackValidationPolicy)."""
+    _: KW_ONLY
     enforcement: EnforcementLevel | None = None
     """Default level; None means mandatory for security rules, advisory otherwise."""
     schema: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -132,6 +130,36 @@ class Rule:
         if self.enforcement is not None:
             return self.enforcement
         return "mandatory" if self.category == "security" else "advisory"
+
+
+@dataclass(frozen=True)
+class ResourceRule(RuleInfo):
+    """A rule that judges one resource at a time (CrossGuard ResourceValidationPolicy)."""
+
+    check: ResourceCheck
+
+    def violations(self, resources: Sequence[Resource], thresholds: Mapping[str, Any],
+                   context: Context) -> Iterator[tuple[Resource | None, str]]:
+        """(resource, message) for every violation among `resources`."""
+        for resource in resources:
+            for message in self.check(resource, thresholds, context):
+                yield resource, message
+
+
+@dataclass(frozen=True)
+class StackRule(RuleInfo):
+    """A rule over all resources at once (CrossGuard StackValidationPolicy)."""
+
+    check: StackCheck
+
+    def violations(self, resources: Sequence[Resource], thresholds: Mapping[str, Any],
+                   context: Context) -> Iterator[tuple[Resource | None, str]]:
+        """(offending resource or None, message) for every violation."""
+        yield from self.check(resources, thresholds, context)
+
+
+Rule = ResourceRule | StackRule
+"""A policy rule: one of the two kinds."""
 
 
 def port_range(value: Any) -> tuple[int, int] | None:

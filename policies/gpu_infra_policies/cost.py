@@ -6,7 +6,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gpu_infra_policies import types as t
-from gpu_infra_policies.base import Context, Resource, Rule, as_list, is_unknown, number
+from gpu_infra_policies.base import (
+    Context,
+    Resource,
+    ResourceRule,
+    Rule,
+    StackRule,
+    as_list,
+    is_unknown,
+    number,
+)
 
 ALARM_METRIC_KEYS = {t.CMS_ALARM: "metric", t.CMS_GROUP_METRIC_RULE: "metricName"}
 TAG_GROUP = "alicloud:cms/dynamicTagGroup:DynamicTagGroup"
@@ -104,33 +113,33 @@ def monthly_budget(_: Sequence[Resource], cfg: Mapping[str, Any],
 
 
 COST_RULES: tuple[Rule, ...] = (
-    Rule("required-tags", "Taggable resources carry the cost allocation tags", "cost", "low",
-         "Add the missing keys under the stack's `tags:` (Project and Environment are added "
-         "automatically).", required_tags,
-         schema={"requiredTags": {"type": "array", "items": {"type": "string"},
-                                  "description": "Tag keys every taggable resource needs. "
-                                                 "Default CostCenter, Owner, Project, "
-                                                 "Environment."}},
-         defaults={"requiredTags": ["CostCenter", "Owner", "Project", "Environment"]}),
-    Rule("spot-price-cap", "Spot instances have a price cap or follow the market price",
-         "cost", "medium", "Use spotStrategy SpotAsPriceGo, or set a positive "
-         "spotPriceLimit / spotPriceLimits.", spot_price_cap),
-    Rule("gpu-idle-alarm", "Every GPU fleet has a GPU-idle alarm", "cost", "medium",
-         "Enable the gpu_idle alarm in the stack's monitoring section.", gpu_idle_alarm,
-         stack=True,
-         schema={"idleMetrics": {"type": "array", "items": {"type": "string"},
-                                 "description": "Substrings of metric names that count as "
-                                                "GPU utilisation. Default "
-                                                "gpu_gpu_usedutilization, gpu_usedutilization."},
-                 "fleetTagKey": {"type": "string",
-                                 "description": "Tag naming a GPU fleet. Default GpuFleet."}},
-         defaults={"idleMetrics": ["gpu_gpu_usedutilization", "gpu_usedutilization"],
-                   "fleetTagKey": "GpuFleet"}),
-    Rule("monthly-budget", "Estimated monthly cost within the stack's budget", "cost",
-         "medium", "Reduce nodes, use spot, or raise monthlyBudget.", monthly_budget,
-         stack=True, enforcement="disabled",
-         schema={"monthlyBudget": {"type": "number", "minimum": 0,
-                                   "description": "Budget per month in CNY. Default none."}},
-         note="disabled by default: CrossGuard has no cost estimate to judge; the offline "
-              "plan turns it on (advisory) for stacks that set monthly_budget_cny"),
+    ResourceRule("required-tags", "Taggable resources carry the cost allocation tags", "cost",
+                 "low", "Add the missing keys under the stack's `tags:` (Project and "
+                 "Environment are added automatically).", required_tags,
+                 schema={"requiredTags": {"type": "array", "items": {"type": "string"},
+                                          "description": "Tag keys every taggable resource needs. "
+                                                         "Default CostCenter, Owner, Project, "
+                                                         "Environment."}},
+                 defaults={"requiredTags": ["CostCenter", "Owner", "Project", "Environment"]}),
+    ResourceRule("spot-price-cap", "Spot instances have a price cap or follow the market price",
+                 "cost", "medium", "Use spotStrategy SpotAsPriceGo, or set a positive "
+                 "spotPriceLimit / spotPriceLimits.", spot_price_cap),
+    StackRule("gpu-idle-alarm", "Every GPU fleet has a GPU-idle alarm", "cost", "medium",
+              "Enable the gpu_idle alarm in the stack's monitoring section.", gpu_idle_alarm,
+              schema={"idleMetrics": {"type": "array", "items": {"type": "string"},
+                                      "description": "Substrings of metric names that count "
+                                                     "as GPU utilisation. Default "
+                                                     "gpu_gpu_usedutilization, "
+                                                     "gpu_usedutilization."},
+                      "fleetTagKey": {"type": "string",
+                                      "description": "Tag naming a GPU fleet. Default GpuFleet."}},
+              defaults={"idleMetrics": ["gpu_gpu_usedutilization", "gpu_usedutilization"],
+                        "fleetTagKey": "GpuFleet"}),
+    StackRule("monthly-budget", "Estimated monthly cost within the stack's budget", "cost",
+              "medium", "Reduce nodes, use spot, or raise monthlyBudget.", monthly_budget,
+              enforcement="disabled",
+              schema={"monthlyBudget": {"type": "number", "minimum": 0,
+                                        "description": "Budget per month in CNY. Default none."}},
+              note="disabled by default: CrossGuard has no cost estimate to judge; the offline "
+                   "plan turns it on (advisory) for stacks that set monthly_budget_cny"),
 )

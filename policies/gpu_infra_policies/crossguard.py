@@ -24,7 +24,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import _DictProxy, _ListProxy
 
-from gpu_infra_policies.base import Context, Resource, Rule
+from gpu_infra_policies.base import Context, Resource, ResourceRule, Rule, RuleInfo, StackRule
 from gpu_infra_policies.rules import RULES
 
 PACK_NAME = "gpu-infra"
@@ -60,11 +60,11 @@ def stack_context(catalog: CatalogLookup | None) -> Context:
     return Context(environment=environment, catalog=catalog)
 
 
-def _thresholds(rule: Rule, config: Mapping[str, Any] | None) -> dict[str, Any]:
+def _thresholds(rule: RuleInfo, config: Mapping[str, Any] | None) -> dict[str, Any]:
     return {**rule.defaults, **{k: v for k, v in (config or {}).items() if k in rule.schema}}
 
 
-def _resource_policy(rule: Rule, catalog: CatalogLookup | None) -> ResourceValidationPolicy:
+def _resource_policy(rule: ResourceRule, catalog: CatalogLookup | None) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         resource = Resource(args.resource_type, plain(args.props), args.name, args.urn,
                             bool(args.opts.protect) if args.opts else False)
@@ -75,7 +75,7 @@ def _resource_policy(rule: Rule, catalog: CatalogLookup | None) -> ResourceValid
     return ResourceValidationPolicy(rule.name, rule.description, validate, **_metadata(rule))
 
 
-def _stack_policy(rule: Rule, catalog: CatalogLookup | None) -> StackValidationPolicy:
+def _stack_policy(rule: StackRule, catalog: CatalogLookup | None) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         resources = []
         for r in args.resources:
@@ -91,7 +91,7 @@ def _stack_policy(rule: Rule, catalog: CatalogLookup | None) -> StackValidationP
     return StackValidationPolicy(rule.name, rule.description, validate, **_metadata(rule))
 
 
-def _metadata(rule: Rule) -> dict[str, Any]:
+def _metadata(rule: RuleInfo) -> dict[str, Any]:
     properties = {key: {**schema, "default": rule.defaults[key]}
                   if key in rule.defaults else dict(schema)
                   for key, schema in rule.schema.items()}
@@ -105,5 +105,11 @@ def build_policies(catalog: CatalogLookup | None = None,
                    ) -> list[ResourceValidationPolicy | StackValidationPolicy]:
     """One CrossGuard policy per rule; `catalog` feeds the GPU catalog rule (default None:
     that rule is off)."""
-    return [_stack_policy(rule, catalog) if rule.stack else _resource_policy(rule, catalog)
-            for rule in RULES]
+    return [_policy(rule, catalog) for rule in RULES]
+
+
+def _policy(rule: Rule, catalog: CatalogLookup | None,
+            ) -> ResourceValidationPolicy | StackValidationPolicy:
+    if isinstance(rule, StackRule):
+        return _stack_policy(rule, catalog)
+    return _resource_policy(rule, catalog)

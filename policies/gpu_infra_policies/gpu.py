@@ -7,7 +7,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gpu_infra_policies import types as t
-from gpu_infra_policies.base import Context, Resource, Rule, as_list, is_unknown
+from gpu_infra_policies.base import (
+    Context,
+    Resource,
+    ResourceRule,
+    Rule,
+    StackRule,
+    as_list,
+    is_unknown,
+)
 
 GPU_TYPE = re.compile(r"^ecs\.[a-z]*gn\d")
 """GPU instance types: families gn*, ebmgn*, sgn*, vgn*, sccgn*."""
@@ -113,25 +121,24 @@ def scratch_disks(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Ite
 
 
 GPU_RULES: tuple[Rule, ...] = (
-    Rule("gpu-type-in-catalog", "GPU instance types are in the catalog and suit the layout",
-         "gpu", "medium", "Pick a type from `gpu-infra catalog` whose uses include the "
-         "stack's layout.", catalog_fit),
-    Rule("training-low-latency", "Multi-node training uses a LowLatency deployment set in "
-         "one zone", "gpu", "medium", "Put the nodes in an ecs.EcsDeploymentSet with strategy "
-         "LowLatency (gn8v, ebmgn8v, ebmgn7ex) and a single zone.", low_latency_training,
-         stack=True,
-         schema={"minNodes": {"type": "number", "minimum": 2,
-                              "description": "Fleet size from which the rule applies. "
-                                             "Default 2."}},
-         defaults={"minNodes": 2}),
-    Rule("scratch-disks-essd", "Scratch disks are ESSD (AutoPL or PL1+), never "
-         "cloud_efficiency", "gpu", "medium", "Use category cloud_auto (ecs) or cloud_essd "
-         "with performanceLevel PL1 or above (ESS rejects cloud_auto).", scratch_disks,
-         schema={"allowedCategories": {"type": "array", "items": {"type": "string"},
-                                       "description": "Data disk categories allowed. "
-                                                      "Default cloud_auto, cloud_essd."},
-                 "minPerformanceLevel": {"type": "string", "enum": list(PERFORMANCE_LEVELS),
-                                         "description": "Lowest ESSD level. Default PL1."}},
-         defaults={"allowedCategories": ["cloud_auto", "cloud_essd"],
-                   "minPerformanceLevel": "PL1"}),
+    ResourceRule("gpu-type-in-catalog", "GPU instance types are in the catalog and suit the layout",
+                 "gpu", "medium", "Pick a type from `gpu-infra catalog` whose uses include the "
+                 "stack's layout.", catalog_fit),
+    StackRule("training-low-latency", "Multi-node training uses a LowLatency deployment set in "
+              "one zone", "gpu", "medium", "Put the nodes in an ecs.EcsDeploymentSet with strategy "
+              "LowLatency (gn8v, ebmgn8v, ebmgn7ex) and a single zone.", low_latency_training,
+              schema={"minNodes": {"type": "number", "minimum": 2,
+                                   "description": "Fleet size from which the rule applies. "
+                                                  "Default 2."}},
+              defaults={"minNodes": 2}),
+    ResourceRule("scratch-disks-essd", "Scratch disks are ESSD (AutoPL or PL1+), never "
+                 "cloud_efficiency", "gpu", "medium", "Use category cloud_auto (ecs) or cloud_essd "
+                 "with performanceLevel PL1 or above (ESS rejects cloud_auto).", scratch_disks,
+                 schema={"allowedCategories": {"type": "array", "items": {"type": "string"},
+                                               "description": "Data disk categories allowed. "
+                                                              "Default cloud_auto, cloud_essd."},
+                         "minPerformanceLevel": {"type": "string", "enum": list(PERFORMANCE_LEVELS),
+                                                 "description": "Lowest ESSD level. Default PL1."}},
+                 defaults={"allowedCategories": ["cloud_auto", "cloud_essd"],
+                           "minPerformanceLevel": "PL1"}),
 )

@@ -8,7 +8,15 @@ from contextlib import suppress
 from typing import Any
 
 from gpu_infra_policies import types as t
-from gpu_infra_policies.base import Context, Resource, Rule, as_list, is_unknown
+from gpu_infra_policies.base import (
+    Context,
+    Resource,
+    ResourceRule,
+    Rule,
+    StackRule,
+    as_list,
+    is_unknown,
+)
 from gpu_infra_policies.documents import (
     Statement,
     UnreadableDocument,
@@ -187,27 +195,30 @@ def access_keys(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterat
 
 
 IAM_RULES: tuple[Rule, ...] = (
-    Rule("policy-documents-readable", "Policy documents can be read and judged", "security",
-         "high", "Write the RAM, trust or bucket policy as a plain JSON policy document "
-         "(Statement list, a few levels deep).", readable),
-    Rule("no-admin-policies", "RAM grants no service-wide actions on every resource",
-         "security", "critical", "Grant only the actions and resources the nodes need (e.g. "
-         "read one OSS bucket); no `svc:*` on `*`, no NotAction / NotResource with Allow.",
-         admin_policies,
-         schema={"forbiddenSystemPolicies": {
-             "type": "array", "items": {"type": "string"},
-             "description": "System policies never attached to a role, user or group. "
-                            "Default AdministratorAccess, AliyunRAMFullAccess."}},
-         defaults={"forbiddenSystemPolicies": ["AdministratorAccess", "AliyunRAMFullAccess"]}),
-    Rule("ram-no-privilege-escalation", "No policy both passes any role and starts nodes",
-         "security", "critical", "Limit ram:PassRole to the one role the nodes use "
-         "(acs:ram::<account>:role/<name>) or drop the node-launching actions.", escalation),
-    Rule("ram-trust-policy", "Roles trust only named accounts and services the stack uses",
-         "security", "critical", "Set the trust policy's Principal to the service the role "
-         "serves (e.g. ecs.aliyuncs.com) or to named accounts.", trust_policies, stack=True),
-    Rule("ram-no-access-keys", "No long-lived RAM access keys", "security", "medium",
-         "Use RAM roles (instance roles, OIDC for CI) instead of access keys.", access_keys,
-         enforcement="advisory",
-         note="advisory by default: some integrations outside Alibaba Cloud still need a "
-              "key; a reviewer should see it, not be blocked by it"),
+    ResourceRule("policy-documents-readable", "Policy documents can be read and judged", "security",
+                 "high", "Write the RAM, trust or bucket policy as a plain JSON policy document "
+                 "(Statement list, a few levels deep).", readable),
+    ResourceRule("no-admin-policies", "RAM grants no service-wide actions on every resource",
+                 "security", "critical", "Grant only the actions and resources the nodes need "
+                 "(e.g. read one OSS bucket); no `svc:*` on `*`, no NotAction / NotResource "
+                 "with Allow.",
+                 admin_policies,
+                 schema={"forbiddenSystemPolicies": {
+                     "type": "array", "items": {"type": "string"},
+                     "description": "System policies never attached to a role, user or group. "
+                                    "Default AdministratorAccess, AliyunRAMFullAccess."}},
+                 defaults={"forbiddenSystemPolicies": ["AdministratorAccess",
+                                                       "AliyunRAMFullAccess"]}),
+    ResourceRule("ram-no-privilege-escalation", "No policy both passes any role and starts nodes",
+                 "security", "critical", "Limit ram:PassRole to the one role the nodes use "
+                 "(acs:ram::<account>:role/<name>) or drop the node-launching actions.",
+                 escalation),
+    StackRule("ram-trust-policy", "Roles trust only named accounts and services the stack uses",
+              "security", "critical", "Set the trust policy's Principal to the service the role "
+              "serves (e.g. ecs.aliyuncs.com) or to named accounts.", trust_policies),
+    ResourceRule("ram-no-access-keys", "No long-lived RAM access keys", "security", "medium",
+                 "Use RAM roles (instance roles, OIDC for CI) instead of access keys.", access_keys,
+                 enforcement="advisory",
+                 note="advisory by default: some integrations outside Alibaba Cloud still need a "
+                      "key; a reviewer should see it, not be blocked by it"),
 )

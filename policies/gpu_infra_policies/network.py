@@ -12,6 +12,7 @@ from gpu_infra_policies.base import (
     Context,
     Resource,
     Rule,
+    StackRule,
     as_list,
     is_unknown,
     number,
@@ -209,28 +210,29 @@ def tls_listeners(resources: Sequence[Resource], cfg: Mapping[str, Any],
 
 
 NETWORK_RULES: tuple[Rule, ...] = (
-    Rule("no-world-ingress", "No ingress from the whole internet (judged by address space), "
-         "except declared public load balancer ports", "security", "critical",
-         "Restrict cidrIp / ipv6CidrIp to the admin and client CIDRs; put public services "
-         "behind a load balancer listening on a port listed in publicListenerPorts.",
-         world_ingress, stack=True,
-         schema={"publicListenerPorts": {"type": "array", "items": {"type": "number"},
-                                         "description": "LB listener ports that may be "
-                                                        "public. Default [80, 443]."},
-                 "widestPublicPrefix": WIDEST_PREFIX_SCHEMA},
-         defaults={"publicListenerPorts": [80, 443],
-                   "widestPublicPrefix": DEFAULT_WIDEST_PREFIX}),
-    Rule("nas-no-world-access", "NAS access rules never admit the whole internet (judged by "
-         "address space)", "security", "critical",
-         "Set sourceCidrIp to the VPC or vSwitch CIDRs.", nas_world_access, stack=True,
-         schema={"widestPublicPrefix": WIDEST_PREFIX_SCHEMA},
-         defaults={"widestPublicPrefix": DEFAULT_WIDEST_PREFIX}),
-    Rule("tls-on-public-listeners", "Internet-facing listeners use TLS", "security", "high",
-         "Use an HTTPS (ALB), TCPSSL (NLB) or https (CLB) listener with a certificate, or "
-         "list the port in plainListenerPorts (e.g. an HTTP listener that only redirects).",
-         tls_listeners, stack=True,
-         schema={"plainListenerPorts": {"type": "array", "items": {"type": "number"},
-                                        "description": "Ports where an internet-facing "
-                                                       "listener may be plain. Default none."}},
-         defaults={"plainListenerPorts": []}),
+    StackRule("no-world-ingress", "No ingress from the whole internet (judged by address space), "
+              "except declared public load balancer ports", "security", "critical",
+              "Restrict cidrIp / ipv6CidrIp to the admin and client CIDRs; put public services "
+              "behind a load balancer listening on a port listed in publicListenerPorts.",
+              world_ingress,
+              schema={"publicListenerPorts": {"type": "array", "items": {"type": "number"},
+                                              "description": "LB listener ports that may be "
+                                                             "public. Default [80, 443]."},
+                      "widestPublicPrefix": WIDEST_PREFIX_SCHEMA},
+              defaults={"publicListenerPorts": [80, 443],
+                        "widestPublicPrefix": DEFAULT_WIDEST_PREFIX}),
+    StackRule("nas-no-world-access", "NAS access rules never admit the whole internet (judged by "
+              "address space)", "security", "critical",
+              "Set sourceCidrIp to the VPC or vSwitch CIDRs.", nas_world_access,
+              schema={"widestPublicPrefix": WIDEST_PREFIX_SCHEMA},
+              defaults={"widestPublicPrefix": DEFAULT_WIDEST_PREFIX}),
+    StackRule("tls-on-public-listeners", "Internet-facing listeners use TLS", "security", "high",
+              "Use an HTTPS (ALB), TCPSSL (NLB) or https (CLB) listener with a certificate, or "
+              "list the port in plainListenerPorts (e.g. an HTTP listener that only redirects).",
+              tls_listeners,
+              schema={"plainListenerPorts": {"type": "array", "items": {"type": "number"},
+                                             "description": "Ports where an internet-facing "
+                                                            "listener may be plain. Default "
+                                                            "none."}},
+              defaults={"plainListenerPorts": []}),
 )

@@ -9,7 +9,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_infra_policies import types as t
-from gpu_infra_policies.base import Context, Resource, Rule, as_list, is_unknown, number
+from gpu_infra_policies.base import (
+    Context,
+    Resource,
+    ResourceRule,
+    Rule,
+    StackRule,
+    as_list,
+    is_unknown,
+    number,
+)
 
 Path = tuple[str, ...]
 """Keys into wire-form properties, e.g. ("systemDisk", "encrypted")."""
@@ -174,25 +183,26 @@ def deletion_protection(resource: Resource, _: Mapping[str, Any],
 
 
 NODE_RULES: tuple[Rule, ...] = (
-    Rule("no-public-ip-on-nodes", "GPU nodes get no public IP (internet bandwidth 0)",
-         "security", "high", "Set internetMaxBandwidthOut to 0 (the default); use NAT for "
-         "egress and a bastion or VPN for access.", public_ip),
-    Rule("no-eip-on-nodes", "No EIP bound to an instance of the stack", "security", "high",
-         "Remove the EIP association; reach nodes privately, egress through NAT.",
-         eip_on_instance, stack=True),
-    Rule("disks-encrypted", "Every disk is encrypted, with a KMS key in prod", "security",
-         "high", "Set encrypted / systemDiskEncrypted true on every disk, and the KMS key in "
-         "prod (security.kms_encryption).", disk_encryption,
-         schema={"kmsInProd": {"type": "boolean", "description": "Require a KMS key on prod "
-                                                                  "disks. Default true."}},
-         defaults={"kmsInProd": True}),
-    Rule("no-password-login", "No password login on nodes", "security", "high",
-         "Remove password and passwordInherit; set a key pair (security.public_key).",
-         password_login),
-    Rule("metadata-hardened", "Nodes reach instance metadata in hardened mode only",
-         "security", "high", "Set httpTokens required (instanceMetadataOptions.httpTokens on "
-         "ACK node pools).", metadata_hardened),
-    Rule("prod-deletion-protection", "Prod instances have deletion protection",
-         "reliability", "medium", "Set deletionProtection true (Conventions."
-         "deletion_protection, on in prod).", deletion_protection),
+    ResourceRule("no-public-ip-on-nodes", "GPU nodes get no public IP (internet bandwidth 0)",
+                 "security", "high", "Set internetMaxBandwidthOut to 0 (the default); use NAT for "
+                 "egress and a bastion or VPN for access.", public_ip),
+    StackRule("no-eip-on-nodes", "No EIP bound to an instance of the stack", "security", "high",
+              "Remove the EIP association; reach nodes privately, egress through NAT.",
+              eip_on_instance),
+    ResourceRule("disks-encrypted", "Every disk is encrypted, with a KMS key in prod", "security",
+                 "high", "Set encrypted / systemDiskEncrypted true on every disk, and the KMS key "
+                 "in prod (security.kms_encryption).", disk_encryption,
+                 schema={"kmsInProd": {"type": "boolean",
+                                       "description": "Require a KMS key on prod disks. "
+                                                      "Default true."}},
+                 defaults={"kmsInProd": True}),
+    ResourceRule("no-password-login", "No password login on nodes", "security", "high",
+                 "Remove password and passwordInherit; set a key pair (security.public_key).",
+                 password_login),
+    ResourceRule("metadata-hardened", "Nodes reach instance metadata in hardened mode only",
+                 "security", "high", "Set httpTokens required "
+                 "(instanceMetadataOptions.httpTokens on ACK node pools).", metadata_hardened),
+    ResourceRule("prod-deletion-protection", "Prod instances have deletion protection",
+                 "reliability", "medium", "Set deletionProtection true (Conventions."
+                 "deletion_protection, on in prod).", deletion_protection),
 )

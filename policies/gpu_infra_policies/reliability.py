@@ -6,7 +6,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gpu_infra_policies import types as t
-from gpu_infra_policies.base import Context, Resource, Rule, as_list, is_unknown, number
+from gpu_infra_policies.base import (
+    Context,
+    Resource,
+    ResourceRule,
+    Rule,
+    StackRule,
+    as_list,
+    is_unknown,
+    number,
+)
 
 
 def data_protected(resource: Resource, _: Mapping[str, Any], ctx: Context) -> Iterator[str]:
@@ -66,20 +75,19 @@ def inference_spread(resource: Resource, cfg: Mapping[str, Any], _: Context) -> 
 
 
 RELIABILITY_RULES: tuple[Rule, ...] = (
-    Rule("prod-data-protected", "Prod data resources are protected from deletion",
-         "reliability", "high", "Create buckets, file systems and data disks with "
-         "Conventions.data_options (protect=True in prod).", data_protected),
-    Rule("prod-data-versioned", "Prod buckets are versioned and prod disks snapshotted",
-         "reliability", "medium", "Enable bucket versioning (oss.BucketVersioning status "
-         "Enabled) and attach an automatic snapshot policy to prod disks.", data_versioned,
-         stack=True),
-    Rule("inference-multi-zone", "Inference fleets span zones with an on-demand base",
-         "reliability", "high", "List at least two zones for the inference stack and keep "
-         "an on-demand base capacity of at least one instance.", inference_spread,
-         schema={"minZones": {"type": "number", "minimum": 1,
-                              "description": "Fewest vSwitches (zones). Default 2."},
-                 "minOnDemandBase": {"type": "number", "minimum": 0,
-                                     "description": "Fewest on-demand instances. "
-                                                    "Default 1."}},
-         defaults={"minZones": 2, "minOnDemandBase": 1}),
+    ResourceRule("prod-data-protected", "Prod data resources are protected from deletion",
+                 "reliability", "high", "Create buckets, file systems and data disks with "
+                 "Conventions.data_options (protect=True in prod).", data_protected),
+    StackRule("prod-data-versioned", "Prod buckets are versioned and prod disks snapshotted",
+              "reliability", "medium", "Enable bucket versioning (oss.BucketVersioning status "
+              "Enabled) and attach an automatic snapshot policy to prod disks.", data_versioned),
+    ResourceRule("inference-multi-zone", "Inference fleets span zones with an on-demand base",
+                 "reliability", "high", "List at least two zones for the inference stack and keep "
+                 "an on-demand base capacity of at least one instance.", inference_spread,
+                 schema={"minZones": {"type": "number", "minimum": 1,
+                                      "description": "Fewest vSwitches (zones). Default 2."},
+                         "minOnDemandBase": {"type": "number", "minimum": 0,
+                                             "description": "Fewest on-demand instances. "
+                                                            "Default 1."}},
+                 defaults={"minZones": 2, "minOnDemandBase": 1}),
 )

@@ -1,8 +1,8 @@
 """Every policy rule, and one function that runs them all over a list of resources.
 
-Used by the offline plan (gpu_infra.tools.review.policy); the CrossGuard pack
-(policies/crossguard.py) wraps the same rules as ResourceValidationPolicy and
-StackValidationPolicy objects.
+Used by the offline plan (gpu_infra.tools.review.policy); the CrossGuard adapter
+(crossguard.py) wraps the same rules: a ResourceRule as a ResourceValidationPolicy, a
+StackRule as a StackValidationPolicy.
 """
 
 from __future__ import annotations
@@ -77,17 +77,9 @@ def evaluate(resources: Sequence[Resource], settings: Mapping[str, RuleSettings]
         setting = settings[rule.name]
         if setting.level == "disabled":
             continue
-
-        def verdict(resource: Resource | None, message: str, rule: Rule = rule,
-                    level: EnforcementLevel = setting.level) -> Verdict:
-            return Verdict(rule.name, level, rule.severity, rule.category, message,
-                           resource.type if resource else None,
-                           resource.name if resource else None)
-
-        if rule.stack:
-            verdicts += [verdict(resource, message) for resource, message
-                         in rule.check(resources, setting.thresholds, context)]
-        else:
-            verdicts += [verdict(resource, message) for resource in resources
-                         for message in rule.check(resource, setting.thresholds, context)]
+        verdicts += [Verdict(rule.name, setting.level, rule.severity, rule.category, message,
+                             resource.type if resource else None,
+                             resource.name if resource else None)
+                     for resource, message
+                     in rule.violations(resources, setting.thresholds, context)]
     return verdicts

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gpu_infra_policies import types as t
-from gpu_infra_policies.base import Context, Resource, Rule, is_unknown
+from gpu_infra_policies.base import Context, Resource, ResourceRule, Rule, is_unknown
 from gpu_infra_policies.nodes import NODE_SHAPES
 
 SECRET_PATTERNS = (
@@ -84,8 +84,9 @@ def plaintext_secrets(resource: Resource, _: Mapping[str, Any], __: Context) -> 
 
 
 SECRET_RULES: tuple[Rule, ...] = (
-    Rule("no-plaintext-secrets", "No credentials in clear in user data or tags", "security",
-         "critical", "Remove the key: nodes get credentials from their RAM role; keep other "
-         "secrets in KMS Secrets Manager and read them at boot.", plaintext_secrets),
+    ResourceRule("no-plaintext-secrets", "No credentials in clear in user data or tags", "security",
+                 "critical", "Remove the key: nodes get credentials from their RAM role; keep "
+                 "other secrets in KMS Secrets Manager and read them at boot.",
+                 plaintext_secrets),
 )
 

@@ -8,7 +8,15 @@ from typing import Any
 
 from gpu_infra_policies import types as t
 from gpu_infra_policies.addresses import world_open
-from gpu_infra_policies.base import Context, Resource, Rule, is_unknown, number
+from gpu_infra_policies.base import (
+    Context,
+    Resource,
+    ResourceRule,
+    Rule,
+    StackRule,
+    is_unknown,
+    number,
+)
 from gpu_infra_policies.documents import strings
 from gpu_infra_policies.iam import any_account, statements_of
 
@@ -142,21 +150,21 @@ def kms_rotation(resource: Resource, _: Mapping[str, Any], __: Context) -> Itera
 
 
 STORAGE_RULES: tuple[Rule, ...] = (
-    Rule("oss-bucket-private", "OSS buckets and objects are not public (ACLs, bucket "
-         "policies)", "security", "critical",
-         "Set bucket and object ACLs to private; grant bucket policies to named RAM "
-         "principals; share data with signed URLs.", public_buckets),
-    Rule("oss-bucket-encrypted", "Every OSS bucket has server-side encryption", "security",
-         "high", "Add serverSideEncryptionRule (KMS in prod) or an "
-         "oss.BucketServerSideEncryption for the bucket.", bucket_encrypted, stack=True),
-    Rule("oss-public-access-blocked", "Every OSS bucket blocks public access", "security",
-         "high", "Add an oss.BucketPublicAccessBlock with blockPublicAccess true for the "
-         "bucket.", public_access_blocked, stack=True),
-    Rule("prod-bucket-logging", "Prod buckets keep access logs", "security", "medium",
-         "Add an oss.BucketLogging targeting a versioned logs bucket (on by default in "
-         "prod: storage.buckets.logging).", bucket_logging, stack=True),
-    Rule("nas-encrypted", "NAS file systems are encrypted", "security", "high",
-         "Set encryptType 1 (NAS-managed key) or 2 with a KMS key.", nas_encrypted),
-    Rule("kms-key-rotation", "KMS keys rotate automatically", "security", "medium",
-         "Set automaticRotation Enabled with a rotationInterval.", kms_rotation),
+    ResourceRule("oss-bucket-private", "OSS buckets and objects are not public (ACLs, bucket "
+                 "policies)", "security", "critical",
+                 "Set bucket and object ACLs to private; grant bucket policies to named RAM "
+                 "principals; share data with signed URLs.", public_buckets),
+    StackRule("oss-bucket-encrypted", "Every OSS bucket has server-side encryption", "security",
+              "high", "Add serverSideEncryptionRule (KMS in prod) or an "
+              "oss.BucketServerSideEncryption for the bucket.", bucket_encrypted),
+    StackRule("oss-public-access-blocked", "Every OSS bucket blocks public access", "security",
+              "high", "Add an oss.BucketPublicAccessBlock with blockPublicAccess true for the "
+              "bucket.", public_access_blocked),
+    StackRule("prod-bucket-logging", "Prod buckets keep access logs", "security", "medium",
+              "Add an oss.BucketLogging targeting a versioned logs bucket (on by default in "
+              "prod: storage.buckets.logging).", bucket_logging),
+    ResourceRule("nas-encrypted", "NAS file systems are encrypted", "security", "high",
+                 "Set encryptType 1 (NAS-managed key) or 2 with a KMS key.", nas_encrypted),
+    ResourceRule("kms-key-rotation", "KMS keys rotate automatically", "security", "medium",
+                 "Set automaticRotation Enabled with a rotationInterval.", kms_rotation),
 )
