@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,13 @@ BASE_RENDERING: dict[str, Any] = {
     "network": {"vpc_cidr": "10.3.0.0/16", "zones": ["cn-hangzhou-i"]},
     "fleet": {"instance_types": ["ecs.vgn7i-vws-m4.xlarge"]},
 }
+
+
+def utc_in(days: float) -> str:
+    """An ESS launch time (`YYYY-MM-DDThh:mmZ`) `days` from now: schedules must lie within
+    the next 90 days, so tests cannot use fixed dates."""
+    moment = datetime.now(UTC) + timedelta(days=days)
+    return moment.strftime("%Y-%m-%dT%H:%MZ")
 
 
 def merged(base: dict[str, Any], **overrides: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import pytest
 
 from gpu_infra.schema import ConfigError
 
-from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
+from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config, utc_in
 
 P = "gpu-infra:cluster.fleet"
 INFERENCE = BASE_INFERENCE
@@ -66,7 +66,7 @@ def test_scaling_fleet_errors():
 def test_schedule_and_queue_errors():
     cluster = merged(INFERENCE, fleet={
         "instance_types": ["ecs.gn7i-c8g1.2xlarge"],
-        "schedules": [{"name": "up", "launch_time": "2030-01-01T00:00Z",
+        "schedules": [{"name": "up", "launch_time": utc_in(10),
                        "recurrence_type": "Daily"}],
         "queue_scaling": {"cloud_monitor_group_id": "abc"}, "drain_seconds": 10})
     assert sorted(problems(cluster)) == sorted([

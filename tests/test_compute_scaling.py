@@ -11,6 +11,8 @@ from gpu_infra.limits import allowed
 from gpu_infra.schema.compute import ReservedCapacityConfig as ReservedSettings
 from gpu_infra.schema.compute import ScalingFleet
 
+from .conftest import utc_in
+
 GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
 CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
 RULE = "alicloud:ess/scalingRule:ScalingRule"
@@ -18,6 +20,7 @@ ALARM = "alicloud:ess/alarm:Alarm"
 TASK = "alicloud:ess/scheduledTask:ScheduledTask"
 HOOK = "alicloud:ess/lifecycleHook:LifecycleHook"
 TYPES = ["ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge"]
+LAUNCH = utc_in(10)
 
 
 def build(record, protection=False, **fleet):
@@ -109,13 +112,13 @@ def test_queue_scaling_scales_out_in_steps_and_back_to_zero(record):
 
 def test_schedules_and_drain_hook(record):
     found = build(record, schedules=[{
-        "name": "weekday-up", "launch_time": "2030-01-01T00:00Z", "recurrence_type": "Cron",
-        "recurrence_value": "0 8 * * 1-5", "recurrence_end_time": "2030-12-31T00:00Z",
+        "name": "weekday-up", "launch_time": LAUNCH, "recurrence_type": "Cron",
+        "recurrence_value": "0 8 * * 1-5", "recurrence_end_time": utc_in(300),
         "desired_size": 3}], drain_seconds=900)
     [task], [hook] = found[TASK], found[HOOK]
     t = task.inputs
     assert (t["launchTime"], t["recurrenceType"], t["recurrenceValue"], t["desiredCapacity"]) \
-        == ("2030-01-01T00:00Z", "Cron", "0 8 * * 1-5", 3)
+        == (LAUNCH, "Cron", "0 8 * * 1-5", 3)
     assert t["scalingGroupId"] == found[GROUP][0].id
     assert (hook.inputs["lifecycleTransition"], hook.inputs["heartbeatTimeout"],
             hook.inputs["defaultResult"]) == ("SCALE_IN", 900, "CONTINUE")

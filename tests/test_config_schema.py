@@ -72,8 +72,8 @@ def test_vswitch_layout_follows_zone_letters_so_adding_a_zone_renumbers_nothing(
      "gpu-infra:cluster.name: string should match pattern '^[a-z][a-z0-9-]{1,22}[a-z0-9]$' "
      "(got 'Train_1')"),
     ({"tags": {"aliyun:team": "x"}},
-     "gpu-infra:cluster.tags: tag key 'aliyun:team': 1-128 characters, not starting with aliyun, "
-     "acs:, http:// or https://"),
+     "gpu-infra:cluster.tags: tag 'aliyun:team': tag keys starting with aliyun or acs: are "
+     "reserved by Alibaba Cloud"),
 ])
 def test_each_invalid_value_gets_one_line_with_path_and_allowed(overrides, expected):
     assert problems_of(merged(BASE_TRAINING, **overrides)) == [expected]

@@ -220,7 +220,8 @@ CLONE_CASES = [
          expect="VALUE:1: tags.a: duplicate key"),
     Case("clone", "set-50-kB-value",
          (*SOURCE, "--name", "copy-one", "--set", "tags.Owner=" + "y" * 50_000),
-         expect="gpu-infra:cluster.tags: tag Owner: value must be at most 128 characters"),
+         expect="gpu-infra:cluster.tags: tag 'Owner': tag values have at most 128 characters, this "
+                "one 50000"),
     Case("clone", "name-taken", (*SOURCE, "--name", "llm-train"),
          expect="gpu-infra:cluster.name: 'llm-train' is already the cluster name of stack "
                 "source"),

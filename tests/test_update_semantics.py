@@ -17,6 +17,7 @@ from .conftest import (
     PROJECT_DIR,
     merged,
     provider_class,
+    utc_in,
 )
 
 GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
@@ -37,9 +38,9 @@ OPTIONAL_FEATURES = {
         **BASE_INFERENCE["fleet"],
         "target_tracking": {"metric": "CpuUtilization", "target_value": 60},
         "queue_scaling": {"metric_name": "pending", "scale_out_threshold": 4},
-        "schedules": [{"name": "night", "launch_time": "2030-01-01T22:00Z",
+        "schedules": [{"name": "night", "launch_time": utc_in(10),
                        "recurrence_type": "Daily", "recurrence_value": "1",
-                       "recurrence_end_time": "2031-01-01T00:00Z", "min_size": 0}]}),
+                       "recurrence_end_time": utc_in(200), "min_size": 0}]}),
     "rendering": BASE_RENDERING,
 }
 

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import pulumi
 
-REQUIRED_TAG_KEYS = ("Project", "Stack", "Environment", "Layout", "ManagedBy")
-"""Tags every taggable resource carries, whatever the user adds."""
-FLEET_TAG_KEY = "GpuFleet"
-"""Tag on every GPU instance of a fleet; its value is the fleet component's name."""
+from gpu_infra.schema.stack import FLEET_TAG_KEY, NAME_TAG_KEY, REQUIRED_TAG_KEYS
+
+__all__ = ["FLEET_TAG_KEY", "REQUIRED_TAG_KEYS", "Conventions", "child_name", "stack_tags"]
+
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Conventions:
 
     def tags_for(self, name: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The stack's tags plus `Name` and any `extra` ones, for one child resource."""
-        return {**self.tags, "Name": name, **(extra or {})}
+        return {**self.tags, NAME_TAG_KEY: name, **(extra or {})}
 
     def data_options(self, parent: pulumi.Resource, **options) -> pulumi.ResourceOptions:
         """Options for a data resource: `protect=True` when data is protected, so

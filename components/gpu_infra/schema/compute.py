@@ -3,7 +3,10 @@ for, and how an auto-scaling fleet grows and shrinks."""
 
 from __future__ import annotations
 
+import math
 import re
+from datetime import UTC, datetime, timedelta
+from itertools import pairwise
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -28,6 +31,14 @@ RecurrenceType = Literal["Daily", "Weekly", "Monthly", "Cron"]
 LAUNCH_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$"
 """ESS scheduled task launch time: UTC `YYYY-MM-DDThh:mmZ`."""
 END_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$"
+MAX_LAUNCH_DAYS_AHEAD = 90
+"""ESS: a scheduled task's launch time may be at most 90 days after the task is created or
+modified, otherwise it does not take effect (Auto Scaling "Create a scheduled task")."""
+MAX_EVALUATION_COUNT = 100
+"""Most consecutive periods an ESS alarm waits (our bound: the provider only asks for at
+least 0; 100 periods of 900 s is 25 hours, longer is a mistake)."""
+METRIC_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
+"""Custom metric names we accept: a letter, then letters, digits, underscores (64 at most)."""
 
 
 class ReservedInstances(StrictModel):
@@ -148,11 +159,18 @@ class TargetTracking(StrictModel):
     metric: TargetMetric = "CpuUtilization"
     """ESS system metric. Default CpuUtilization."""
     target_value: float = Field(default=70, gt=0)
-    """Target value (percent for CpuUtilization). Default 70."""
+    """Target value (percent for CpuUtilization, so at most 100). Default 70."""
     disable_scale_in: bool = False
     """Only scale out on this rule. Default false."""
     warmup_seconds: int = Field(default=300, ge=0, le=86400)
     """Seconds before a new instance counts towards the metric. Default 300."""
+
+    @model_validator(mode="after")
+    def _check_target(self) -> TargetTracking:
+        if self.metric == "CpuUtilization" and self.target_value > 100:
+            raise ValueError(f"target_value: {self.target_value:g}% CPU can never be reached; "
+                             "allowed above 0 up to 100")
+        return self
 
 
 class ScalingStep(StrictModel):
@@ -174,21 +192,72 @@ class QueueScaling(StrictModel):
     cloud_monitor_group_id: int | None = Field(default=None, ge=1)
     """CloudMonitor application group your job scheduler reports the metric to. Default:
     one is created for the fleet (its id is a stack output)."""
-    metric_name: str = "job_queue_length"
-    """Custom metric name. Default job_queue_length."""
-    scale_out_threshold: float = 1
-    """Queue length at or above which the fleet grows. Default 1."""
+    metric_name: str = Field(default="job_queue_length", pattern=METRIC_NAME_PATTERN)
+    """Custom metric name: a letter, then up to 63 letters, digits or underscores.
+    Default job_queue_length."""
+    scale_out_threshold: float = Field(default=1, ge=0)
+    """Queue length at or above which the fleet grows (0 or more). Default 1."""
     steps: list[ScalingStep] = Field(
         default_factory=lambda: [ScalingStep(lower=0, upper=10, adjustment=1),
                                  ScalingStep(lower=10, upper=None, adjustment=4)],
         min_length=1)
     """Step adjustments. Default: +1 below 10 jobs over the threshold, +4 from there."""
-    scale_in_threshold: float = 0
-    """Queue length at or below which the fleet shrinks to min_size. Default 0."""
+    scale_in_threshold: float = Field(default=0, ge=0)
+    """Queue length at or below which the fleet shrinks to min_size (0 or more, below
+    scale_out_threshold). Default 0."""
     period_seconds: Literal[60, 120, 300, 900] = 60
     """Alarm period. Default 60."""
-    evaluation_count: int = Field(default=3, ge=1)
-    """Periods in a row before an alarm fires. Default 3."""
+    evaluation_count: int = Field(default=3, ge=1, le=MAX_EVALUATION_COUNT)
+    """Periods in a row before an alarm fires, 1 to 100. Default 3."""
+
+    @model_validator(mode="after")
+    def _check_alarms(self) -> QueueScaling:
+        problems = step_problems(self.steps)
+        if self.scale_in_threshold >= self.scale_out_threshold:
+            problems.append(f"scale_in_threshold: {self.scale_in_threshold:g} must be below "
+                            f"scale_out_threshold {self.scale_out_threshold:g}, or both alarms "
+                            "fire at once")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+def step_problems(steps: list[ScalingStep]) -> list[str]:
+    """The rules of ESS step adjustments (bounds relative to a `>=` alarm's threshold): each
+    step's lower bound is below its upper one; in order of their bounds the steps meet
+    without gaps or overlaps from 0 (or an open lower bound) to an open upper bound; every
+    step adds instances."""
+    problems = [f"steps[{i}].adjustment: {step.adjustment}; a step of the scale-out alarm "
+                "adds at least 1 instance" for i, step in enumerate(steps)
+                if step.adjustment < 1]
+    for i, step in enumerate(steps):
+        if step.lower is not None and step.upper is not None and step.lower >= step.upper:
+            problems.append(f"steps[{i}].upper: {step.upper:g} is not above lower "
+                            f"{step.lower:g}")
+    if problems:
+        return problems
+    order = sorted(range(len(steps)), key=lambda i: -math.inf if steps[i].lower is None
+                   else steps[i].lower)
+    first, last = steps[order[0]], steps[order[-1]]
+    if first.lower is not None and first.lower > 0:
+        problems.append(f"steps[{order[0]}].lower: {first.lower:g}; the lowest step must "
+                        "start at 0 (the threshold) or have no lower bound, else a queue "
+                        "just over the threshold adds nobody")
+    if last.upper is not None:
+        problems.append(f"steps[{order[-1]}].upper: {last.upper:g}; the highest step must "
+                        "have no upper bound, else a longer queue adds nobody")
+    for below, above in pairwise(order):
+        low, high = steps[below], steps[above]
+        if low.upper is None or high.lower is None or low.upper != high.lower:
+            problems.append(f"steps[{above}].lower: {_bound_text(high.lower)} must equal the "
+                            f"upper bound {_bound_text(low.upper)} of steps[{below}]: steps "
+                            "meet without gaps or overlaps, and only the highest is open "
+                            "above")
+    return problems
+
+
+def _bound_text(bound: float | None) -> str:
+    return "none" if bound is None else f"{bound:g}"
 
 
 class ScheduledScaling(StrictModel):
@@ -222,9 +291,51 @@ class ScheduledScaling(StrictModel):
         if self.min_size is None and self.max_size is None and self.desired_size is None:
             problems.append("desired_size: set at least one of min_size, max_size, "
                             "desired_size")
+        sizes = {"min_size": self.min_size, "desired_size": self.desired_size,
+                 "max_size": self.max_size}
+        given = [(name, size) for name, size in sizes.items() if size is not None]
+        problems += [f"{above}: {high} is below {below} {low}" for (below, low), (above, high)
+                     in pairwise(given) if high < low]
+        problems += self._time_problems(datetime.now(UTC))
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+    def _time_problems(self, now: datetime) -> list[str]:
+        """Real dates; the launch within the next 90 days (ESS ignores a task set further
+        ahead), and a schedule that still runs (one-off in the future, or a recurrence
+        that ends after it starts and after now)."""
+        launch = _utc_time(self.launch_time)
+        if launch is None:
+            return [f"launch_time: {self.launch_time} is not a date and time"]
+        problems: list[str] = []
+        if launch > now + timedelta(days=MAX_LAUNCH_DAYS_AHEAD):
+            problems.append(f"launch_time: {self.launch_time} is more than "
+                            f"{MAX_LAUNCH_DAYS_AHEAD} days ahead; ESS ignores such a task")
+        end = _utc_time(self.recurrence_end_time) if self.recurrence_end_time else None
+        if self.recurrence_end_time and end is None:
+            problems.append(f"recurrence_end_time: {self.recurrence_end_time} is not a date "
+                            "and time")
+        elif end is not None and end <= launch:
+            problems.append(f"recurrence_end_time: {self.recurrence_end_time} is not after "
+                            f"launch_time {self.launch_time}")
+        elif end is not None and end <= now:
+            problems.append(f"recurrence_end_time: {self.recurrence_end_time} has passed; "
+                            "the schedule never runs again (remove it)")
+        elif self.recurrence_type is None and launch <= now:
+            problems.append(f"launch_time: {self.launch_time} has passed and the task does not "
+                            "recur, so it never runs (remove it)")
+        return problems
+
+
+def _utc_time(text: str) -> datetime | None:
+    """`YYYY-MM-DDThh:mm[:ss]Z` as an aware UTC datetime, or None if no such moment."""
+    for layout in ("%Y-%m-%dT%H:%MZ", "%Y-%m-%dT%H:%M:%SZ"):
+        try:
+            return datetime.strptime(text, layout).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
 
 
 class ScalingFleet(FleetBase):

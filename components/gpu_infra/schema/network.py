@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from gpu_infra.limits.regions import zone_letter
+from gpu_infra.limits.vpc import PRIVATE_RANGES, reserved_overlap
 from gpu_infra.schema.base import Cidr, StrictModel
 
 VPC_PREFIX_RANGE = (8, 24)
@@ -64,15 +65,17 @@ class NetworkConfig(StrictModel):
         """The vSwitch CIDR of `zone_id`: the explicit one, else the slot of its letter."""
         if zone_id in self.vswitch_cidrs:
             return self.vswitch_cidrs[zone_id]
-        slots = list(self.vpc_cidr.subnets(new_prefix=self.effective_vswitch_prefix))
+        prefix = self.effective_vswitch_prefix
+        slots = 2 ** (prefix - self.vpc_cidr.prefixlen)  # counted, never listed (a /8 in /29s)
         index = ord(zone_letter(zone_id)) - ord("a")
-        if not 0 <= index < len(slots):
+        if not 0 <= index < slots:
             raise ValueError(
-                f"zone {zone_id}: letter slot {index} does not fit the {len(slots)} "
-                f"/{self.effective_vswitch_prefix} slots of {self.vpc_cidr}; "
+                f"zone {zone_id}: letter slot {index} does not fit the {slots} "
+                f"/{prefix} slots of {self.vpc_cidr}; "
                 "set vswitch_cidrs for it or a longer vswitch_prefix"
             )
-        return slots[index]
+        start = int(self.vpc_cidr.network_address) + index * 2 ** (32 - prefix)
+        return IPv4Network((start, prefix))
 
     @model_validator(mode="after")
     def _check_layout(self) -> NetworkConfig:
@@ -81,6 +84,19 @@ class NetworkConfig(StrictModel):
         if not low <= self.vpc_cidr.prefixlen <= high:
             problems.append(f"vpc_cidr: {self.vpc_cidr} has prefix /{self.vpc_cidr.prefixlen};"
                             f" allowed /{low} to /{high}")
+        reserved = reserved_overlap(self.vpc_cidr)
+        if reserved:
+            problems.append(f"vpc_cidr: {self.vpc_cidr} overlaps {reserved[0]} "
+                            f"({reserved[1]}), which a VPC may not use; use a range of "
+                            f"{', '.join(map(str, PRIVATE_RANGES))}")
+        derived = self.effective_vswitch_prefix
+        if self.vswitch_prefix is None and derived < VSWITCH_PREFIX_RANGE[0] and (
+                set(self.zones) - set(self.vswitch_cidrs)):
+            problems.append(f"vswitch_prefix: the default /{derived} (the VPC's "
+                            f"/{self.vpc_cidr.prefixlen} + {ZONE_SLOTS_BITS}) is wider than a "
+                            f"vSwitch may be (/{VSWITCH_PREFIX_RANGE[0]} to "
+                            f"/{VSWITCH_PREFIX_RANGE[1]}); set vswitch_prefix, e.g. "
+                            f"{VSWITCH_PREFIX_RANGE[0]}")
         if self.effective_vswitch_prefix < self.vpc_cidr.prefixlen:
             problems.append(f"vswitch_prefix: /{self.effective_vswitch_prefix} is shorter than"
                             f" the VPC's /{self.vpc_cidr.prefixlen}")

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
 from pydantic import Field, TypeAdapter, field_validator, model_validator
 
 from gpu_infra.limits.regions import REGIONS, zone_belongs_to
+from gpu_infra.limits.tags import MAX_TAGS_PER_RESOURCE, tag_problems
 from gpu_infra.schema.base import Environment, StrictModel
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra.schema.monitoring import MonitoringConfig
 from gpu_infra.schema.network import NetworkConfig
+from gpu_infra.schema.problems import shorten
 from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.storage import StorageConfig
 
 CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
 """Cluster names: 3-24 lowercase letters, digits, hyphens; they prefix every resource name
 and bucket name, so they stay short and DNS-safe."""
-TAG_KEY_PATTERN = re.compile(r"^(?!aliyun|acs:|https?://)[^\s].{0,127}$")
-"""Alibaba tag keys: 1-128 characters, not starting with aliyun, acs:, http:// or https://."""
+REQUIRED_TAG_KEYS = ("Project", "Stack", "Environment", "Layout", "ManagedBy")
+"""Tags every taggable resource carries, whatever the user adds (blocks.conventions)."""
+NAME_TAG_KEY = "Name"
+"""Tag holding each resource's own name."""
+FLEET_TAG_KEY = "GpuFleet"
+"""Tag on every GPU instance of a fleet; its value is the fleet component's name."""
+AUTOMATIC_TAG_KEYS = (*REQUIRED_TAG_KEYS, NAME_TAG_KEY, FLEET_TAG_KEY)
+MAX_USER_TAGS = MAX_TAGS_PER_RESOURCE - len(AUTOMATIC_TAG_KEYS)
+"""User tags that fit beside the automatic ones in Alibaba's 20 tags per resource (13)."""
 
 
 class StackBase(StrictModel):
@@ -34,8 +42,10 @@ class StackBase(StrictModel):
     """dev, staging or prod. Default dev. prod turns on deletion protection, KMS encryption
     and data protection, and refuses world-open CIDRs."""
     tags: dict[str, str] = {}
-    """Extra tags on every taggable resource, e.g. CostCenter, Owner. Default none; Project,
-    Stack, Environment, Layout and ManagedBy are always added."""
+    """Extra tags on every taggable resource, e.g. CostCenter, Owner. Default none; at most
+    13, since Project, Stack, Environment, Layout, ManagedBy, Name and GpuFleet are always
+    added and a resource takes 20 (keys 1-128 characters, not starting with aliyun or acs:;
+    keys and values of at most 128 characters without http:// or https://)."""
     network: NetworkConfig
     """VPC and vSwitches. Required (at least `zones`)."""
     security: SecurityConfig = SecurityConfig()
@@ -64,13 +74,19 @@ class StackBase(StrictModel):
     @field_validator("tags")
     @classmethod
     def _valid_tags(cls, tags: dict[str, str]) -> dict[str, str]:
-        for key, value in tags.items():
-            if not TAG_KEY_PATTERN.match(key):
-                raise ValueError(f"tag key {key!r}: 1-128 characters, not starting with "
-                                 "aliyun, acs:, http:// or https://")
-            if len(value) > 128 or value.startswith(("http://", "https://")):
-                raise ValueError(f"tag {key}: value must be at most 128 characters and not "
-                                 "start with http:// or https://")
+        problems: list[str] = []
+        if len(tags) > MAX_USER_TAGS:
+            problems.append(f"{len(tags)} tags; at most {MAX_USER_TAGS}: a resource takes "
+                            f"{MAX_TAGS_PER_RESOURCE} tags and gpu-infra sets "
+                            f"{len(AUTOMATIC_TAG_KEYS)} ({', '.join(AUTOMATIC_TAG_KEYS)})")
+        for key, value in list(tags.items())[:MAX_TAGS_PER_RESOURCE]:
+            shown = shorten(key, 40)
+            if key in AUTOMATIC_TAG_KEYS:
+                problems.append(f"tag {shown}: set by gpu-infra on every resource; choose "
+                                "another key")
+            problems += [f"tag {shown!r}: {problem}" for problem in tag_problems(key, value)]
+        if problems:
+            raise ValueError("\n".join(problems))
         return tags
 
     @property
