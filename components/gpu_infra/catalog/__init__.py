@@ -138,6 +138,13 @@ def get(instance_type: str) -> InstanceType | None:
     return _load().get(instance_type)
 
 
+def gpus_per_node(instance_type: str) -> int:
+    """GPUs on one node of `instance_type`, as disks sized per GPU count them: a fractional
+    vGPU counts as one, an unknown type as one."""
+    entry = get(instance_type)
+    return max(int(entry.gpu_count), 1) if entry else 1
+
+
 def filter(*, use: str | None = None, gpu_model: str | None = None,  # noqa: A001
            min_gpu_memory_gib: float | None = None) -> builtins.list[InstanceType]:
     """Entries with `use` among their uses, `gpu_model` in their GPU model name

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from gpu_infra import catalog
 from gpu_infra.knowhow.findings import Finding, Level
 from gpu_infra.knowhow.placement import placement_for
+from gpu_infra.limits.autopl import autopl_problems
 from gpu_infra.schema import ClusterConfig
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
 
@@ -127,7 +128,21 @@ def not_offered_in_region(stack: ClusterConfig) -> Iterable[Finding]:
                            f"(offered in: {', '.join(entry.regions or ())})")
 
 
+def disk_too_large(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: a disk sized per GPU whose size on the fleet's nodes (size_gib x GPUs per node
+    of the first instance type) is outside the ESSD AutoPL range."""
+    _, instance_type = next(_fleet_types(stack))
+    gpus = catalog.gpus_per_node(instance_type)
+    for index, disk in enumerate(stack.storage.disks):
+        size = disk.size_for(gpus)
+        problems = autopl_problems(size, 0) if disk.per == "gpu" else []
+        if problems:
+            yield _finding("disk-too-large", "ERROR", f"storage.disks[{index}].size_gib",
+                           f"{disk.size_gib} GiB per GPU x {gpus} GPUs of {instance_type} = "
+                           f"{size} GiB; {problems[0].partition(': ')[2]}")
+
+
 COMPUTE_VALIDATORS = (unknown_instance_type, erdma_unsupported, low_latency_placement,
                       multi_node_interconnect, low_vcpu_per_gpu, spot_non_interruptible,
-                      not_offered_in_region)
+                      not_offered_in_region, disk_too_large)
 """The compute validators, in report order."""

@@ -18,11 +18,14 @@ def no_internet_egress(stack: ClusterConfig) -> Iterable[Finding]:
 
 
 def prod_without_kms(stack: ClusterConfig) -> Iterable[Finding]:
-    """Prod data should be encrypted with a customer key."""
+    """ERROR: prod data must be encrypted with a customer key. The encryption policy rules
+    are mandatory in prod, so without the key every plan would fail on them; this says so
+    at `validate` time, once, with the field."""
     if stack.is_prod and not stack.kms_encryption:
-        yield Finding("prod-without-kms", Level.WARNING, "security.kms_encryption",
-                      "prod disks and buckets fall back to service-managed keys; "
-                      "leave kms_encryption unset or true")
+        yield Finding("prod-without-kms", Level.ERROR, "security.kms_encryption",
+                      "false in prod: prod disks and buckets must be encrypted with a KMS key "
+                      "(the policy pack's encryption rules are mandatory); leave it unset or "
+                      "true, or use environment staging")
 
 
 def world_open_cidrs(stack: ClusterConfig) -> Iterable[Finding]:

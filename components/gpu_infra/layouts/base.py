@@ -85,8 +85,7 @@ class LayoutBase(pulumi.ComponentResource):
 
     def gpu_count(self) -> int:
         """GPUs per node, from the catalog (a fractional vGPU counts as one)."""
-        entry = catalog.get(self.instance_type())
-        return max(int(entry.gpu_count), 1) if entry else 1
+        return catalog.gpus_per_node(self.instance_type())
 
     def instance_type(self) -> str:
         """The fleet's (first) instance type."""
