@@ -29,8 +29,6 @@ config:
     environment: dev
     tags:
       CostCenter: ml-research
-      ApiToken:
-        secure: v1:DDDDEEEEFFFF
     # One zone keeps the nodes close together.
     network:
       vpc_cidr: 10.10.0.0/16
@@ -41,6 +39,9 @@ config:
     fleet:
       instance_type: ecs.gn7i-c8g1.2xlarge
       nodes: 2
+    monitoring:
+      webhook:
+        secure: v1:DDDDEEEEFFFF
 """
 
 
@@ -110,7 +111,7 @@ def test_secrets_and_encryption_keys_are_dropped_and_listed(stacks, capsys):
     assert out[-4:] == [
         "  pulumi stack init train-b",
         "  pulumi config set --secret 'alicloud:secretKey' VALUE -s train-b",
-        "  pulumi config set --path --secret 'gpu-infra:cluster.tags.ApiToken' VALUE "
+        "  pulumi config set --path --secret 'gpu-infra:cluster.monitoring.webhook' VALUE "
         "-s train-b",
         "  gpu-infra plan train-b",
     ]
@@ -135,7 +136,7 @@ def test_comments_and_key_order_are_kept(stacks):
         assert comment in text
     assert re.search(r"\n        cn-hangzhou-i: 10\.0\.64\.0/20 +# carved by hand\n", text)
     keys = list(written(stacks, "train-b")["config"]["gpu-infra:cluster"])
-    assert keys == ["name", "layout", "environment", "tags", "network", "fleet"]
+    assert keys == ["name", "layout", "environment", "tags", "network", "fleet", "monitoring"]
     assert text.startswith("# Cloned from stack train-a by `gpu-infra clone`")
 
 
@@ -162,8 +163,9 @@ def test_overrides_are_applied_and_validated(stacks):
     (["name.first=x"],
      ["--set name.first=x: gpu-infra:cluster.name: is a str, not a mapping; cannot set "
       "'first' in it"]),
-    (["tags.ApiToken=plain"],
-     ["--set tags.ApiToken=plain: gpu-infra:cluster.tags.ApiToken is a secret; set it after "
+    (["monitoring.webhook=https://example.com/hook"],
+     ["--set monitoring.webhook=https://example.com/hook: gpu-infra:cluster.monitoring.webhook "
+      "is a secret; set it after "
       "cloning with `pulumi config set --path --secret`"]),
     (["environment=prod", "security.admin_cidrs=[0.0.0.0/1, 128.0.0.0/1]"],
      ["gpu-infra:cluster.security.admin_cidrs: 0.0.0.0/1, 128.0.0.0/1 covers all public IPv4 "
@@ -284,8 +286,9 @@ def test_a_secret_inside_a_list_is_refused(stacks, capsys):
     (stacks / "Pulumi.train-a.yaml").write_text(text)
     assert clone(stacks, "train-b") == 2
     assert capsys.readouterr().err.splitlines()[1:] == [
-        "  gpu-infra:cluster.suppress[0]: a list item that is a secret cannot be cloned; make "
-        "it a mapping key or drop it from the source"]
+        "  gpu-infra:cluster.suppress[0]: may not be a secure: value (it would reach resources "
+        "and the state in clear); secure: values belong in "
+        "monitoring.contacts[].dingtalk_webhook, monitoring.webhook"]
     assert not (stacks / "Pulumi.train-b.yaml").exists()
 
 
@@ -304,7 +307,7 @@ def test_secrets_inside_list_items_are_dropped_and_listed_with_their_index(stack
                 "        - name: robot\n          dingtalk_webhook:\n"
                 "            secure: v1:HHHH\n")
     (stacks / "Pulumi.train-a.yaml").write_text(
-        SOURCE_TEXT.replace("    fleet:\n", contacts + "    fleet:\n"))
+        SOURCE_TEXT.replace("    monitoring:\n", contacts))
     assert clone(stacks, "train-b") == 0
     cluster = written(stacks, "train-b")["config"]["gpu-infra:cluster"]
     assert cluster["monitoring"]["contacts"] == [

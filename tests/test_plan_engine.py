@@ -29,13 +29,14 @@ def test_plans_are_repeatable_in_one_process():
 
 def test_secure_values_are_planned_as_placeholders(tmp_path):
     path = tmp_path / "Pulumi.sec.yaml"
-    owner = {"secure": "v1:AAAA"}
+    hook = {"secure": "v1:AAAA"}
     import yaml
 
-    cluster = {**BASE_TRAINING, "tags": {"CostCenter": "cc", "Owner": owner}}
+    cluster = {**BASE_TRAINING, "monitoring": {"contacts": [
+        {"name": "robot", "dingtalk_webhook": hook}]}}
     path.write_text(yaml.safe_dump({"config": {"alicloud:region": "cn-hangzhou",
                                                "gpu-infra:cluster": cluster}}))
     plan = run_plan(path)
-    assert plan.secret_keys == ["gpu-infra:cluster.tags.Owner"]
-    vpc = plan.one("alicloud:vpc/network:Network")
-    assert vpc.inputs["tags"]["Owner"] == SECRET_PLACEHOLDER
+    assert plan.secret_keys == ["gpu-infra:cluster.monitoring.contacts[0].dingtalk_webhook"]
+    contact = plan.one("alicloud:cms/alarmContact:AlarmContact")
+    assert contact.inputs["channelsDingWebHook"] == SECRET_PLACEHOLDER

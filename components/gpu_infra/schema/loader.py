@@ -6,7 +6,6 @@ wrong, and what is allowed. Nothing here raises anything but ConfigError.
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from gpu_infra.schema.base import SECRET_PLACEHOLDER
 from gpu_infra.schema.document import MAX_DOCUMENT_BYTES, decode, load_plain
 from gpu_infra.schema.problems import ConfigError, shorten
+from gpu_infra.schema.secrets import misplaced_secrets, model_in
 from gpu_infra.schema.stack import (
     CLUSTER_ADAPTER,
     ClusterConfig,
@@ -118,7 +118,11 @@ def parse_stack(config: dict[str, Any], source: str = "stack") -> ClusterConfig:
 def load_stack(path: Path) -> tuple[StackFile, ClusterConfig]:
     """Read and validate a stack file."""
     stack_file = read_stack_file(path)
-    return stack_file, parse_stack(stack_file.config, str(path))
+    stack = parse_stack(stack_file.config, str(path))
+    problems = misplaced_secrets(type(stack), CLUSTER_KEY, stack_file.secret_keys)
+    if problems:
+        raise ConfigError(str(path), problems)
+    return stack_file, stack
 
 
 def format_validation_error(error: ValidationError) -> list[str]:
@@ -175,15 +179,5 @@ def _fields_at(model: type[BaseModel] | None, loc: list[Any]) -> list[str]:
         if isinstance(part, int):
             continue
         field_info = model.model_fields.get(part)
-        model = _model_in(field_info.annotation) if field_info else None
+        model = model_in(field_info.annotation) if field_info else None
     return [name for name in model.model_fields if name != "region"] if model else []
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in typing.get_args(annotation):
-        found = _model_in(arg)
-        if found:
-            return found
-    return None

@@ -1,0 +1,86 @@
+"""Which stack fields may hold a `secure:` value, and the check that no other field does.
+
+A field marked MaybeSecure (the webhook URLs) may be set with `pulumi config set --secret
+--path`; the blocks pass it to its resource as a Pulumi secret. Any other field would reach
+resource inputs, the state and the preview in clear: under the real engine the program
+only learns that the whole `gpu-infra:cluster` value holds a secret, not which leaf, so
+`validate` and `plan` (which know the paths) refuse `secure:` there.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from gpu_infra.schema.base import SECURE_MARK
+
+PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+"""A dotted config path's parts: `contacts[0].webhook` -> contacts, 0, webhook."""
+
+
+def model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model inside a field annotation (Optional, list, dict ...), if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = model_in(arg)
+        if found:
+            return found
+    return None
+
+
+def _marked(model: type[BaseModel], name: str) -> bool:
+    field = model.model_fields.get(name)
+    extra = field.json_schema_extra if field else None
+    return isinstance(extra, dict) and extra.get(SECURE_MARK) is True
+
+
+def may_be_secure(model: type[BaseModel], parts: Sequence[str | int]) -> bool:
+    """True if the field at `parts` below `model` is marked MaybeSecure."""
+    names = [part for part in parts if isinstance(part, str)]
+    current: type[BaseModel] | None = model
+    for name in names[:-1]:
+        field = current.model_fields.get(name) if current else None
+        current = model_in(field.annotation) if field else None
+    return bool(current and names and _marked(current, names[-1]))
+
+
+def secure_field_paths(model: type[BaseModel], prefix: str = "") -> Iterator[str]:
+    """`monitoring.contacts[].dingtalk_webhook`: every field below `model` that may be
+    secure."""
+    for name, field in model.model_fields.items():
+        if _marked(model, name):
+            yield f"{prefix}{name}"
+        inner = model_in(field.annotation)
+        if inner is not None:
+            items = "[]" if _is_list(field.annotation) else ""
+            yield from secure_field_paths(inner, f"{prefix}{name}{items}.")
+
+
+def _is_list(annotation: Any) -> bool:
+    """True for list[...] and Optional[list[...]]."""
+    if typing.get_origin(annotation) is list:
+        return True
+    return any(_is_list(arg) for arg in typing.get_args(annotation)
+               if typing.get_origin(annotation) is not list)
+
+
+def misplaced_secrets(model: type[BaseModel], cluster_key: str,
+                      secret_keys: Sequence[str]) -> list[str]:
+    """One problem line per `secure:` value of `cluster_key` in a field that may not be
+    secure (`secret_keys`: dotted paths such as `gpu-infra:cluster.tags.Token`)."""
+    problems = []
+    for key in secret_keys:
+        head, dot, rest = key.partition(".")
+        if head != cluster_key or not dot:
+            continue
+        parts = [name or int(index) for name, index in PATH_PART.findall(rest)]
+        if not may_be_secure(model, parts):
+            allowed = ", ".join(sorted(secure_field_paths(model)))
+            problems.append(f"{key}: may not be a secure: value (it would reach resources "
+                            f"and the state in clear); secure: values belong in {allowed}")
+    return problems
