@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import runpy
+
 from gpu_infra.schema import SECRET_PLACEHOLDER
 from gpu_infra.tools.plan.engine import run_plan
 
-from .conftest import BASE_TRAINING, STACKS_DIR
+from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR
 
 
 def test_plan_records_types_names_parents_inputs_and_dependencies():
@@ -40,3 +42,14 @@ def test_secure_values_are_planned_as_placeholders(tmp_path):
     assert plan.secret_keys == ["gpu-infra:cluster.monitoring.contacts[0].dingtalk_webhook"]
     contact = plan.one("alicloud:cms/alarmContact:AlarmContact")
     assert contact.inputs["channelsDingWebHook"] == SECRET_PLACEHOLDER
+
+
+def test_the_projects_main_runs_the_same_program_as_the_plan():
+    """`pulumi up` in the repository runs __main__.py; a plan runs the packaged program."""
+    path = STACKS_DIR / "Pulumi.training-dev.yaml"
+    packaged = run_plan(path)
+    via_main = run_plan(path, program=lambda: runpy.run_path(
+        str(PROJECT_DIR / "__main__.py"), run_name="__main__"))
+    assert [(r.type, r.name, r.inputs) for r in via_main.resources] == [
+        (r.type, r.name, r.inputs) for r in packaged.resources]
+    assert len(packaged.resources) > 20

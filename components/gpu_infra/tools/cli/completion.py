@@ -21,7 +21,7 @@ EXAMPLES = (
 """Shown by `--help`; a test parses each."""
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     parser = subparsers.add_parser("completion", help="print a shell completion script")
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")

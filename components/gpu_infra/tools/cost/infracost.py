@@ -118,7 +118,7 @@ def _supported(resource: ResourceCost) -> bool:
 
 def _breakdown(resources: list[dict[str, Any]]) -> dict[str, Any]:
     resources.sort(key=lambda r: (r["monthlyCost"] is None,
-                                  -_amount_of(r["monthlyCost"] or "0"), r["name"]))
+                                  -Decimal(r["monthlyCost"] or "0"), r["name"]))
     return {"resources": resources,
             "totalHourlyCost": _text(_sum(_amount_of(r["hourlyCost"]) for r in resources)),
             "totalMonthlyCost": _text(_sum(_amount_of(r["monthlyCost"]) for r in resources)),
