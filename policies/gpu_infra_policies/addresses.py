@@ -56,7 +56,7 @@ def _complement(space: Network, holes: Iterable[str]) -> tuple[Network, ...]:
                 next_pieces.extend(piece.address_exclude(hole))  # type: ignore[arg-type]
             # else the piece lies inside the hole: dropped
         pieces = next_pieces
-    return tuple(collapse_addresses(pieces))  # type: ignore[arg-type]
+    return tuple(collapse_addresses(pieces))  # type: ignore[type-var]
 
 
 PUBLIC_SPACE: dict[int, tuple[Network, ...]] = {

@@ -52,9 +52,9 @@ def open_sets(members: Sequence[tuple[Resource, list[str]]],
         yield [resource], cidrs, why
     if not flagged:
         every = [cidr for _, cidrs in members for cidr in cidrs]
-        why = world_open(every, widest_prefix)
-        if why:
-            yield [resource for resource, _ in members], every, why
+        together = world_open(every, widest_prefix)
+        if together:
+            yield [resource for resource, _ in members], every, together
 
 
 def _segments(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
