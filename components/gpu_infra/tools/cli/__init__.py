@@ -19,13 +19,14 @@ from gpu_infra.tools.cli import (
     completion,
     cost,
     plan,
+    pr_comment,
     publish,
     schema,
     validate,
 )
 from gpu_infra.tools.cli.common import EXIT_BAD_INPUT
 
-COMMANDS = (validate, schema, plan, clone, catalog, cost, publish, completion)
+COMMANDS = (validate, schema, plan, clone, catalog, cost, publish, pr_comment, completion)
 """Command modules; each has `add_parser(subparsers)`, `run(args) -> int`, a docstring (the
 description in `--help`) and EXAMPLES (command lines shown under it)."""
 

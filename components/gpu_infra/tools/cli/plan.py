@@ -40,6 +40,8 @@ EXAMPLES = (
     "gpu-infra plan training-dev",
     "gpu-infra plan stacks/Pulumi.training-prod.yaml --format markdown --json plan.json",
     "gpu-infra plan training-dev --policy-config policies/policy-config.example.json",
+    "gpu-infra plan training-prod --against main",
+    "gpu-infra plan training-prod --against plan-of-main.json --format markdown",
 )
 """Shown by `--help`; a test parses each."""
 

@@ -92,7 +92,7 @@ class Impact:
     cost_after: float = 0.0
     currency: str = "CNY"
     cost_complete: bool = True
-    """False when a resource of either plan has no price (the totals are lower bounds)."""
+    """False when the plans' unpriced resources differ (the difference is then a bound)."""
 
 
 @dataclass
@@ -210,7 +210,8 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
             zones: dict[str, str]) -> Impact:
     impact = Impact(cost_before=before.total_monthly_cost,
                     cost_after=after.total_monthly_cost, currency=after.currency,
-                    cost_complete=not before.unpriced and not after.unpriced)
+                    cost_complete={r.name for r in before.unpriced}
+                    == {r.name for r in after.unpriced})
     for change in changes:
         if not change.custom:
             continue
@@ -367,7 +368,7 @@ def summary_lines(report: ChangeReport) -> list[str]:
         lines.append("Changes the provider ignores (the cloud keeps the old value): "
                      + "; ".join(f"{n} {p}" for n, p, _ in impact.ignored[:4]) + ".")
     delta = impact.cost_after - impact.cost_before
-    bound = "" if impact.cost_complete else " (lower bounds: some resources have no price)"
+    bound = "" if impact.cost_complete else " (not all of it: a changed resource has no price)"
     lines.append(f"Monthly cost: {impact.cost_before:,.0f} -> {impact.cost_after:,.0f} "
                  f"{impact.currency} ({delta:+,.0f}){bound}.")
     counts = report.counts()
