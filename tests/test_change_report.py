@@ -70,15 +70,20 @@ def rules(report: ChangeReport) -> dict[str, str]:
 
 NODES = "llm-pretrain-gpu-node-00?"
 ROLES = "llm-pretrain-gpu-node-00?-role"
-ALARMS = "llm-pretrain-alarms-*"
+ALARMS = "llm-pretrain-alarms-[!n]*"
 ALARM_UPDATE = ("update", False, ["metricDimensions"])
+MEMBERS = "llm-pretrain-alarms-node-group-members"
+"""The nodes' CloudMonitor group (the scope of their event rules) follows the nodes."""
+MEMBERS_RESIZED = ("update", False, ["instances.instanceId", "instances.instanceName",
+                                     "instances.regionId", "instances.category"])
+MEMBERS_RENEWED = ("update", False, ["instances.instanceId"])
 
 
 def test_nodes_up_creates_only_the_new_nodes(report):
     result = report("nodes-up")
     expect(result, {"llm-pretrain-gpu-node-00[89]": ("create", False, []),
                     "llm-pretrain-gpu-node-00[89]-role": ("create", False, []),
-                    ALARMS: ALARM_UPDATE})
+                    ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
     assert result.impact.gpu_nodes == {"created": ["llm-pretrain-gpu-node-008",
                                                    "llm-pretrain-gpu-node-009"]}
     assert result.impact.cost_after > result.impact.cost_before
@@ -89,7 +94,7 @@ def test_nodes_down_in_prod_names_the_nodes_and_is_blocked(report):
     result = report("nodes-down")
     expect(result, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
                     "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
-                    ALARMS: ALARM_UPDATE})
+                    ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
     assert result.impact.gpu_nodes["deleted"] == ["llm-pretrain-gpu-node-006",
                                                   "llm-pretrain-gpu-node-007"]
     assert rules(result) == {"replaces-gpu-nodes": "ERROR", "blocked-by-protection": "ERROR"}
@@ -120,7 +125,8 @@ def test_spot_strategy_replaces_the_node_outside_prod_as_a_warning(report):
     expect(result, {"llm-train-gpu-node-000": ("replace", False,
                                                ["spotStrategy", "spotPriceLimit"]),
                     "llm-train-gpu-node-000-role": ("replace", False, ["instanceId"]),
-                    "llm-train-alarms-*": ALARM_UPDATE})
+                    "llm-train-alarms-[!n]*": ALARM_UPDATE,
+                    "llm-train-alarms-node-group-members": MEMBERS_RENEWED})
     assert rules(result) == {"replaces-gpu-nodes": "WARNING"}
     assert not result.blocked
 
@@ -128,7 +134,8 @@ def test_spot_strategy_replaces_the_node_outside_prod_as_a_warning(report):
 def test_erdma_off_replaces_every_node(report):
     result = report("erdma-off")
     expect(result, {NODES: ("replace", False, ["networkInterfaceTrafficMode"]),
-                    ROLES: ("replace", False, ["instanceId"]), ALARMS: ALARM_UPDATE})
+                    ROLES: ("replace", False, ["instanceId"]), ALARMS: ALARM_UPDATE,
+                    MEMBERS: MEMBERS_RENEWED})
     assert result.impact.gpu_causes == {"networkInterfaceTrafficMode": 8}
 
 
@@ -245,7 +252,7 @@ def test_scale_in_in_prod_takes_two_documented_steps(report, tmp_path):
     step2 = change_report(review(run_plan(stack)), step1_record, "step 1", acknowledged)
     expect(step2, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
                    "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
-                   ALARMS: ALARM_UPDATE})
+                   ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
     assert rules(step2) == {"replaces-gpu-nodes": "INFO"}
     assert not step2.blocked
 

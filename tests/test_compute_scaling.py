@@ -23,12 +23,14 @@ TYPES = ["ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c4g1.xlarge"]
 LAUNCH = utc_in(10)
 
 
-def build(record, protection=False, **fleet):
+def build(record, protection=False, scale_in_percent=25, **fleet):
     settings = ScalingFleet(**{"instance_types": TYPES, **fleet})
     resources = record(lambda: GpuScalingGroup(
         "inf", config=settings, vswitch_ids=["vsw-a", "vsw-b"], security_group_ids=["sg-1"],
         image_id="m-gpu", role_name="role", key_name="k", user_data="#!/bin/sh",
-        conventions=Conventions(tags={"Project": "p"}, deletion_protection=protection)))
+        scale_in_percent=scale_in_percent,
+        conventions=Conventions(tags={"Project": "p"}, deletion_protection=protection,
+                                region="cn-hangzhou")))
     return {t: [r for r in resources if r.type == t]
             for t in (GROUP, CONFIG, RULE, ALARM, TASK, HOOK)}
 
@@ -85,19 +87,27 @@ def test_target_tracking_rule(record):
     assert r["scalingRuleType"] in allowed.SCALING_RULE_TYPES
 
 
-def test_queue_scaling_scales_out_in_steps_and_back_to_zero(record):
-    found = build(record, min_size=0, queue_scaling={"cloud_monitor_group_id": 12345})
+def test_queue_scaling_steps_follow_the_backlog_and_scale_in_is_proportional(record):
+    found = build(record, min_size=0, max_size=3, queue_scaling={
+        "cloud_monitor_group_id": 12345, "jobs_per_instance": 5}, scale_in_percent=50)
     rules = {r.name: r for r in found[RULE]}
     out, scale_in = rules["inf-queue-out"], rules["inf-queue-in"]
     assert out.inputs["scalingRuleType"] == "StepScalingRule"
+    # bands of 5 and 5 jobs, then the rest; capped at max_size - min_size = 3 instances
     assert out.inputs["stepAdjustments"] == [
-        {"metricIntervalLowerBound": "0", "metricIntervalUpperBound": "10",
+        {"metricIntervalLowerBound": "0", "metricIntervalUpperBound": "5",
          "scalingAdjustment": 1},
-        {"metricIntervalLowerBound": "10", "scalingAdjustment": 4}]
-    assert (scale_in.inputs["adjustmentType"], scale_in.inputs["adjustmentValue"]) == (
-        "TotalCapacity", 0)
+        {"metricIntervalLowerBound": "5", "metricIntervalUpperBound": "10",
+         "scalingAdjustment": 2},
+        {"metricIntervalLowerBound": "10", "scalingAdjustment": 3}]
+    assert (scale_in.inputs["scalingRuleType"], scale_in.inputs["adjustmentType"],
+            scale_in.inputs["minAdjustmentMagnitude"], scale_in.inputs["stepAdjustments"]) == (
+        "StepScalingRule", "PercentChangeInCapacity", 1,
+        [{"metricIntervalUpperBound": "0", "scalingAdjustment": -50}])
+    assert scale_in.inputs["adjustmentType"] in allowed.ADJUSTMENT_TYPES
     alarms = {a.name: a for a in found[ALARM]}
     high, empty = alarms["inf-queue-high"], alarms["inf-queue-empty"]
+    assert (high.inputs["evaluationCount"], empty.inputs["evaluationCount"]) == (3, 10)
     for alarm, rule, operator, threshold in ((high, out, ">=", "1"),
                                              (empty, scale_in, "<=", "0")):
         a = alarm.inputs

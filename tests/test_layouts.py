@@ -11,7 +11,7 @@ from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
 from gpu_infra.tools.plan.diagram import render_mermaid
 from gpu_infra.tools.plan.engine import Plan, run_plan
 
-from .conftest import BASE_RENDERING, STACKS_DIR, merged, takes_tags
+from .conftest import BASE_INFERENCE, BASE_RENDERING, STACKS_DIR, merged, takes_tags
 
 SHIPPED = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
 
@@ -26,22 +26,25 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 43, {":Instance": 1, ":EcsDeploymentSet": 1, ":Bucket": 4,
+    ("training-dev", 45, {":Instance": 1, ":EcsDeploymentSet": 1, ":Bucket": 4,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
-                          ":EventRule": 2, ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 67, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
+                          ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
+                          ":ReservedInstance": 0, ":SnatEntry": 1}),
+    ("training-prod", 69, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
                            ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
-                           ":FileSystem": 1, ":cms/alarm:Alarm": 6}),
-    ("inference-prod", 44, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
+                           ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
+    ("inference-prod", 47, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
                             ":Instance": 0,
-                            ":DynamicTagGroup": 1, ":MetricRuleTemplate": 1, ":SnatEntry": 2}),
-    ("rendering-batch", 46, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 1,
+                            ":DynamicTagGroup": 1, ":MetricRuleTemplate": 1, ":SnatEntry": 2,
+                            ":EventRule": 0, ":ServiceQueue": 1, ":ess/notification:Notification":
+                            1, ":ServiceMetricAlarmRule": 1, ":InstanceRefresh": 0}),
+    ("rendering-batch", 49, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 1,
                              ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 3,
                              ":BucketLogging": 2,
-                             ":MonitorGroup": 1, ":Instance": 0}),
+                             ":MonitorGroup": 1, ":Instance": 0, ":EventRule": 0}),
 ])
 def test_shipped_stack_plans_with_expected_resources(stack, total, expected):
     plan = shipped(stack)
@@ -144,29 +147,124 @@ def test_inference_prod_fleet_spans_zones_behind_an_intranet_nlb():
 def test_rendering_batch_scales_on_queue_length_to_zero_on_spot():
     plan = shipped("rendering-batch")
     group = plan.one("alicloud:ess/scalingGroup:ScalingGroup")
-    assert (group.inputs["minSize"], group.inputs["onDemandPercentageAboveBaseCapacity"],
-            group.inputs["onDemandBaseCapacity"]) == (0, 0, 0)
+    g = group.inputs
+    assert (g["minSize"], g["onDemandPercentageAboveBaseCapacity"],
+            g["onDemandBaseCapacity"]) == (0, 0, 0)
+    assert (g["healthCheckTypes"], g["compensateWithOnDemand"], g["scalingPolicy"]) == (
+        ["ECS"], True, "release")
     metrics = plan.one("alicloud:cms/monitorGroup:MonitorGroup")
     alarms = {a.inputs["comparisonOperator"]: a.inputs
               for a in plan.by_type("alicloud:ess/alarm:Alarm")}
-    assert {op: (a["metricName"], a["metricType"], a["cloudMonitorGroupId"], a["threshold"])
+    assert {op: (a["metricName"], a["metricType"], a["cloudMonitorGroupId"], a["threshold"],
+                 a["evaluationCount"], a["dimensions"])
             for op, a in alarms.items()} == {
-        ">=": ("job_queue_length", "custom", int(metrics.id), "1"),
-        "<=": ("job_queue_length", "custom", int(metrics.id), "0")}
-    rules = {r.inputs["scalingRuleType"]: r.inputs
-             for r in plan.by_type("alicloud:ess/scalingRule:ScalingRule")}
-    assert rules["SimpleScalingRule"]["adjustmentValue"] == 0
-    assert [s["scalingAdjustment"] for s in rules["StepScalingRule"]["stepAdjustments"]] == [
-        2, 10]
+        ">=": ("job_queue_length", "custom", int(metrics.id), "1", 3,
+               {"fleet": "render-farm-gpu"}),
+        "<=": ("job_queue_length", "custom", int(metrics.id), "0", 10,
+               {"fleet": "render-farm-gpu"})}
+    rules = {r.name: r.inputs for r in plan.by_type("alicloud:ess/scalingRule:ScalingRule")}
+    # steps sized to the backlog: jobs_per_instance 4 -> bands of 4, 4, 8, then 16 and up
+    assert rules["render-farm-gpu-queue-out"]["stepAdjustments"] == [
+        {"metricIntervalLowerBound": "0", "metricIntervalUpperBound": "4",
+         "scalingAdjustment": 1},
+        {"metricIntervalLowerBound": "4", "metricIntervalUpperBound": "8",
+         "scalingAdjustment": 2},
+        {"metricIntervalLowerBound": "8", "metricIntervalUpperBound": "16",
+         "scalingAdjustment": 4},
+        {"metricIntervalLowerBound": "16", "scalingAdjustment": 8}]
+    # an idle farm (its backlog counts running frames) goes to min_size: 100% per firing
+    scale_in = rules["render-farm-gpu-queue-in"]
+    assert (scale_in["scalingRuleType"], scale_in["adjustmentType"],
+            scale_in["stepAdjustments"], scale_in["minAdjustmentMagnitude"]) == (
+        "StepScalingRule", "PercentChangeInCapacity",
+        [{"metricIntervalUpperBound": "0", "scalingAdjustment": -100}], 1)
     hook = plan.one("alicloud:ess/lifecycleHook:LifecycleHook")
-    assert (hook.inputs["lifecycleTransition"], hook.inputs["heartbeatTimeout"]) == (
-        "SCALE_IN", 900)
+    assert (hook.inputs["lifecycleTransition"], hook.inputs["heartbeatTimeout"],
+            hook.inputs["notificationArn"]) == (
+        "SCALE_IN", 900, "acs:ess:cn-hangzhou:1234567890123456:queue/render-farm-gpu-drain")
     outputs = next(b for b in plan.by_type("alicloud:oss/bucket:Bucket")
                    if b.inputs["bucket"].endswith("-outputs"))
     assert [(t["storageClass"], t["days"])
             for t in outputs.inputs["lifecycleRules"][0]["transitions"]] == [
         ("IA", 30), ("Archive", 90), ("ColdArchive", 180)]
     assert plan.outputs["metric_group_id"] == metrics.id
+    assert (plan.outputs["fleet_name"], plan.outputs["drain_queue"]) == (
+        "render-farm-gpu", "render-farm-gpu-drain")
+
+
+def test_inference_prod_heals_behind_the_load_balancer_and_sheds_load_gradually():
+    plan = shipped("inference-prod")
+    g = plan.one("alicloud:ess/scalingGroup:ScalingGroup").inputs
+    assert (g["healthCheckTypes"], g["compensateWithOnDemand"], g["spotInstanceRemedy"],
+            g["maxInstanceLifetime"], g["multiAzPolicy"]) == (
+        ["ECS", "LOAD_BALANCER"], True, True, 7 * 86400, "COST_OPTIMIZED")
+    rules = {r.name: r.inputs for r in plan.by_type("alicloud:ess/scalingRule:ScalingRule")}
+    assert [s["scalingAdjustment"] for s in rules["chat-serve-gpu-queue-out"]["stepAdjustments"]
+            ] == [1, 2, 4, 8]
+    assert rules["chat-serve-gpu-queue-out"]["stepAdjustments"][1] == {
+        "metricIntervalLowerBound": "16", "metricIntervalUpperBound": "32",
+        "scalingAdjustment": 2}
+    assert rules["chat-serve-gpu-queue-out"]["estimatedInstanceWarmup"] == 600
+    assert rules["chat-serve-gpu-queue-in"]["stepAdjustments"] == [
+        {"metricIntervalUpperBound": "0", "scalingAdjustment": -25}]
+    # nothing that scales in to a fixed total: no collapse to min_size
+    assert all(r.get("adjustmentType") != "TotalCapacity" for r in rules.values())
+    # COST_OPTIMIZED cannot be refreshed: renewed by max lifetime instead
+    assert plan.by_type("alicloud:ess/instanceRefresh:InstanceRefresh") == []
+    missing = plan.one("alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule")
+    m = missing.inputs
+    assert (m["namespace"], m["metricName"], m["noDataPolicy"], m["contactGroups"],
+            m["escalations"]["critical"]["times"]) == (
+        "acs_customMetric_1234567890123456", "pending_requests", "INSUFFICIENT_DATA",
+        "chat-serve-alerts-contacts", 15)
+    policy = next(p for p in plan.by_type("alicloud:ram/policy:Policy")
+                  if p.name == "chat-serve-gpu-fleet-policy")
+    statements = json.loads(policy.inputs["policyDocument"])["Statement"]
+    group = plan.one("alicloud:ess/scalingGroup:ScalingGroup")
+    assert statements == [
+        {"Effect": "Allow", "Action": ["cms:PutCustomMetric"], "Resource": ["*"]},
+        {"Effect": "Allow",
+         "Action": ["mns:ReceiveMessage", "mns:DeleteMessage", "mns:ChangeMessageVisibility"],
+         "Resource": ["acs:mns:cn-hangzhou:1234567890123456:/queues/chat-serve-gpu-drain/"
+                      "messages"]},
+        {"Effect": "Allow",
+         "Action": ["ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat"],
+         "Resource": [f"acs:ess:cn-hangzhou:1234567890123456:scalinggroup/{group.id}"]}]
+    notice = plan.one("alicloud:ess/notification:Notification").inputs
+    assert (notice["scalingGroupId"], notice["notificationArn"]) == (
+        group.id, "acs:ess:cn-hangzhou:1234567890123456:cloudmonitor")
+    assert plan.by_type("alicloud:cms/eventRule:EventRule") == []
+
+
+def test_training_event_rules_are_scoped_to_the_stacks_nodes():
+    plan = shipped("training-prod")
+    nodes_group = plan.one("alicloud:cms/monitorGroup:MonitorGroup")
+    members = plan.one("alicloud:cms/monitorGroupInstances:MonitorGroupInstances").inputs
+    instances = plan.by_type("alicloud:ecs/instance:Instance")
+    assert members["groupId"] == nodes_group.id
+    assert sorted(m["instanceId"] for m in members["instances"]) == sorted(
+        i.id for i in instances)
+    assert {m["category"] for m in members["instances"]} == {"ecs"}
+    assert {m["regionId"] for m in members["instances"]} == {"cn-beijing"}
+    for rule in plan.by_type("alicloud:cms/eventRule:EventRule"):
+        assert rule.inputs["groupId"] == nodes_group.id
+
+
+def test_a_priority_fleet_rolls_a_refresh_with_the_documented_batches(plan_cluster):
+    plan = plan_cluster(merged(BASE_INFERENCE, fleet={
+        "instance_types": ["ecs.gn7i-c8g1.2xlarge"], "min_size": 2, "max_size": 6,
+        "multi_az_policy": "PRIORITY",
+        "refresh": {"min_healthy_percent": 90, "checkpoint_percent": 50, "pause_minutes": 15}}))
+    refresh = plan.one("alicloud:ess/instanceRefresh:InstanceRefresh")
+    group = plan.one("alicloud:ess/scalingGroup:ScalingGroup")
+    config = plan.one("alicloud:ess/scalingConfiguration:ScalingConfiguration")
+    r = refresh.inputs
+    assert (r["scalingGroupId"], r["desiredConfigurationImageId"], r["minHealthyPercentage"],
+            r["maxHealthyPercentage"], r["skipMatching"], r["checkpoints"],
+            r["checkpointPauseTime"]) == (
+        group.id, config.inputs["imageId"], 90, 120, False, [{"percentage": 50}], 15)
+    assert config.urn in refresh.dependencies
+    assert plan.findings == []
 
 
 def test_scaling_fleet_without_shared_fs_or_monitoring(plan_cluster):

@@ -27,6 +27,8 @@ class Conventions:
     """Protect data resources (buckets, file systems, data disks) from deletion."""
     deletion_protection: bool = False
     """Turn on the cloud-side deletion protection of instances and groups."""
+    region: str = ""
+    """The stack's region (for ARNs of what the stack creates)."""
 
     def tags_for(self, name: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The stack's tags plus `Name` and any `extra` ones, for one child resource."""

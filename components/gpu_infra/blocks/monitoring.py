@@ -76,20 +76,28 @@ WEBHOOK_METHOD = "POST"
 
 
 class Alerting(pulumi.ComponentResource):
-    """Alert contacts, their contact group, and event rules for ECS spot interruptions and
-    instance failures (sent to the group and the optional webhook).
+    """Alert contacts, their contact group, and (for fixed nodes) event rules for ECS spot
+    interruptions and instance failures sent to the group and the optional webhook.
 
-    Outputs: `contact_group_name`, `event_rule_ids` (kind -> id).
-    Event rules cover every ECS instance of the account in the region: CloudMonitor event
-    rules filter by product and event name, not by tag.
+    The event rules belong to the CloudMonitor application group `<name>-nodes` (their
+    `group_id`), which holds this stack's nodes only (FleetAlarms adds them), so another
+    stack's instances in the account never page this one's contacts. Scaling fleets get no
+    ECS event rules: ESS itself replaces reclaimed and failed instances, and the group's
+    scaling errors go to CloudMonitor through its ess.Notification.
+
+    Outputs: `contact_group_name`, `event_rule_ids` (kind -> id), `node_group_id` (or None).
     """
 
     contacts: dict[str, alicloud.cms.AlarmContact]
     contact_group: alicloud.cms.AlarmContactGroup
+    node_group: alicloud.cms.MonitorGroup | None
     event_rules: dict[str, alicloud.cms.EventRule]
 
-    def __init__(self, name: str, *, config: MonitoringConfig,
+    def __init__(self, name: str, *, config: MonitoringConfig, fixed_nodes: bool = True,
+                 conventions: Conventions | None = None,
                  opts: pulumi.ResourceOptions | None = None):
+        """`fixed_nodes`: the fleet's instances are known (training), so their events can
+        be scoped to them."""
         super().__init__("gpu-infra:monitoring:Alerting", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.contacts = {contact.name: _contact(name, contact, child)
@@ -107,21 +115,32 @@ class Alerting(pulumi.ComponentResource):
                                   ["StatusNotification"], SPOT_EVENT_NAMES),
             "instance-failure": (config.events.instance_failure, ["*"], FAILURE_EVENT_NAMES),
         }
+        wanted = {kind: pattern for kind, pattern in patterns.items() if pattern[0]}
+        self.node_group = None
+        if fixed_nodes and wanted:
+            node_group_name = child_name(name, "nodes")
+            self.node_group = alicloud.cms.MonitorGroup(
+                node_group_name, monitor_group_name=node_group_name,
+                tags=(conventions or Conventions()).tags_for(node_group_name), opts=child)
         self.event_rules = {
-            kind: self._event_rule(name, kind, types, names, webhook, child)
-            for kind, (wanted, types, names) in patterns.items() if wanted
+            kind: self._event_rule(name, kind, types, names, webhook, self.node_group.id,
+                                   child)
+            for kind, (_, types, names) in wanted.items() if self.node_group is not None
         }
         self.event_rule_ids = {kind: rule.id for kind, rule in self.event_rules.items()}
+        self.node_group_id: pulumi.Output[str] | None = \
+            self.node_group.id if self.node_group else None
         self.register_outputs({"contact_group_name": self.contact_group_name,
-                               "event_rule_ids": self.event_rule_ids})
+                               "event_rule_ids": self.event_rule_ids,
+                               "node_group_id": self.node_group_id})
 
     def _event_rule(self, name: str, kind: str, types: list[str], names: Sequence[str],
-                    webhook: pulumi.Output[str] | None,
+                    webhook: pulumi.Output[str] | None, group_id: pulumi.Input[str],
                     child: pulumi.ResourceOptions) -> alicloud.cms.EventRule:
         rule_name = child_name(name, kind)
         return alicloud.cms.EventRule(
-            rule_name, rule_name=rule_name, status="ENABLED",
-            description=f"ECS {kind.replace('-', ' ')} events",
+            rule_name, rule_name=rule_name, status="ENABLED", group_id=group_id,
+            description=f"ECS {kind.replace('-', ' ')} events of the stack's nodes",
             event_pattern=alicloud.cms.EventRuleEventPatternArgs(
                 product="ecs", event_type_lists=types, name_lists=list(names)),
             contact_parameters=[alicloud.cms.EventRuleContactParameterArgs(
@@ -171,13 +190,28 @@ class FleetAlarms(pulumi.ComponentResource):
     alarms: dict[str, alicloud.cms.Alarm]
     template: alicloud.cms.MetricRuleTemplate | None
     tag_group: alicloud.cms.DynamicTagGroup | None
+    node_group_members: alicloud.cms.MonitorGroupInstances | None
 
     def __init__(self, name: str, *, config: MonitoringConfig, fleet_name: str,
                  contact_group: pulumi.Input[str], conventions: Conventions,
                  instance_ids: pulumi.Input[Sequence[str]] | None = None,
+                 instance_names: pulumi.Input[Sequence[str]] | None = None,
+                 node_group_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
+        """`node_group_id` (Alerting's application group of the nodes): fixed nodes
+        (`instance_ids` with their `instance_names`) become its members."""
         super().__init__("gpu-infra:monitoring:FleetAlarms", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        self.node_group_members = None
+        if node_group_id is not None and instance_ids is not None:
+            members = pulumi.Output.all(instance_ids, instance_names or instance_ids).apply(
+                lambda pair: [alicloud.cms.MonitorGroupInstancesInstanceArgs(
+                    category=CATEGORY, instance_id=instance_id, instance_name=instance_name,
+                    region_id=conventions.region)
+                    for instance_id, instance_name in zip(*pair, strict=True)])
+            self.node_group_members = alicloud.cms.MonitorGroupInstances(
+                child_name(name, "node-group-members"), group_id=node_group_id,
+                instances=members, opts=child)
         enabled = config.alarms.enabled()
         self.alarms, self.template, self.tag_group = {}, None, None
         if instance_ids is not None:

@@ -142,7 +142,20 @@ def disk_too_large(stack: ClusterConfig) -> Iterable[Finding]:
                            f"{size} GiB; {problems[0].partition(': ')[2]}")
 
 
+def no_rolling_refresh(stack: ClusterConfig) -> Iterable[Finding]:
+    """INFO: a long-lived scaling fleet ESS cannot refresh, with nothing renewing it."""
+    fleet = stack.fleet
+    if (isinstance(fleet, ScalingFleet) and not fleet.refreshes and fleet.min_size >= 1
+            and fleet.max_instance_lifetime_days is None):
+        why = ("scale_in_mode recycle" if fleet.scale_in_mode == "recycle"
+               else f"multi_az_policy {fleet.multi_az_policy}")
+        yield _finding("no-rolling-refresh", "INFO", "fleet.max_instance_lifetime_days",
+                       f"ESS cannot refresh this group ({why}; refresh needs PRIORITY and "
+                       "release): a new image or user data reaches only instances launched "
+                       "after it; set max_instance_lifetime_days (e.g. 7) to renew them")
+
+
 COMPUTE_VALIDATORS = (unknown_instance_type, erdma_unsupported, low_latency_placement,
                       multi_node_interconnect, low_vcpu_per_gpu, spot_non_interruptible,
-                      not_offered_in_region, disk_too_large)
+                      not_offered_in_region, disk_too_large, no_rolling_refresh)
 """The compute validators, in report order."""

@@ -35,6 +35,9 @@ class LayoutBase(pulumi.ComponentResource):
     """
 
     TYPE = "gpu-infra:layouts:Layout"
+    FIXED_NODES = False
+    """Whether the fleet is fixed nodes with known instance ids (their ECS events can be
+    scoped to them)."""
     exports: dict[str, pulumi.Input]
     """Stack outputs: what a user needs next."""
 
@@ -47,19 +50,23 @@ class LayoutBase(pulumi.ComponentResource):
         self.conventions = Conventions(
             tags=stack_tags(project=project, stack=stack_name, environment=cluster.environment,
                             layout=cluster.layout, user_tags=cluster.tags),
-            protect_data=cluster.is_prod, deletion_protection=cluster.is_prod)
+            protect_data=cluster.is_prod, deletion_protection=cluster.is_prod,
+            region=cluster.region)
         self.child = pulumi.ResourceOptions(parent=self)
         self.network = Network(f"{name}-net", config=cluster.network,
                                conventions=self.conventions, opts=self.child)
         self._build_security(name)
         self._build_storage(name)
         self.alerting = Alerting(f"{name}-alerts", config=cluster.monitoring,
+                                 fixed_nodes=self.FIXED_NODES, conventions=self.conventions,
                                  opts=self.child) if cluster.monitoring.active else None
         fleet_name, instance_ids = self.build_fleet(name)
         self.fleet_alarms = FleetAlarms(
             f"{name}-alarms", config=cluster.monitoring, fleet_name=fleet_name,
             contact_group=self.alerting.contact_group_name, conventions=self.conventions,
-            instance_ids=instance_ids, opts=self.child) if self.alerting else None
+            instance_ids=instance_ids, instance_names=self.fleet_instance_names(),
+            node_group_id=self.alerting.node_group_id, opts=self.child) \
+            if self.alerting else None
         self.exports = {**self._base_exports(), **self.fleet_exports()}
         self.register_outputs(self.exports)
 
@@ -78,6 +85,10 @@ class LayoutBase(pulumi.ComponentResource):
     def fleet_exports(self) -> dict[str, pulumi.Input]:
         """Layout-specific stack outputs."""
         return {}
+
+    def fleet_instance_names(self) -> pulumi.Input[Sequence[str]] | None:
+        """Names of the fixed nodes (None for scaling groups)."""
+        return None
 
     def fleet_zones(self) -> list[str]:
         """Zones with GPU nodes (they get file-system mount targets). Default: all."""

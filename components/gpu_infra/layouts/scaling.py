@@ -29,14 +29,18 @@ class ScalingLayout(LayoutBase):
     def build_fleet(self, name: str) -> tuple[str, None]:
         """The scaling group; its alarms go by tag (its instances come and go)."""
         fleet = self.cluster.fleet
+        self.fleet_component_name = f"{name}-gpu"
         self.fleet = GpuScalingGroup(
-            f"{name}-gpu", config=fleet,
+            self.fleet_component_name, config=fleet,
             vswitch_ids=[self.network.vswitch_ids[zone] for zone in self.fleet_zones()],
             security_group_ids=[self.security.security_group_id],
             image_id=fleet.image_id or default_image_id(self.instance_type()),
             conventions=self.conventions, key_name=self.security.key_pair_name,
             role_name=self.role.role_name, user_data=self.user_data,
             data_disks=self.disks.scaling_disks(), kms_key_id=self.kms_key_id,
+            health_check_types=self.cluster.health_check_types,
+            scale_in_percent=self.cluster.scale_in_percent,
+            contact_group=self.alerting.contact_group_name if self.alerting else None,
             opts=self.child)
         self.reserved = ReservedCapacity(
             f"{name}-reserved", config=fleet.reserved, instance_type=self.instance_type(),
@@ -46,7 +50,10 @@ class ScalingLayout(LayoutBase):
 
     def fleet_exports(self) -> dict[str, pulumi.Input]:
         """The scaling group, and the CloudMonitor group custom metrics go to."""
-        exports: dict[str, pulumi.Input] = {"scaling_group_id": self.fleet.scaling_group_id}
+        exports: dict[str, pulumi.Input] = {"scaling_group_id": self.fleet.scaling_group_id,
+                                            "fleet_name": self.fleet_component_name}
         if self.fleet.metric_group_id is not None:
             exports["metric_group_id"] = self.fleet.metric_group_id
+        if self.fleet.drain_queue_name is not None:
+            exports["drain_queue"] = self.fleet.drain_queue_name
         return exports

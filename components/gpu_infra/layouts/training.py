@@ -22,6 +22,7 @@ class TrainingCluster(LayoutBase):
     """
 
     TYPE = "gpu-infra:layouts:TrainingCluster"
+    FIXED_NODES = True
     cluster: TrainingConfig
     nodes: GpuNodes
     reserved: ReservedCapacity | None
@@ -51,6 +52,10 @@ class TrainingCluster(LayoutBase):
             zone_id=zone, conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
         return f"{name}-gpu", pulumi.Output.all(*self.nodes.instance_ids)
+
+    def fleet_instance_names(self) -> pulumi.Input[Sequence[str]]:
+        """The nodes' instance names."""
+        return pulumi.Output.all(*[node.instance_name for node in self.nodes.instances])
 
     def fleet_exports(self) -> dict[str, pulumi.Input]:
         """Node addresses and placement."""

@@ -40,3 +40,22 @@ RI_SCOPES = ("Region", "Zone")
 RI_PERIOD_UNITS = ("Year", "Month")
 EA_PERIOD_UNITS = ("Month", "Year")
 CAPACITY_RESERVATION_END_TIME_TYPES = ("Limited", "Unlimited")
+
+ESS_HEALTH_CHECK_TYPES = ("ECS", "NONE", "LOAD_BALANCER")
+"""ess.ScalingGroup health_check_types (TF docs, v1.228.0+): an instance failing one is
+replaced."""
+ESS_SCALING_POLICIES = ("recycle", "release", "forceRecycle", "forceRelease")
+"""ess.ScalingGroup scaling_policy (reclaim mode): recycle stops scaled-in instances
+(economical mode) and starts them again on scale-out; release deletes them."""
+MAX_INSTANCE_LIFETIME_MIN_SECONDS = 86400
+"""ess.ScalingGroup max_instance_lifetime: at least one day (TF IntAtLeast(86400))."""
+REFRESH_MIN_HEALTHY_RANGE = (0, 100)
+REFRESH_MAX_HEALTHY_RANGE = (100, 200)
+"""ess.InstanceRefresh min/max_healthy_percentage (TF IntBetween; every input ForceNew).
+StartInstanceRefresh (API doc, 2025-11): only for ECS groups with multi-AZ policy PRIORITY,
+not in reclaim modes recycle/forceRecycle; MinHealthyPercentage defaults to 80; one task at
+a time per group; standby and protected instances are skipped."""
+REFRESH_MULTI_AZ_POLICY = "PRIORITY"
+NAS_USER_ACCESS_TYPES = ("no_squash", "root_squash", "all_squash")
+NAS_RW_ACCESS_TYPES = ("RDWR", "RDONLY")
+"""nas.AccessRule user_access_type and rw_access_type (TF StringInSlice)."""

@@ -11,6 +11,11 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from gpu_infra.limits.allowed import (
+    REFRESH_MAX_HEALTHY_RANGE,
+    REFRESH_MIN_HEALTHY_RANGE,
+    REFRESH_MULTI_AZ_POLICY,
+)
 from gpu_infra.schema.base import StrictModel
 
 InstanceType = str
@@ -185,38 +190,83 @@ class ScalingStep(StrictModel):
 
 
 class QueueScaling(StrictModel):
-    """Step scaling on a custom CloudMonitor metric such as job-queue length: an ess.Alarm
-    (metric_type custom) above `scale_out_threshold` triggers a StepScalingRule, and a queue
-    at or below `scale_in_threshold` brings the group back to `min_size` (zero for batch)."""
+    """Scaling on a custom CloudMonitor metric: the backlog of the fleet's work queue (pending
+    requests, or render jobs queued plus running), published every minute with
+    `gpu-infra publish-queue-metric` (or PutCustomMetric) under the `fleet` dimension.
+
+    Scale-out: an ess.Alarm at or above `scale_out_threshold` for `evaluation_count`
+    periods runs a StepScalingRule whose steps grow with the backlog (sized by
+    `jobs_per_instance`, or `steps`). Scale-in: at or below `scale_in_threshold` for
+    `scale_in_evaluation_count` periods, a StepScalingRule removes `scale_in_percent` of the
+    capacity (at least one instance) per firing, never below min_size, so a fleet that
+    keeps up (its queue near empty while busy) shrinks gradually instead of collapsing to
+    min_size; the gap between the thresholds and the longer scale-in window keep it from
+    oscillating. A CloudMonitor rule alerts the contacts when the metric stops arriving
+    for `missing_data_minutes` (without data neither alarm fires and the fleet keeps its
+    size and its bill)."""
 
     cloud_monitor_group_id: int | None = Field(default=None, ge=1)
-    """CloudMonitor application group your job scheduler reports the metric to. Default:
-    one is created for the fleet (its id is a stack output)."""
+    """CloudMonitor application group your publisher reports the metric to. Default: one is
+    created for the fleet (its id is the stack output `metric_group_id`)."""
     metric_name: str = Field(default="job_queue_length", pattern=METRIC_NAME_PATTERN)
     """Custom metric name: a letter, then up to 63 letters, digits or underscores.
     Default job_queue_length."""
     scale_out_threshold: float = Field(default=1, ge=0)
-    """Queue length at or above which the fleet grows (0 or more). Default 1."""
-    steps: list[ScalingStep] = Field(
-        default_factory=lambda: [ScalingStep(lower=0, upper=10, adjustment=1),
-                                 ScalingStep(lower=10, upper=None, adjustment=4)],
-        min_length=1)
-    """Step adjustments. Default: +1 below 10 jobs over the threshold, +4 from there."""
+    """Backlog at or above which the fleet grows. Default 1."""
+    jobs_per_instance: float = Field(default=1, gt=0)
+    """Backlog one instance works off in about one scaling period; sizes the derived
+    scale-out steps: a backlog over the threshold below 1x this adds 1 instance, 1-2x adds 2,
+    2-4x adds 4, from 4x adds 8 (each capped at max_size - min_size). Default 1."""
+    steps: list[ScalingStep] | None = Field(default=None, min_length=1)
+    """Explicit step adjustments (bounds relative to the threshold), replacing the derived
+    ones. Default none (derived from jobs_per_instance)."""
+    warmup_seconds: int = Field(default=600, ge=0, le=86400)
+    """Seconds a new instance needs before it takes work (GPU driver, model load); the
+    scale-out rule does not count it as capacity before that. Default 600."""
     scale_in_threshold: float = Field(default=0, ge=0)
-    """Queue length at or below which the fleet shrinks to min_size (0 or more, below
-    scale_out_threshold). Default 0."""
+    """Backlog at or below which the fleet shrinks. Default 0; must be below
+    scale_out_threshold."""
+    scale_in_percent: int | None = Field(default=None, ge=1, le=100)
+    """Percent of the capacity removed each time the scale-in alarm fires (at least one
+    instance). Default by layout: 25 for inference (an empty queue means keeping up, not
+    idle), 100 for rendering (its backlog counts running jobs, so 0 means idle)."""
     period_seconds: Literal[60, 120, 300, 900] = 60
     """Alarm period. Default 60."""
     evaluation_count: int = Field(default=3, ge=1, le=MAX_EVALUATION_COUNT)
-    """Periods in a row before an alarm fires, 1 to 100. Default 3."""
+    """Periods in a row at or above the threshold before the fleet grows, 1 to 100.
+    Default 3."""
+    scale_in_evaluation_count: int = Field(default=10, ge=1, le=MAX_EVALUATION_COUNT)
+    """Periods in a row at or below scale_in_threshold before the fleet shrinks, 1 to 100.
+    Default 10 (longer than scale-out: hysteresis)."""
+    missing_data_minutes: int | None = Field(default=15, ge=5, le=1440)
+    """Alert the contacts when no value arrived for this many minutes. Default 15; null: no
+    alert."""
+
+    def scale_out_steps(self, max_adjustment: int) -> list[ScalingStep]:
+        """`steps`, else the doubling bands sized by jobs_per_instance, capped at
+        `max_adjustment` instances (bands past the cap merge into the last)."""
+        if self.steps is not None:
+            return list(self.steps)
+        cap = max(max_adjustment, 1)
+        bands: list[ScalingStep] = []
+        lower, width = 0.0, self.jobs_per_instance
+        for adjustment in (1, 2, 4, 8):
+            step = min(adjustment, cap)
+            last = step == cap or adjustment == 8
+            bands.append(ScalingStep(lower=lower, upper=None if last else lower + width,
+                                     adjustment=step))
+            if last:
+                break
+            lower, width = lower + width, width * 2 if adjustment > 1 else width
+        return bands
 
     @model_validator(mode="after")
     def _check_alarms(self) -> QueueScaling:
-        problems = step_problems(self.steps)
+        problems = step_problems(self.steps) if self.steps is not None else []
         if self.scale_in_threshold >= self.scale_out_threshold:
             problems.append(f"scale_in_threshold: {self.scale_in_threshold:g} must be below "
-                            f"scale_out_threshold {self.scale_out_threshold:g}, or both alarms "
-                            "fire at once")
+                            f"scale_out_threshold {self.scale_out_threshold:g} (else the "
+                            "fleet grows and shrinks on the same backlog)")
         if problems:
             raise ValueError("\n".join(problems))
         return self
@@ -258,6 +308,33 @@ def step_problems(steps: list[ScalingStep]) -> list[str]:
 
 def _bound_text(bound: float | None) -> str:
     return "none" if bound is None else f"{bound:g}"
+
+
+class RollingRefresh(StrictModel):
+    """Roll running instances onto a changed configuration (image, user data, instance
+    types, disks) with an ess.InstanceRefresh started by the `pulumi up` that makes the
+    change. ESS replaces instances in batches: it launches up to
+    `max_healthy_percent - 100` percent extra capacity, then removes old instances while at
+    least `min_healthy_percent` of the capacity stays healthy, so a batch is about
+    `100 - min_healthy_percent` percent (at least one instance); at `checkpoint_percent`
+    new instances it pauses `pause_minutes` so you can watch error rates (cancel in the
+    console to stop). ESS refreshes only groups with multi_az_policy PRIORITY and
+    scale_in_mode release; other fleets pick up a change as instances are replaced
+    (`max_instance_lifetime_days`, spot reclaims, scaling)."""
+
+    enabled: bool | None = None
+    """Default: on where ESS supports it (multi_az_policy PRIORITY, scale_in_mode release,
+    min_size at least 1); true elsewhere is an error."""
+    min_healthy_percent: int = Field(default=80, ge=REFRESH_MIN_HEALTHY_RANGE[0],
+                                     le=REFRESH_MIN_HEALTHY_RANGE[1])
+    """Capacity kept healthy during the refresh, percent. Default 80 (the ESS default)."""
+    max_healthy_percent: int = Field(default=120, ge=REFRESH_MAX_HEALTHY_RANGE[0],
+                                     le=REFRESH_MAX_HEALTHY_RANGE[1])
+    """Capacity allowed during the refresh, percent (new instances first). Default 120."""
+    checkpoint_percent: int | None = Field(default=50, ge=1, le=99)
+    """Pause when this percent of instances is new. Default 50; null: no pause."""
+    pause_minutes: int = Field(default=10, ge=1, le=1440)
+    """Length of the checkpoint pause in minutes. Default 10."""
 
 
 class ScheduledScaling(StrictModel):
@@ -350,9 +427,10 @@ class ScalingFleet(FleetBase):
     """Most instances. Default 4."""
     desired_size: int | None = Field(default=None, ge=0, le=2000)
     """Instances to keep when no rule acts. Default none (ESS keeps between min and max)."""
-    multi_az_policy: Literal["COST_OPTIMIZED", "BALANCE"] = "COST_OPTIMIZED"
-    """COST_OPTIMIZED (cheapest types first, needed for a spot mix) or BALANCE (even
-    across zones, on-demand only). Default COST_OPTIMIZED."""
+    multi_az_policy: Literal["COST_OPTIMIZED", "BALANCE", "PRIORITY"] = "COST_OPTIMIZED"
+    """COST_OPTIMIZED (cheapest types first, needed for a spot mix), BALANCE (even across
+    zones) or PRIORITY (zones and types in the order given; the only policy ESS can
+    refresh). BALANCE and PRIORITY are on-demand only. Default COST_OPTIMIZED."""
     on_demand_base_capacity: int = Field(default=0, ge=0, le=1000)
     """On-demand instances before any spot. Default 0."""
     on_demand_percentage_above_base: int = Field(default=100, ge=0, le=100)
@@ -361,6 +439,23 @@ class ScalingFleet(FleetBase):
     """Cheapest instance types spot capacity is spread over. Default 2."""
     spot_instance_remedy: bool = True
     """Replace spot instances when they get the reclaim notice. Default true."""
+    compensate_with_on_demand: bool = True
+    """Launch on-demand instances when spot stock or price cannot meet the capacity (spot
+    mixes only). Default true: a fleet short of spot still serves, at on-demand price."""
+    health_checks: list[Literal["ECS", "LOAD_BALANCER"]] | None = Field(default=None,
+                                                                       min_length=1)
+    """What makes ESS replace an instance: ECS (the instance is stopped or failed) and
+    LOAD_BALANCER (it fails the load balancer's health check). Default: both behind a load
+    balancer (inference), ECS otherwise."""
+    scale_in_mode: Literal["release", "recycle"] = "release"
+    """release deletes scaled-in instances; recycle (ESS economical mode, a warm pool) stops
+    them and starts them again on the next scale-out, so that skips the boot and driver
+    install while billing only their disks. recycle cannot be refreshed. Default release."""
+    max_instance_lifetime_days: int | None = Field(default=None, ge=1, le=365)
+    """Replace every instance after this many days (ESS max_instance_lifetime), so fleets
+    that cannot be refreshed pick up configuration changes. Default none."""
+    refresh: RollingRefresh = RollingRefresh()
+    """Rolling refresh after a configuration change. Default: on where ESS supports it."""
     target_tracking: TargetTracking | None = None
     """Target tracking on a system metric. Default none."""
     queue_scaling: QueueScaling | None = None
@@ -375,6 +470,19 @@ class ScalingFleet(FleetBase):
     def uses_spot(self) -> bool:
         """Whether any capacity above the on-demand base may be spot."""
         return self.on_demand_percentage_above_base < 100
+
+    @property
+    def refresh_supported(self) -> bool:
+        """Whether ESS can refresh this group (multi-AZ policy PRIORITY, instances released
+        on scale-in, at least one instance to refresh)."""
+        return (self.multi_az_policy == REFRESH_MULTI_AZ_POLICY
+                and self.scale_in_mode == "release" and self.min_size >= 1)
+
+    @property
+    def refreshes(self) -> bool:
+        """Whether a configuration change starts a rolling refresh."""
+        enabled = self.refresh.enabled
+        return self.refresh_supported if enabled is None else enabled
 
     @model_validator(mode="after")
     def _check_sizes(self) -> ScalingFleet:
@@ -393,6 +501,10 @@ class ScalingFleet(FleetBase):
         if self.spot_price_limit is not None and not re.fullmatch(
                 r"\d+(\.\d{1,2})?", f"{self.spot_price_limit:g}"):
             problems.append("spot_price_limit: at most 2 decimals for scaling fleets")
+        if self.refresh.enabled and not self.refresh_supported:
+            problems.append("refresh.enabled: ESS refreshes only groups with multi_az_policy "
+                            "PRIORITY, scale_in_mode release and min_size 1 or more; use "
+                            "max_instance_lifetime_days to renew other fleets")
         names = [schedule.name for schedule in self.schedules]
         if len(set(names)) != len(names):
             problems.append("schedules: each name may be used once")

@@ -141,6 +141,19 @@ class InferenceConfig(StackBase):
     load_balancer: LoadBalancerConfig = LoadBalancerConfig()
     """The load balancer in front of the fleet. Default: an intranet NLB."""
 
+    @property
+    def health_check_types(self) -> list[str]:
+        """`fleet.health_checks`, else ECS and LOAD_BALANCER: an instance the load balancer
+        finds unhealthy is replaced, not just taken out of rotation."""
+        return list(self.fleet.health_checks or ("ECS", "LOAD_BALANCER"))
+
+    @property
+    def scale_in_percent(self) -> int:
+        """`fleet.queue_scaling.scale_in_percent`, else 25: an empty request queue means the
+        fleet keeps up, so it sheds a quarter at a time."""
+        queue = self.fleet.queue_scaling
+        return queue.scale_in_percent if queue and queue.scale_in_percent else 25
+
     @model_validator(mode="after")
     def _check_service(self) -> InferenceConfig:
         problems: list[str] = []
@@ -164,6 +177,25 @@ class RenderingConfig(StackBase):
     layout: Literal["rendering"]
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
+
+    @property
+    def health_check_types(self) -> list[str]:
+        """`fleet.health_checks`, else ECS (no load balancer in front)."""
+        return list(self.fleet.health_checks or ("ECS",))
+
+    @property
+    def scale_in_percent(self) -> int:
+        """`fleet.queue_scaling.scale_in_percent`, else 100: the render backlog counts
+        running jobs, so an empty one means the farm is idle."""
+        queue = self.fleet.queue_scaling
+        return queue.scale_in_percent if queue and queue.scale_in_percent else 100
+
+    @model_validator(mode="after")
+    def _check_health_checks(self) -> RenderingConfig:
+        if "LOAD_BALANCER" in (self.fleet.health_checks or ()):
+            raise ValueError("fleet.health_checks: LOAD_BALANCER needs a load balancer; a "
+                             "render farm has none (use ECS)")
+        return self
 
 
 ClusterConfig = Annotated[

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pulumi
 import pulumi_alicloud as alicloud
 
+from gpu_infra.blocks.compute.fleet_ops import (
+    account_id,
+    drain_queue,
+    ess_queue_arn,
+    missing_metric_alarm,
+    node_permissions,
+    scaling_error_notice,
+)
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
+from gpu_infra.limits.cloudmonitor import FLEET_DIMENSION
 from gpu_infra.schema.compute import ScalingFleet
 
 REMOVAL_POLICIES = ["OldestScalingConfiguration", "OldestInstance"]
@@ -19,17 +29,28 @@ class GpuScalingGroup(pulumi.ComponentResource):
 
     Capacity: `on_demand_base_capacity` on-demand instances, then
     `on_demand_percentage_above_base` percent on-demand and the rest spot over the
-    `spot_instance_pools` cheapest types (COST_OPTIMIZED). The configuration uses a
-    cloud_essd system disk: ESS rejects cloud_auto (ESSD AutoPL). Scaling: optional target
-    tracking on a system metric, step scaling on a custom queue metric (ess.Alarm, metric
-    type custom) with a scale-in alarm back to min_size, scheduled tasks, and a SCALE_IN
-    lifecycle hook that gives instances `drain_seconds` to finish their work. Group
-    deletion protection follows `conventions.deletion_protection`. The system disk is
-    always encrypted, with `kms_key_id` when given. Without a configured CloudMonitor group,
-    queue scaling creates one (`metric_group_id`) for the job scheduler to report to.
+    `spot_instance_pools` cheapest types (COST_OPTIMIZED), on demand when spot runs out
+    (`compensate_with_on_demand`). The configuration uses a cloud_essd system disk: ESS
+    rejects cloud_auto (ESSD AutoPL); the system disk is always encrypted, with
+    `kms_key_id` when given.
+
+    Healing: ESS replaces instances failing `health_check_types` (ECS; LOAD_BALANCER
+    behind a load balancer), spot instances on their reclaim notice, and every instance
+    after `max_instance_lifetime_days`; a configuration change starts an ess.InstanceRefresh
+    where the group supports it (`config.refreshes`). Scale-out/in failures of the group go
+    to CloudMonitor (ess.Notification).
+
+    Scaling: target tracking on a system metric, queue scaling (steps sized to the backlog
+    out, `scale_in_percent` of the capacity in, and an alert to `contact_group` when the
+    metric stops arriving), scheduled tasks. Scale-in: a SCALE_IN lifecycle hook gives
+    instances `drain_seconds` and notifies the MNS queue `<name>-drain` (contract in
+    fleet_ops). With `role_name`, the node role may publish the queue metric and drain
+    this fleet (and nothing else). Without a configured CloudMonitor group, queue scaling
+    creates one (`metric_group_id`). Group deletion protection follows
+    `conventions.deletion_protection`.
 
     Outputs: `scaling_group_id`, `scaling_configuration_id`, `scaling_rule_aris`,
-    `metric_group_id` (or None).
+    `metric_group_id` and `drain_queue_name` (or None).
     """
 
     TYPE = "gpu-infra:compute:GpuScalingGroup"
@@ -39,6 +60,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
     alarms: list[alicloud.ess.Alarm]
     scheduled_tasks: list[alicloud.ess.ScheduledTask]
     lifecycle_hook: alicloud.ess.LifecycleHook | None
+    drain_queue: alicloud.message.ServiceQueue | None
+    refresh: alicloud.ess.InstanceRefresh | None
+    missing_data_alarm: alicloud.cloudmonitor.ServiceMetricAlarmRule | None
 
     def __init__(self, name: str, *, config: ScalingFleet,
                  vswitch_ids: Sequence[pulumi.Input[str]],
@@ -49,9 +73,16 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  user_data: pulumi.Input[str] | None = None,
                  data_disks: Sequence[alicloud.ess.ScalingConfigurationDataDiskArgs] = (),
                  kms_key_id: pulumi.Input[str] | None = None,
+                 health_check_types: Sequence[str] = ("ECS",),
+                 scale_in_percent: int = 25,
+                 contact_group: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
+        """`health_check_types` and `scale_in_percent`: the layout's effective values
+        (schema defaults by layout); `contact_group`: who hears of a missing queue metric."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        spot = config.uses_spot
+        lifetime = config.max_instance_lifetime_days
         self.group = alicloud.ess.ScalingGroup(
             child_name(name, "asg"), scaling_group_name=child_name(name, "asg"),
             min_size=config.min_size, max_size=config.max_size,
@@ -59,13 +90,16 @@ class GpuScalingGroup(pulumi.ComponentResource):
             multi_az_policy=config.multi_az_policy,
             on_demand_base_capacity=config.on_demand_base_capacity,
             on_demand_percentage_above_base_capacity=config.on_demand_percentage_above_base,
-            spot_instance_pools=config.spot_instance_pools if config.uses_spot else None,
-            spot_instance_remedy=config.spot_instance_remedy if config.uses_spot else None,
+            spot_instance_pools=config.spot_instance_pools if spot else None,
+            spot_instance_remedy=config.spot_instance_remedy if spot else None,
+            compensate_with_on_demand=config.compensate_with_on_demand if spot else None,
+            health_check_types=list(health_check_types),
+            scaling_policy=config.scale_in_mode,
+            max_instance_lifetime=lifetime * 86400 if lifetime else None,
             removal_policies=REMOVAL_POLICIES,
             group_deletion_protection=conventions.deletion_protection,
             tags=conventions.tags_for(child_name(name, "asg"), {FLEET_TAG_KEY: name}),
             opts=child)
-        spot = config.uses_spot
         self.configuration = alicloud.ess.ScalingConfiguration(
             child_name(name, "config"), scaling_group_id=self.group.id,
             scaling_configuration_name=child_name(name, "config"),
@@ -85,11 +119,14 @@ class GpuScalingGroup(pulumi.ComponentResource):
             if spot and config.spot_strategy == "SpotWithPriceLimit" else None,
             tags=conventions.tags_for(child_name(name, "node"), {FLEET_TAG_KEY: name}),
             active=True, enable=True, force_delete=True, opts=child)
+        account = account_id(self)
         self.rules = {}
         self.alarms = []
         self._target_tracking(name, config, child)
         self.metric_group: alicloud.cms.MonitorGroup | None = None
-        self._queue_scaling(name, config, conventions, child)
+        self.missing_data_alarm = None
+        self._queue_scaling(name, config, conventions, scale_in_percent, contact_group,
+                            account, child)
         self.scheduled_tasks = [
             alicloud.ess.ScheduledTask(
                 child_name(name, f"schedule-{task.name}"),
@@ -101,17 +138,67 @@ class GpuScalingGroup(pulumi.ComponentResource):
                 task_enabled=True, opts=pulumi.ResourceOptions(
                     parent=self, depends_on=[self.configuration]))
             for task in config.schedules]
-        self.lifecycle_hook = None if config.drain_seconds is None else alicloud.ess.LifecycleHook(
-            child_name(name, "drain"), name=child_name(name, "drain"),
-            scaling_group_id=self.group.id, lifecycle_transition="SCALE_IN",
-            heartbeat_timeout=config.drain_seconds, default_result="CONTINUE", opts=child)
+        self._drain(name, config, conventions, account, child)
+        if role_name is not None:
+            node_permissions(
+                name, role_name=role_name, region=conventions.region, account=account,
+                scaling_group_id=self.group.id,
+                drain_queue_name=self.drain_queue.queue_name if self.drain_queue else None,
+                publishes_metric=config.queue_scaling is not None, conventions=conventions,
+                parent=self)
+        self.refresh = self._refresh(name, config, image_id, user_data) \
+            if config.refreshes else None
+        scaling_error_notice(name, region=conventions.region, account=account,
+                             scaling_group_id=self.group.id, parent=self)
         self.scaling_group_id: pulumi.Output[str] = self.group.id
         self.scaling_configuration_id: pulumi.Output[str] = self.configuration.id
         self.scaling_rule_aris = {key: rule.ari for key, rule in self.rules.items()}
         self.metric_group_id = self.metric_group.id if self.metric_group else None
+        self.drain_queue_name = self.drain_queue.queue_name if self.drain_queue else None
         self.register_outputs({"scaling_group_id": self.scaling_group_id,
                                "scaling_configuration_id": self.scaling_configuration_id,
-                               "scaling_rule_aris": self.scaling_rule_aris})
+                               "scaling_rule_aris": self.scaling_rule_aris,
+                               "drain_queue_name": self.drain_queue_name})
+
+    def _drain(self, name: str, config: ScalingFleet, conventions: Conventions,
+               account: pulumi.Output[str], child: pulumi.ResourceOptions) -> None:
+        """The scale-in hook and the queue it notifies (none without drain_seconds)."""
+        self.drain_queue, self.lifecycle_hook = None, None
+        if config.drain_seconds is None:
+            return
+        self.drain_queue = drain_queue(name, drain_seconds=config.drain_seconds,
+                                       conventions=conventions, parent=self)
+        self.lifecycle_hook = alicloud.ess.LifecycleHook(
+            child_name(name, "drain"), name=child_name(name, "drain"),
+            scaling_group_id=self.group.id, lifecycle_transition="SCALE_IN",
+            heartbeat_timeout=config.drain_seconds, default_result="CONTINUE",
+            notification_arn=ess_queue_arn(conventions.region, account,
+                                           self.drain_queue.queue_name),
+            notification_metadata=json.dumps({FLEET_DIMENSION: name}, separators=(",", ":")),
+            opts=child)
+
+    def _refresh(self, name: str, config: ScalingFleet, image_id: pulumi.Input[str],
+                 user_data: pulumi.Input[str] | None) -> alicloud.ess.InstanceRefresh:
+        """A rolling refresh, replaced (so started again) whenever what the nodes boot
+        changes: every input of InstanceRefresh is ForceNew, and the replacement trigger
+        covers the user data and instance types the refresh inputs do not name."""
+        refresh = config.refresh
+        trigger = pulumi.Output.all(image_id, user_data, list(config.instance_types),
+                                    config.system_disk_gib,
+                                    config.system_disk_performance_level)
+        return alicloud.ess.InstanceRefresh(
+            child_name(name, "refresh"), scaling_group_id=self.group.id,
+            desired_configuration_image_id=image_id,
+            min_healthy_percentage=refresh.min_healthy_percent,
+            max_healthy_percentage=refresh.max_healthy_percent,
+            skip_matching=False,
+            checkpoints=[alicloud.ess.InstanceRefreshCheckpointArgs(
+                percentage=refresh.checkpoint_percent)] if refresh.checkpoint_percent
+            else None,
+            checkpoint_pause_time=refresh.pause_minutes if refresh.checkpoint_percent
+            else None,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.configuration],
+                                        replacement_trigger=trigger))
 
     def _target_tracking(self, name: str, config: ScalingFleet,
                          child: pulumi.ResourceOptions) -> None:
@@ -126,23 +213,29 @@ class GpuScalingGroup(pulumi.ComponentResource):
             estimated_instance_warmup=tracking.warmup_seconds, opts=child)
 
     def _queue_scaling(self, name: str, config: ScalingFleet, conventions: Conventions,
-                       child: pulumi.ResourceOptions) -> None:
+                       scale_in_percent: int, contact_group: pulumi.Input[str] | None,
+                       account: pulumi.Input[str], child: pulumi.ResourceOptions) -> None:
         queue = config.queue_scaling
         if queue is None:
             return
+        steps = queue.scale_out_steps(config.max_size - config.min_size)
         scale_out = alicloud.ess.ScalingRule(
             child_name(name, "queue-out"), scaling_rule_name=child_name(name, "queue-out"),
             scaling_group_id=self.group.id, scaling_rule_type="StepScalingRule",
             adjustment_type="QuantityChangeInCapacity",
+            estimated_instance_warmup=queue.warmup_seconds,
             step_adjustments=[alicloud.ess.ScalingRuleStepAdjustmentArgs(
                 metric_interval_lower_bound=_bound(step.lower),
                 metric_interval_upper_bound=_bound(step.upper),
-                scaling_adjustment=step.adjustment) for step in queue.steps],
+                scaling_adjustment=step.adjustment) for step in steps],
             opts=child)
         scale_in = alicloud.ess.ScalingRule(
             child_name(name, "queue-in"), scaling_rule_name=child_name(name, "queue-in"),
-            scaling_group_id=self.group.id, scaling_rule_type="SimpleScalingRule",
-            adjustment_type="TotalCapacity", adjustment_value=config.min_size, opts=child)
+            scaling_group_id=self.group.id, scaling_rule_type="StepScalingRule",
+            adjustment_type="PercentChangeInCapacity", min_adjustment_magnitude=1,
+            step_adjustments=[alicloud.ess.ScalingRuleStepAdjustmentArgs(
+                metric_interval_upper_bound="0", scaling_adjustment=-scale_in_percent)],
+            opts=child)
         self.rules.update({"queue_out": scale_out, "queue_in": scale_in})
         group_id: pulumi.Input[int]
         if queue.cloud_monitor_group_id is None:
@@ -152,17 +245,24 @@ class GpuScalingGroup(pulumi.ComponentResource):
             group_id = self.metric_group.id.apply(int)  # ess.Alarm takes the id as an int
         else:
             group_id = queue.cloud_monitor_group_id
-        for suffix, rule, operator, threshold in (
-                ("queue-high", scale_out, ">=", queue.scale_out_threshold),
-                ("queue-empty", scale_in, "<=", queue.scale_in_threshold)):
+        for suffix, rule, operator, threshold, periods in (
+                ("queue-high", scale_out, ">=", queue.scale_out_threshold,
+                 queue.evaluation_count),
+                ("queue-empty", scale_in, "<=", queue.scale_in_threshold,
+                 queue.scale_in_evaluation_count)):
             self.alarms.append(alicloud.ess.Alarm(
                 child_name(name, suffix), name=child_name(name, suffix),
                 scaling_group_id=self.group.id, alarm_actions=[rule.ari],
                 metric_type="custom", cloud_monitor_group_id=group_id,
-                metric_name=queue.metric_name, period=queue.period_seconds,
-                statistics="Average", comparison_operator=operator,
-                threshold=f"{threshold:g}", evaluation_count=queue.evaluation_count,
-                enable=True, opts=child))
+                metric_name=queue.metric_name, dimensions={FLEET_DIMENSION: name},
+                period=queue.period_seconds, statistics="Average",
+                comparison_operator=operator, threshold=f"{threshold:g}",
+                evaluation_count=periods, enable=True, opts=child))
+        if contact_group is not None and queue.missing_data_minutes is not None:
+            self.missing_data_alarm = missing_metric_alarm(
+                name, queue, queue.missing_data_minutes,
+                group_id=pulumi.Output.from_input(group_id).apply(str), account=account,
+                contact_group=contact_group, parent=self)
 
 
 def _bound(value: float | None) -> str | None:
