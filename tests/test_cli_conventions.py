@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import io
 import shlex
+import signal
 import subprocess
+import sys
 import threading
 from importlib.metadata import version
 
 import pytest
+import yaml
 
 from gpu_infra.tools.cli import COMMANDS, build_parser, main
 from gpu_infra.tools.cli.progress import ERASE_LINE, progress_line
@@ -94,3 +97,26 @@ def test_no_progress_line_when_not_a_terminal():
     with progress_line("planning x", pipe, delay=0, interval=0.01):
         threading.Event().wait(0.05)
     assert pipe.getvalue() == ""
+
+
+def test_ctrl_c_during_a_plan_exits_130_without_traceback_or_hang(tmp_path):
+    document = yaml.safe_load((PROJECT_DIR / "stacks" / "Pulumi.training-prod.yaml").read_text())
+    cluster = document["config"]["gpu-infra:cluster"]
+    cluster["fleet"]["nodes"] = 256  # a plan of several seconds
+    cluster["fleet"].pop("reserved")
+    cluster.pop("monthly_budget_cny")
+    stack = tmp_path / "Pulumi.big.yaml"
+    stack.write_text(yaml.safe_dump(document))
+    interrupt_soon = ("import os, signal, sys, threading; from gpu_infra.tools.cli import main; "
+                      "threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start(); "
+                      f"sys.exit(main(['plan', {str(stack)!r}]))")
+    done = subprocess.run([sys.executable, "-c", interrupt_soon], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (130, "\ninterrupted\n")
+
+
+def test_the_interrupt_handler_is_only_there_while_a_command_runs(capsys):
+    before = signal.getsignal(signal.SIGINT)
+    assert main(["schema"]) == 0
+    assert signal.getsignal(signal.SIGINT) is before
+    capsys.readouterr()

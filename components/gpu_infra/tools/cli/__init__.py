@@ -2,7 +2,7 @@
 browse the GPU catalog.
 
 Exit codes: 0 success; 1 the plan found mandatory policy violations or the program failed;
-2 bad input (unreadable or invalid stack file, bad arguments).
+2 bad input (unreadable or invalid stack file, bad arguments); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from gpu_infra.tools.cli import (
     validate,
 )
 from gpu_infra.tools.cli.common import EXIT_BAD_INPUT
+from gpu_infra.tools.cli.interrupt import exit_on_interrupt
 
 COMMANDS = (validate, schema, plan, clone, catalog, cost, publish, pr_comment, completion)
 """Command modules; each has `add_parser(subparsers)`, `run(args) -> int`, a docstring (the
@@ -70,7 +71,8 @@ def _describe(parser: argparse.ArgumentParser, command: ModuleType) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gpu-infra` console script."""
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    with exit_on_interrupt():
+        return args.run(args)
 
 
 if __name__ == "__main__":
