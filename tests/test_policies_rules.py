@@ -195,6 +195,11 @@ def test_catalog_fit():
         "instanceTypes": ["ecs.gn8v-8x.48xlarge", "ecs.gn6i-c4g1.xlarge"],
         "tags": {"Layout": "inference"}})
     assert messages("gpu-type-in-catalog", config, ctx) == []
+    pool = Resource(t.NODE_POOL, {"instanceTypes": ["ecs.gn9x-8x.huge"]})
+    template = Resource(t.ECS_LAUNCH_TEMPLATE, {"instanceType": "ecs.gn9x-8x.huge"})
+    for resource in (pool, template):
+        assert messages("gpu-type-in-catalog", resource, ctx) == [
+            "ecs.gn9x-8x.huge is not in the GPU catalog"]
     for props in ({"instanceType": "ecs.g7.large"}, {"instanceType": UNKNOWN}, {}):
         assert messages("gpu-type-in-catalog", Resource(t.INSTANCE, props), ctx) == []
     # no catalog: the rule has nothing to judge by

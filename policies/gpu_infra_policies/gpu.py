@@ -16,6 +16,7 @@ from gpu_infra_policies.base import (
     as_list,
     is_unknown,
 )
+from gpu_infra_policies.nodes import NODE_SHAPES
 
 GPU_TYPE = re.compile(r"^ecs\.[a-z]*gn\d")
 """GPU instance types: families gn*, ebmgn*, sgn*, vgn*, sccgn*."""
@@ -32,9 +33,10 @@ def _instance_types(props: Mapping[str, Any]) -> list[str]:
 
 
 def catalog_fit(resource: Resource, _: Mapping[str, Any], ctx: Context) -> Iterator[str]:
-    """GPU instance types are in the catalog and suit the resource's Layout tag. Runs only
-    when a catalog lookup is available."""
-    if ctx.catalog is None or resource.type not in (t.INSTANCE, t.SCALING_CONFIGURATION):
+    """GPU instance types of every node type (instances, scaling configurations, launch
+    templates, ACK node pools) are in the catalog and suit the resource's Layout tag. Runs
+    only when a catalog lookup is available."""
+    if ctx.catalog is None or resource.type not in NODE_SHAPES:
         return
     layout = resource.tags().get("Layout")
     for kind in _instance_types(resource.props):
