@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ BASE_RENDERING: dict[str, Any] = {
 def utc_in(days: float) -> str:
     """An ESS launch time (`YYYY-MM-DDThh:mmZ`) `days` from now: schedules must lie within
     the next 90 days, so tests cannot use fixed dates."""
-    moment = datetime.now(UTC) + timedelta(days=days)
+    moment = datetime.now(timezone.utc) + timedelta(days=days)
     return moment.strftime("%Y-%m-%dT%H:%MZ")
 
 

@@ -147,7 +147,8 @@ def run_in_process(case: Case, directory: Path, capsys: pytest.CaptureFixture[st
 
 def cli_command(*args: str) -> list[str]:
     """The installed CLI as a subprocess command line."""
-    return [sys.executable, "-m", "gpu_infra.tools.cli", *args]
+    return [sys.executable, "-c", "import sys; from gpu_infra.tools.cli import main; "
+            "sys.exit(main())", *args]
 
 
 def run_subprocess(case: Case, directory: Path, **options) -> subprocess.CompletedProcess:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from itertools import pairwise
 from typing import Literal
 
@@ -286,8 +286,11 @@ def step_problems(steps: list[ScalingStep]) -> list[str]:
                             f"{step.lower:g}")
     if problems:
         return problems
-    order = sorted(range(len(steps)), key=lambda i: -math.inf if steps[i].lower is None
-                   else steps[i].lower)
+    def lower_of(index: int) -> float:
+        lower = steps[index].lower
+        return -math.inf if lower is None else lower
+
+    order = sorted(range(len(steps)), key=lower_of)
     first, last = steps[order[0]], steps[order[-1]]
     if first.lower is not None and first.lower > 0:
         problems.append(f"steps[{order[0]}].lower: {first.lower:g}; the lowest step must "
@@ -373,7 +376,7 @@ class ScheduledScaling(StrictModel):
         given = [(name, size) for name, size in sizes.items() if size is not None]
         problems += [f"{above}: {high} is below {below} {low}" for (below, low), (above, high)
                      in pairwise(given) if high < low]
-        problems += self._time_problems(datetime.now(UTC))
+        problems += self._time_problems(datetime.now(timezone.utc))
         if problems:
             raise ValueError("\n".join(problems))
         return self
@@ -409,7 +412,7 @@ def _utc_time(text: str) -> datetime | None:
     """`YYYY-MM-DDThh:mm[:ss]Z` as an aware UTC datetime, or None if no such moment."""
     for layout in ("%Y-%m-%dT%H:%MZ", "%Y-%m-%dT%H:%M:%SZ"):
         try:
-            return datetime.strptime(text, layout).replace(tzinfo=UTC)
+            return datetime.strptime(text, layout).replace(tzinfo=timezone.utc)
         except ValueError:
             continue
     return None

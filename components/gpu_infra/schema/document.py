@@ -15,6 +15,7 @@ hand the program through `pulumi.Config.get_object`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -237,7 +238,7 @@ def load_round_trip(text: str, source: str, loader: YAML, root: str = "") -> Any
         raise ConfigError(source, [_syntax_problem(source, error)]) from None
 
 
-def _non_json(value: Any, path: str):
+def _non_json(value: Any, path: str) -> Iterator[str]:
     """`path: problem` for each value JSON cannot hold (a non-string key, a value of another
     type than JSON's). Non-finite numbers are left to the schema, which refuses them."""
     if isinstance(value, dict):

@@ -2,7 +2,9 @@
 browse the GPU catalog.
 
 Exit codes: 0 success; 1 the plan found mandatory policy violations or the program failed;
-2 bad input (unreadable or invalid stack file, bad arguments); 130 interrupted (Ctrl-C).
+2 bad input (unreadable or invalid stack file, bad arguments) or output that cannot be
+written (a full or read-only disk, a full stdout; nothing half-written is left behind);
+130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from gpu_infra.tools.cli import (
     schema,
     validate,
 )
-from gpu_infra.tools.cli.common import EXIT_BAD_INPUT
+from gpu_infra.tools.cli.common import EXIT_BAD_INPUT, stdout_failed
 from gpu_infra.tools.cli.interrupt import exit_on_interrupt
 
 COMMANDS = (validate, schema, plan, clone, catalog, cost, publish, pr_comment, completion)
@@ -72,7 +74,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gpu-infra` console script."""
     args = build_parser().parse_args(argv)
     with exit_on_interrupt():
-        return args.run(args)
+        try:
+            code: int = args.run(args)
+            sys.stdout.flush()  # a full disk behind stdout shows here, not at exit
+        except OSError as error:
+            if error.filename is not None:  # a file a command did not handle itself
+                raise
+            return stdout_failed(error)
+        return code
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +32,23 @@ def add_stack_argument(parser: argparse.ArgumentParser) -> None:
 def stack_path(args: argparse.Namespace) -> Path:
     """The stack file the arguments name."""
     return resolve_stack_path(args.stack, args.stacks_dir or project_dir() / "stacks")
+
+
+def stdout_failed(error: OSError) -> int:
+    """Report once that stdout cannot be written (e.g. it is /dev/full) and return the
+    bad-input exit code; a closed pipe (`| head`) is quiet and exits 1, as Python does.
+    stdout is pointed at /dev/null first, so the text still buffered for it does not fail
+    again, with a traceback, when Python exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, io.UnsupportedOperation):  # stdout without a descriptor
+        pass
+    if isinstance(error, BrokenPipeError):  # the reader stopped early (`| head`): quiet
+        return EXIT_FAILED
+    print(f"gpu-infra: cannot write the output: {error.strerror or error}", file=sys.stderr)
+    return EXIT_BAD_INPUT
 
 
 def report_problems(error: ConfigError, what: str = "invalid stack") -> int:

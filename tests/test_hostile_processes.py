@@ -1,0 +1,135 @@
+"""Hostile input and faults through real processes: what only a process shows (a hang
+stopped by a timeout, a full stdout, a closed pipe, a FIFO, concurrent clones). Each case
+is bounded by a subprocess timeout; see tests/hostile.py for the checks."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import PROJECT_DIR
+from .hostile import (
+    CASE_BOUND_S,
+    TRAINING,
+    Case,
+    billion_laughs,
+    check_output,
+    cli_command,
+    nested,
+    run_subprocess,
+)
+
+LAUGHS = "values, counting what aliases expand to"
+PROCESS_CASES = [
+    Case("hang", "laughs-validate", ("validate", "{d}/Pulumi.bad.yaml"),
+         {"Pulumi.bad.yaml": billion_laughs()}, expect=LAUGHS),
+    Case("hang", "laughs-plan", ("plan", "{d}/Pulumi.bad.yaml", "--json", "{d}/plan.json"),
+         {"Pulumi.bad.yaml": billion_laughs()}, expect=LAUGHS),
+    Case("hang", "laughs-cost", ("cost", "{d}/Pulumi.bad.yaml"),
+         {"Pulumi.bad.yaml": billion_laughs()}, expect=LAUGHS),
+    Case("hang", "laughs-beside-a-clone",
+         ("clone", "{d}/source.yaml", "copy", "--stacks-dir", "{d}", "--name", "copy-one"),
+         {"source.yaml": TRAINING, "Pulumi.bad.yaml": billion_laughs()}, expect=LAUGHS),
+    Case("hang", "nested-600-validate", ("validate", "{d}/Pulumi.bad.yaml"),
+         {"Pulumi.bad.yaml": nested(600)}, expect="brackets nested more than 32 levels deep"),
+    Case("hang", "nested-20000-validate", ("validate", "{d}/Pulumi.bad.yaml"),
+         {"Pulumi.bad.yaml": nested(20_000)}, expect="brackets nested more than 32 levels"),
+    Case("hang", "nested-policy-config",
+         ("plan", "training-dev", "--policy-config", "{d}/policy.json"),
+         {"policy.json": "[" * 100_000}, expect="nested more than 16 levels deep"),
+]
+
+
+@pytest.mark.parametrize("case", PROCESS_CASES, ids=[case.id for case in PROCESS_CASES])
+def test_hostile_process_ends_with_one_clear_problem(case: Case, tmp_path: Path):
+    run_subprocess(case, tmp_path)
+
+
+def test_a_fifo_as_stack_file_is_refused_without_opening_it(tmp_path: Path):
+    """Opening a FIFO would block until a writer comes: it is never opened."""
+    os.mkfifo(tmp_path / "Pulumi.fifo.yaml")
+    run_subprocess(Case("hang", "fifo", ("validate", "{d}/Pulumi.fifo.yaml"),
+                        expect="Pulumi.fifo.yaml: not a regular file"), tmp_path)
+
+
+@pytest.mark.parametrize("argv", [("validate", "training-dev"), ("catalog",), ("schema",),
+                                  ("plan", "training-dev"), ("plan", "training-dev", "--json",
+                                                             "-"), ("cost", "training-dev")],
+                         ids=" ".join)
+def test_a_full_stdout_is_one_line_and_exit_2(argv: tuple[str, ...]):
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(cli_command(*argv), cwd=PROJECT_DIR, stdout=full,
+                                stderr=subprocess.PIPE, text=True, timeout=CASE_BOUND_S)
+    check_output(Case("io", "dev-full", argv,
+                      expect="gpu-infra: cannot write the output: No space left on device"),
+                 result.returncode, "", result.stderr)
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_plan_json_into_dev_full_writes_the_device_and_reports_it():
+    """A target that is not a regular file is written directly (never replaced)."""
+    result = subprocess.run(cli_command("plan", "training-dev", "--json", "/dev/full"),
+                            cwd=PROJECT_DIR, capture_output=True, text=True,
+                            timeout=CASE_BOUND_S)
+    check_output(Case("io", "json-dev-full", (),
+                      expect="--json: /dev/full: cannot write: No space left on device"),
+                 result.returncode, result.stdout, result.stderr)
+    assert Path("/dev/full").is_char_device()
+
+
+def test_clone_into_a_closed_pipe_is_quiet(tmp_path: Path):
+    (tmp_path / "Pulumi.source.yaml").write_text(TRAINING)
+    process = subprocess.Popen(
+        cli_command("clone", "source", "copy", "--stacks-dir", str(tmp_path), "--name",
+                    "copy-one"), cwd=PROJECT_DIR, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    first = process.stdout.readline()
+    process.stdout.close()  # like `| head -1`
+    stderr = process.stderr.read()
+    process.wait(timeout=CASE_BOUND_S)
+    assert first.startswith(f"wrote {tmp_path}/Pulumi.copy.yaml")
+    assert stderr == "" and process.returncode in (0, 1)
+
+
+CLONES = 20
+
+
+def _clone_all(directory: Path, names: list[str | None]) -> list[subprocess.CompletedProcess]:
+    """Start one `clone source copy-NN` process per name (None: the name is derived from
+    copy-NN) at once, and wait for all."""
+    def clone(index: int) -> subprocess.CompletedProcess:
+        name = names[index]
+        return subprocess.run(
+            cli_command("clone", "source", f"copy-{index:02d}", "--stacks-dir",
+                        str(directory), *(["--name", name] if name else [])),
+            cwd=PROJECT_DIR, capture_output=True, text=True, timeout=120)
+
+    with ThreadPoolExecutor(len(names)) as pool:
+        return list(pool.map(clone, range(len(names))))
+
+
+def test_concurrent_clones_never_share_a_cidr_or_a_name(tmp_path: Path):
+    """20 clones at once: 10 with names of their own, 10 asking for the same name. Every
+    clone written has its own VPC CIDR and cluster name; the shared name goes to one."""
+    (tmp_path / "Pulumi.source.yaml").write_text(TRAINING)
+    names = [None] * (CLONES // 2) + ["same-name"] * (CLONES // 2)
+    results = _clone_all(tmp_path, names)
+    own, shared = results[:CLONES // 2], results[CLONES // 2:]
+    assert [r.returncode for r in own] == [0] * len(own), [r.stderr for r in own]
+    assert sorted(r.returncode for r in shared) == [0] + [2] * (len(shared) - 1)
+    assert all(re.search(r"'same-name' is already the cluster name of stack copy-\d\d",
+                         r.stderr) for r in shared if r.returncode)
+    assert all("Traceback" not in r.stderr for r in results)
+    clusters = [yaml.safe_load(path.read_text())["config"]["gpu-infra:cluster"]
+                for path in sorted(tmp_path.glob("Pulumi.copy-*.yaml"))]
+    cidrs = [cluster["network"]["vpc_cidr"] for cluster in clusters] + ["10.10.0.0/16"]
+    assert len(clusters) == len(own) + 1
+    assert len(set(cidrs)) == len(cidrs)  # the source's 10.10.0.0/16 included
+    assert len({cluster["name"] for cluster in clusters}) == len(clusters)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files
