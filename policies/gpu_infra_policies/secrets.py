@@ -12,6 +12,7 @@ import binascii
 import re
 import zlib
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from gpu_infra_policies import types as t
@@ -53,11 +54,13 @@ def _decoded(text: str) -> str | None:
         return None
 
 
-def findings_in(text: str) -> list[str]:
-    """What credentials `text` holds (plain or base64), e.g. ["an AccessKey id"]."""
+@lru_cache(maxsize=256)
+def findings_in(text: str) -> tuple[str, ...]:
+    """What credentials `text` holds (plain or base64), e.g. ("an AccessKey id",). Cached:
+    the nodes of a fleet share their user data."""
     candidates = [text] + [decoded for decoded in [_decoded(text)] if decoded]
-    return [what for what, pattern in SECRET_PATTERNS
-            if any(pattern.search(candidate) for candidate in candidates)]
+    return tuple(what for what, pattern in SECRET_PATTERNS
+                 if any(pattern.search(candidate) for candidate in candidates))
 
 
 def _texts(resource: Resource) -> Iterator[tuple[str, str]]:
