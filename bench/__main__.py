@@ -27,6 +27,7 @@ import yaml
 from gpu_infra.schema import load_stack
 from gpu_infra.tools.plan.engine import run_plan, run_under_mocks
 
+from .changes import measure_changes, report_lines
 from .graph import longest_chain
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,13 +147,17 @@ def main(argv: list[str] | None = None) -> None:
         generated = [measure(generated_stack(Path(scratch), n)) for n in NODE_COUNTS]
         largest = generated_stack(Path(scratch), NODE_COUNTS[-1])
         memory = peak_memory_mib(largest)
+    template = STACKS / f"Pulumi.{TEMPLATE}.yaml"
+    changes = [measure_changes(template, nodes, median_seconds)
+               for nodes in (None, NODE_COUNTS[-1])]
     slope, intercept, r2 = linear_fit([(g["nodes"], g["plan_s"]) for g in generated])
     results = {"date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
                "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
                "runs": RUNS, "shipped": shipped, "generated": generated,
                "linear_fit": {"seconds_per_node": round(slope, 5),
                               "intercept_s": round(intercept, 4), "r2": round(r2, 4)},
-               "peak_memory_mib": round(memory, 1), "peak_memory_stack": largest.name}
+               "peak_memory_mib": round(memory, 1), "peak_memory_stack": largest.name,
+               "changes": changes}
     out.mkdir(parents=True, exist_ok=True)
     (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
     (out / "latest.md").write_text(report(results))
@@ -181,6 +186,7 @@ def report(results: dict) -> str:
     for row in results["shipped"]:
         lines.append(f"- {row['stack']}: {row['chain_length']} levels: "
                      + " → ".join(t.split(":")[-1] for t in row["chain"]))
+    lines += report_lines(results.get("changes", []))
     return "\n".join(lines) + "\n"
 
 
