@@ -38,7 +38,9 @@ BASE_RENDERING: dict[str, Any] = {
     "layout": "rendering",
     "tags": {"CostCenter": "cc-1", "Owner": "team-a"},
     "network": {"vpc_cidr": "10.3.0.0/16", "zones": ["cn-hangzhou-i"]},
-    "fleet": {"instance_types": ["ecs.vgn7i-vws-m4.xlarge"]},
+    "fleet": {"instance_types": ["ecs.vgn7i-vws-m4.xlarge"],
+              "driver": {"route": "grid", "version": "535.161.07",
+                         "grid_package": "oss://r01-dev-datasets/drivers/grid.run"}},
 }
 
 

@@ -22,7 +22,7 @@ def test_training_defaults():
     fleet = stack_config(BASE_TRAINING).fleet
     assert (fleet.capacity, fleet.erdma, fleet.placement, fleet.interruptible) == (
         "on_demand", "auto", "auto", False)
-    assert (fleet.system_disk_gib, fleet.system_disk_performance_level, fleet.image_id) == (
+    assert (fleet.system_disk_gib, fleet.system_disk_performance_level, fleet.image.id) == (
         200, "PL1", None)
 
 

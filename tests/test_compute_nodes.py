@@ -112,8 +112,10 @@ def test_placement_and_erdma_from_the_catalog():
     assert erdma_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge")) is False
 
 
-def test_default_image_is_resolved_from_public_ubuntu_images(record):
-    from gpu_infra.blocks.compute.images import default_image_id
+def test_image_by_name_is_looked_up_exactly(record):
+    from gpu_infra.blocks.compute.images import image_id_for
+    from gpu_infra.schema.node import ImageChoice
 
-    instances, _, _, _ = build(record, image_id=default_image_id("ecs.gn8v-8x.48xlarge"))
+    instances, _, _, _ = build(record, image_id=image_id_for(ImageChoice(name="gpu-baked")))
     assert instances[0].inputs["imageId"] == "ubuntu_22_04_x64_20G_alibase_20250101.vhd"
+    assert image_id_for(ImageChoice(id="m-abc")) == "m-abc"

@@ -26,22 +26,22 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 45, {":Instance": 1, ":EcsDeploymentSet": 1, ":Bucket": 4,
+    ("training-dev", 44, {":Instance": 1, ":EcsDeploymentSet": 1, ":Bucket": 4,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
                           ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 69, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
+    ("training-prod", 68, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
                            ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                            ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
-    ("inference-prod", 47, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
+    ("inference-prod", 48, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
                             ":Instance": 0,
                             ":DynamicTagGroup": 1, ":MetricRuleTemplate": 1, ":SnatEntry": 2,
                             ":EventRule": 0, ":ServiceQueue": 1, ":ess/notification:Notification":
                             1, ":ServiceMetricAlarmRule": 1, ":InstanceRefresh": 0}),
-    ("rendering-batch", 49, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 1,
+    ("rendering-batch", 50, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
                              ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 3,
                              ":BucketLogging": 2,
                              ":MonitorGroup": 1, ":Instance": 0, ":EventRule": 0}),
@@ -104,7 +104,7 @@ def test_training_dev_is_spot_and_unprotected_and_mounts_the_shared_file_system(
     mount = plan.one("alicloud:nas/mountTarget:MountTarget")
     domain = plan.outputs["mount_command"].split("mount -t nfs")[1].split()[2].split(":")[0]
     assert domain.endswith(".nas.aliyuncs.com")
-    assert f"{domain}:/ /mnt/shared" in node.inputs["userData"]
+    assert f"readonly SHARED_FS_SOURCE={domain}:/\n" in node.inputs["userData"]
     assert "/mnt/scratch" in node.inputs["userData"] and mount.id
     assert plan.outputs["node_private_ips"] == ["10.10.64.4"]
 
@@ -178,7 +178,11 @@ def test_rendering_batch_scales_on_queue_length_to_zero_on_spot():
             scale_in["stepAdjustments"], scale_in["minAdjustmentMagnitude"]) == (
         "StepScalingRule", "PercentChangeInCapacity",
         [{"metricIntervalUpperBound": "0", "scalingAdjustment": -100}], 1)
-    hook = plan.one("alicloud:ess/lifecycleHook:LifecycleHook")
+    hook = next(h for h in plan.by_type("alicloud:ess/lifecycleHook:LifecycleHook")
+                if h.inputs["lifecycleTransition"] == "SCALE_IN")
+    ready = next(h for h in plan.by_type("alicloud:ess/lifecycleHook:LifecycleHook")
+                 if h.inputs["lifecycleTransition"] == "SCALE_OUT")
+    assert (ready.inputs["heartbeatTimeout"], ready.inputs["defaultResult"]) == (1800, "ABANDON")
     assert (hook.inputs["lifecycleTransition"], hook.inputs["heartbeatTimeout"],
             hook.inputs["notificationArn"]) == (
         "SCALE_IN", 900, "acs:ess:cn-hangzhou:1234567890123456:queue/render-farm-gpu-drain")
@@ -272,7 +276,8 @@ def test_scaling_fleet_without_shared_fs_or_monitoring(plan_cluster):
     assert plan.by_type("alicloud:nas/fileSystem:FileSystem") == []
     assert plan.by_type("alicloud:cms/alarmContactGroup:AlarmContactGroup") == []
     config = plan.one("alicloud:ess/scalingConfiguration:ScalingConfiguration")
-    assert "dataDisks" not in config.inputs and "mount" not in config.inputs["userData"]
+    assert "dataDisks" not in config.inputs
+    assert "run_step shared_fs" not in config.inputs["userData"]
     assert "mount_command" not in plan.outputs
 
 

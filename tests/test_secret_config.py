@@ -45,8 +45,8 @@ BASE_YAML = ("    name: t01\n    layout: training\n    network: {zones: [cn-hang
 @pytest.mark.parametrize("cluster_yaml, path", [
     (BASE_YAML + "    tags:\n      Owner:\n        secure: v1:abc\n", "tags.Owner"),
     (BASE_YAML + "    suppress:\n      - secure: v1:abc\n", "suppress[0]"),
-    (BASE_YAML.replace("nodes: 2}", "nodes: 2, image_id: {secure: v1:abc}}"),
-     "fleet.image_id"),
+    (BASE_YAML.replace("nodes: 2}", "nodes: 2, image: {name: {secure: v1:abc}}}"),
+     "fleet.image.name"),
 ])
 def test_secure_values_elsewhere_are_refused_with_their_path(tmp_path, cluster_yaml, path):
     with pytest.raises(ConfigError) as caught:

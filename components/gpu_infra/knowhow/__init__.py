@@ -1,8 +1,8 @@
 """Named validators: GPU know-how applied to a valid cluster config before anything is built.
 
 Each finding has a stable validator name and a level (findings.py); WARNING and INFO can be
-silenced per stack under `suppress:`. The validators live by concern (general, compute); this
-module is their one registry.
+silenced per stack under `suppress:`. The validators live by concern (general, compute,
+node_software); this module is their one registry.
 """
 
 from __future__ import annotations
@@ -12,9 +12,11 @@ from collections.abc import Iterable
 from gpu_infra.knowhow.compute import COMPUTE_VALIDATORS
 from gpu_infra.knowhow.findings import Finding, Level, Validator
 from gpu_infra.knowhow.general import GENERAL_VALIDATORS
+from gpu_infra.knowhow.node_software import NODE_SOFTWARE_VALIDATORS
 from gpu_infra.schema import ClusterConfig
 
-VALIDATORS: tuple[Validator, ...] = (*GENERAL_VALIDATORS, *COMPUTE_VALIDATORS)
+VALIDATORS: tuple[Validator, ...] = (*GENERAL_VALIDATORS, *COMPUTE_VALIDATORS,
+                                     *NODE_SOFTWARE_VALIDATORS)
 """Every validator, in the order findings are reported."""
 
 

@@ -9,7 +9,7 @@ from ipaddress import IPv4Network
 import pulumi
 
 from gpu_infra import catalog
-from gpu_infra.blocks.bootstrap import DATA_ROOT, bootstrap_script
+from gpu_infra.blocks.bootstrap import DATA_ROOT, BootstrapSpec, SharedFsMount, user_data
 from gpu_infra.blocks.conventions import Conventions, stack_tags
 from gpu_infra.blocks.encryption import KmsKey
 from gpu_infra.blocks.identity import InstanceRole
@@ -18,7 +18,14 @@ from gpu_infra.blocks.network import Network
 from gpu_infra.blocks.security import ClusterSecurity
 from gpu_infra.blocks.storage.buckets import Bucket, bucket_names, log_bucket_name
 from gpu_infra.blocks.storage.disks import DataDisks
-from gpu_infra.blocks.storage.filesystem import FS_TYPES, SharedFileSystem, mount_command
+from gpu_infra.blocks.storage.filesystem import (
+    EXPORT_PATHS,
+    FS_TYPES,
+    NFS_OPTIONS,
+    SharedFileSystem,
+    mount_command,
+)
+from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
 from gpu_infra.schema import ClusterConfig
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 
@@ -150,17 +157,51 @@ class LayoutBase(pulumi.ComponentResource):
             f"{name}-disks", config=storage, gpu_count=self.gpu_count(),
             conventions=self.conventions, take_snapshots=self.cluster.is_prod,
             kms_key_id=self.kms_key_id, opts=self.child)
-        disk_names = [disk.name for disk in storage.disks]
         mount_address = self.shared_fs.mount_address if self.shared_fs else None
         fs_type = FS_TYPES[shared.kind].file_system_type
         self.mount_command: pulumi.Output[str] | None = None
+        self.shared_fs_source: pulumi.Output[str] | None = None
         if mount_address is not None:
             self.mount_command = pulumi.Output.from_input(mount_address).apply(
                 lambda address: mount_command(address, file_system_type=fs_type))
-            self.user_data: pulumi.Input[str] = self.mount_command.apply(
-                lambda lines: bootstrap_script(disk_names, lines))
-        else:
-            self.user_data = bootstrap_script(disk_names)
+            self.shared_fs_source = pulumi.Output.from_input(mount_address).apply(
+                lambda address: f"{address}:{EXPORT_PATHS[fs_type]}")
+
+    def bootstrap_spec(self, fleet_name: str, *, shared_fs_source: str | None = None,
+                       scaling_group_id: str | None = None,
+                       lifecycle_hook_id: str | None = None) -> BootstrapSpec:
+        """What the fleet's nodes need, from the stack and the catalog."""
+        fleet = self.cluster.fleet
+        plan = driver_plan(fleet)
+        if plan.route is None:
+            raise ValueError("fleet.driver.route: no driver route (validator "
+                             "driver-route-missing)")
+        return BootstrapSpec(
+            fleet=fleet_name, region=self.cluster.region, gpu_counts=gpu_counts(fleet),
+            route=plan.route, driver=plan.stack, erdma=self.uses_erdma(),
+            fabric_manager=may_have_nvswitch(fleet),
+            data_disks=tuple(disk.name for disk in self.cluster.storage.disks),
+            shared_fs=SharedFsMount(shared_fs_source, NFS_OPTIONS) if shared_fs_source else None,
+            cluster=self.wires_cluster(), scaling_group_id=scaling_group_id,
+            lifecycle_hook_id=lifecycle_hook_id)
+
+    def node_user_data(self, fleet_name: str, scaling_group_id: pulumi.Input[str] | None = None,
+                       lifecycle_hook_id: pulumi.Input[str] | None = None
+                       ) -> pulumi.Output[str]:
+        """The user data of every node of the fleet (blocks.bootstrap)."""
+        return pulumi.Output.all(self.shared_fs_source, scaling_group_id,
+                                 lifecycle_hook_id).apply(
+            lambda values: user_data(self.bootstrap_spec(
+                fleet_name, shared_fs_source=values[0], scaling_group_id=values[1],
+                lifecycle_hook_id=values[2])))
+
+    def uses_erdma(self) -> bool:
+        """Whether the nodes use eRDMA. Default: no (scaling fleets)."""
+        return False
+
+    def wires_cluster(self) -> bool:
+        """Whether the nodes learn each other (hostfile, torchrun, SSH). Default: no."""
+        return False
 
     def _node_cidrs(self, zones: list[str]) -> list[IPv4Network]:
         """CIDRs of the nodes' vSwitches (the VPC's CIDR with bring-your-own vSwitches)."""

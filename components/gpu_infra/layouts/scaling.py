@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pulumi
 
-from gpu_infra.blocks.compute.images import default_image_id
+from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.compute.scaling import GpuScalingGroup
+from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.layouts.base import LayoutBase
+from gpu_infra.limits.node_stack import READINESS_TIMEOUT_SECONDS
 from gpu_infra.schema import InferenceConfig, RenderingConfig
 
 
@@ -29,14 +31,18 @@ class ScalingLayout(LayoutBase):
     def build_fleet(self, name: str) -> tuple[str, None]:
         """The scaling group; its alarms go by tag (its instances come and go)."""
         fleet = self.cluster.fleet
+        route = driver_plan(fleet).route or "auto_install"
         self.fleet_component_name = f"{name}-gpu"
         self.fleet = GpuScalingGroup(
             self.fleet_component_name, config=fleet,
             vswitch_ids=[self.network.vswitch_ids[zone] for zone in self.fleet_zones()],
             security_group_ids=[self.security.security_group_id],
-            image_id=fleet.image_id or default_image_id(self.instance_type()),
+            image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
-            role_name=self.role.role_name, user_data=self.user_data,
+            role_name=self.role.role_name,
+            user_data=lambda group_id, hook_id: self.node_user_data(
+                f"{name}-gpu", group_id, hook_id),
+            readiness_seconds=READINESS_TIMEOUT_SECONDS[route],
             data_disks=self.disks.scaling_disks(), kms_key_id=self.kms_key_id,
             health_check_types=self.cluster.health_check_types,
             scale_in_percent=self.cluster.scale_in_percent,

@@ -6,11 +6,15 @@ from collections.abc import Sequence
 
 import pulumi
 
-from gpu_infra.blocks.compute.images import default_image_id
+from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.nodes import GpuNodes
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
+from gpu_infra.knowhow.placement import erdma_for
 from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.schema import TrainingConfig
+
+SESSION_COMMAND = "ali-instance-cli session --instance "
+"""Cloud Assistant session (no public IP, no open SSH port): Alibaba's session manager CLI."""
 
 
 class TrainingCluster(LayoutBase):
@@ -42,9 +46,9 @@ class TrainingCluster(LayoutBase):
         self.nodes = GpuNodes(
             f"{name}-gpu", config=fleet, vswitch_id=self.network.vswitch_ids[zone],
             security_group_ids=[self.security.security_group_id],
-            image_id=fleet.image_id or default_image_id(fleet.instance_type),
+            image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
-            role_name=self.role.role_name, user_data=self.user_data,
+            role_name=self.role.role_name, user_data=self.node_user_data(f"{name}-gpu"),
             data_disks=self.disks.instance_disks(), kms_key_id=self.kms_key_id,
             protect=self.cluster.is_prod and self.disks.holds_data, opts=self.child)
         self.reserved = ReservedCapacity(
@@ -57,8 +61,18 @@ class TrainingCluster(LayoutBase):
         """The nodes' instance names."""
         return pulumi.Output.all(*[node.instance_name for node in self.nodes.instances])
 
+    def uses_erdma(self) -> bool:
+        """eRDMA as the fleet asks (auto: where the family has it)."""
+        return erdma_for(self.cluster.fleet)
+
+    def wires_cluster(self) -> bool:
+        """Training nodes learn each other at boot and at job start."""
+        return True
+
     def fleet_exports(self) -> dict[str, pulumi.Input]:
-        """Node addresses and placement."""
+        """Node addresses and placement, and the command that opens a shell on node 0."""
         return {"node_private_ips": self.nodes.private_ips,
                 "instance_ids": self.nodes.instance_ids,
-                "deployment_set_ids": self.nodes.deployment_set_ids}
+                "deployment_set_ids": self.nodes.deployment_set_ids,
+                "node0_shell": pulumi.Output.concat(SESSION_COMMAND,
+                                                    self.nodes.instance_ids[0])}

@@ -17,6 +17,7 @@ from gpu_infra.limits.allowed import (
     REFRESH_MULTI_AZ_POLICY,
 )
 from gpu_infra.schema.base import StrictModel
+from gpu_infra.schema.node import DriverConfig, ImageChoice
 
 InstanceType = str
 """An ECS instance type such as ecs.gn7i-c8g1.2xlarge."""
@@ -85,10 +86,14 @@ class ReservedCapacityConfig(StrictModel):
 class FleetBase(StrictModel):
     """Settings fixed nodes and scaling fleets share."""
 
-    image_id: str | None = None
-    """Image of every node. Default: the newest Alibaba Cloud public Ubuntu 22.04 image,
-    which has no GPU driver: then the user data must install the NVIDIA driver and CUDA, so
-    set a custom or Marketplace GPU image here for production."""
+    image: ImageChoice = ImageChoice()
+    """Image of every node: an id, an exact custom-image name, or (default) the pinned public
+    Ubuntu 22.04 image. A new public image never changes the plan; only an edit here does
+    (it replaces each node's system disk)."""
+    driver: DriverConfig = DriverConfig()
+    """GPU driver route and pinned versions. Default: Alibaba's first-boot auto-install with
+    the family's pinned driver, CUDA and cuDNN (vws families: set route grid or
+    preinstalled)."""
     system_disk_gib: int = Field(default=200, ge=20, le=500)
     """ESSD system disk size in GiB. Default 200; 20-500 (the ESS limit)."""
     system_disk_performance_level: PerformanceLevel = "PL1"

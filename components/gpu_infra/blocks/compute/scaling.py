@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -20,6 +20,8 @@ from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
 from gpu_infra.limits.cloudmonitor import FLEET_DIMENSION
 from gpu_infra.schema.compute import ScalingFleet
 
+UserDataFor = Callable[[pulumi.Output[str], pulumi.Output[str] | None], pulumi.Input[str]]
+"""User data made from the group's id and its readiness hook's id (None without a hook)."""
 REMOVAL_POLICIES = ["OldestScalingConfiguration", "OldestInstance"]
 """Which instances go first on scale-in: those of an old configuration, then the oldest."""
 
@@ -33,6 +35,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
     (`compensate_with_on_demand`). The configuration uses a cloud_essd system disk: ESS
     rejects cloud_auto (ESSD AutoPL); the system disk is always encrypted, with
     `kms_key_id` when given.
+
+    Readiness: with `readiness_seconds`, a SCALE_OUT lifecycle hook (default result ABANDON)
+    holds each new instance until its bootstrap's health check completes the action.
 
     Healing: ESS replaces instances failing `health_check_types` (ECS; LOAD_BALANCER
     behind a load balancer), spot instances on their reclaim notice, and every instance
@@ -70,15 +75,20 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  image_id: pulumi.Input[str], conventions: Conventions,
                  key_name: pulumi.Input[str] | None = None,
                  role_name: pulumi.Input[str] | None = None,
-                 user_data: pulumi.Input[str] | None = None,
+                 user_data: pulumi.Input[str] | UserDataFor | None = None,
                  data_disks: Sequence[alicloud.ess.ScalingConfigurationDataDiskArgs] = (),
                  kms_key_id: pulumi.Input[str] | None = None,
                  health_check_types: Sequence[str] = ("ECS",),
                  scale_in_percent: int = 25,
                  contact_group: pulumi.Input[str] | None = None,
+                 readiness_seconds: int | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`health_check_types` and `scale_in_percent`: the layout's effective values
-        (schema defaults by layout); `contact_group`: who hears of a missing queue metric."""
+        (schema defaults by layout); `contact_group`: who hears of a missing queue metric.
+        `readiness_seconds`: hold each new instance in a SCALE_OUT lifecycle hook until its
+        bootstrap completes the action (CONTINUE healthy, ABANDON unhealthy), abandoning it
+        after that many seconds (30-21600); None: no readiness hook. A callable `user_data`
+        gets the group's and the readiness hook's ids."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spot = config.uses_spot
@@ -100,6 +110,15 @@ class GpuScalingGroup(pulumi.ComponentResource):
             group_deletion_protection=conventions.deletion_protection,
             tags=conventions.tags_for(child_name(name, "asg"), {FLEET_TAG_KEY: name}),
             opts=child)
+        self.readiness_hook: alicloud.ess.LifecycleHook | None = None
+        if readiness_seconds is not None:
+            self.readiness_hook = alicloud.ess.LifecycleHook(
+                child_name(name, "ready"), name=child_name(name, "ready"),
+                scaling_group_id=self.group.id, lifecycle_transition="SCALE_OUT",
+                heartbeat_timeout=readiness_seconds, default_result="ABANDON", opts=child)
+        if callable(user_data):
+            user_data = user_data(self.group.id,
+                                  self.readiness_hook.id if self.readiness_hook else None)
         self.configuration = alicloud.ess.ScalingConfiguration(
             child_name(name, "config"), scaling_group_id=self.group.id,
             scaling_configuration_name=child_name(name, "config"),
@@ -155,6 +174,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.scaling_rule_aris = {key: rule.ari for key, rule in self.rules.items()}
         self.metric_group_id = self.metric_group.id if self.metric_group else None
         self.drain_queue_name = self.drain_queue.queue_name if self.drain_queue else None
+        self.readiness_hook_id = self.readiness_hook.id if self.readiness_hook else None
         self.register_outputs({"scaling_group_id": self.scaling_group_id,
                                "scaling_configuration_id": self.scaling_configuration_id,
                                "scaling_rule_aris": self.scaling_rule_aris,

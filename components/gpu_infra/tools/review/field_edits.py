@@ -63,8 +63,8 @@ EDITS: dict[str, FieldEdit] = {
         _fleet(instance_type="ecs.ebmgn8v.48xlarge"),
         "nodes stop and start in place; the reserved instances match the old type and are "
         "protected: release the reserved section first, buy new coupons in a new entry"),
-    "image": FieldEdit("fleet.image_id", "training-prod", "default -> a custom image",
-                       _fleet(image_id="m-2ze0gpuimage00000001"),
+    "image": FieldEdit("fleet.image", "training-prod", "default -> a custom image",
+                       _fleet(image={"id": "m-2ze0gpuimage00000001"}),
                        "the system disk is re-imaged (its data is lost); roll it node by "
                        "node outside the stack, or accept the restart"),
     "erdma-off": FieldEdit("fleet.erdma", "training-prod", "auto -> off", _fleet(erdma="off"),

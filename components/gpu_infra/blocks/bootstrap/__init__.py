@@ -1,0 +1,257 @@
+"""The nodes' bootstrap: small shell steps (steps/*.sh, one per concern) assembled into the
+user data of fixed nodes and scaling configurations and into the baked-image build.
+
+The user data writes a few files and starts `gpu-infra-bootstrap.service`, which runs
+/opt/gpu-infra/bootstrap.sh at every boot: each step is idempotent (it checks the node's state
+before acting), logs to /var/log/gpu-infra/bootstrap.log, and a failing command stops the run
+and marks the node unhealthy (/var/lib/gpu-infra/unhealthy, instance tag, lifecycle ABANDON).
+After the driver install's reboot the next boot resumes where the node is. The user data holds
+nothing node-specific and no node list, so every node of a fleet gets the same user data
+whatever the fleet's size.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+
+from gpu_infra.limits import node_stack
+from gpu_infra.limits.node_stack import DriverRoute, DriverStack
+
+DATA_ROOT = "/mnt"
+"""Data disk `name` is mounted at /mnt/<name>; the shared file system at /mnt/shared."""
+SHARED_FS_MOUNT_POINT = f"{DATA_ROOT}/shared"
+INSTALL_DIR = "/opt/gpu-infra"
+HEALTH_TAG_KEY = "GpuInfraHealth"
+"""Instance tag the node sets to `healthy` or `unhealthy` (readiness, visible in the console)."""
+SSH_KEY_TAG_KEY = "GpuInfraSshKey"
+HOST_KEY_TAG_KEY = "GpuInfraHostKey"
+"""Instance tags with the node's public SSH key and ed25519 host key (public halves only)."""
+MASTER_PORT = 29500
+"""torchrun rendezvous port on node 0 (inside the cluster's security group)."""
+MAX_REBOOTS = 2
+"""Reboots the driver step may ask for before it gives up."""
+READY_MARKER = "/var/lib/gpu-infra/ready"
+UNHEALTHY_MARKER = "/var/lib/gpu-infra/unhealthy"
+LOG_FILE = "/var/log/gpu-infra/bootstrap.log"
+CUDA_REPO_UBUNTU = "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64"
+CUDA_REPO_RHEL = "https://developer.download.nvidia.com/compute/cuda/repos/rhel8/x86_64"
+"""NVIDIA's package repositories (fabric manager); Alibaba Cloud Linux 3 takes the RHEL 8 one."""
+
+_STEPS = resources.files(__package__) / "steps"
+
+
+@dataclass(frozen=True)
+class SharedFsMount:
+    """An NFS export to mount at /mnt/shared."""
+
+    source: str
+    """`<mount address>:<export path>`."""
+    options: str
+
+
+@dataclass(frozen=True)
+class GridPackage:
+    """The GRID driver package (.run) the stack's bucket holds, for vws graphics fleets."""
+
+    bucket: str
+    key: str
+    sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class BootstrapSpec:
+    """What one fleet's nodes need; the same for every node of the fleet."""
+
+    fleet: str
+    """The fleet's GpuFleet tag value (peers are found by it)."""
+    region: str
+    gpu_counts: Mapping[str, int]
+    """Instance type -> GPUs the health check expects."""
+    route: DriverRoute
+    driver: DriverStack
+    erdma: bool = False
+    fabric_manager: bool = False
+    """The family may have NVSwitch: the node detects it and runs fabric manager if so."""
+    data_disks: tuple[str, ...] = ()
+    shared_fs: SharedFsMount | None = None
+    cluster: bool = False
+    """Training wiring: SSH trust, hostfile and torchrun environment from the fleet's tags."""
+    grid: GridPackage | None = None
+    scaling_group_id: str | None = None
+    lifecycle_hook_id: str | None = None
+    """The scale-out hook the node completes (CONTINUE healthy, ABANDON unhealthy)."""
+
+    @property
+    def mount_points(self) -> list[str]:
+        """Data disk mount points, in attachment order."""
+        return [f"{DATA_ROOT}/{name}" for name in self.data_disks]
+
+    def node_steps(self) -> list[str]:
+        """The steps a booting node runs, in order."""
+        steps = ["data_disks"] if self.data_disks else []
+        steps += ["shared_fs"] if self.shared_fs else []
+        steps += self.install_steps()
+        steps += ["nccl_env"] if self.erdma else []
+        steps += ["cluster_ssh"] if self.cluster else []
+        steps += ["health"]
+        steps += ["cluster_peers"] if self.cluster else []
+        return steps
+
+    def install_steps(self) -> list[str]:
+        """The steps that install software: what a baked image holds."""
+        steps = ["gpu_driver"]
+        steps += ["erdma"] if self.erdma else []
+        steps += ["fabric_manager"] if self.fabric_manager else []
+        return [*steps, "cloudmonitor"]
+
+
+STEP_FILES = {
+    "data_disks": "mounts.sh", "shared_fs": "shared_fs.sh", "gpu_driver": "gpu_driver.sh",
+    "erdma": "erdma.sh", "fabric_manager": "fabric_manager.sh", "nccl_env": "nccl_env.sh",
+    "cloudmonitor": "cloudmonitor.sh", "cluster_ssh": "cluster.sh", "cluster_peers": "cluster.sh",
+    "health": "health.sh",
+}
+"""Step -> the file defining step_<name>."""
+HEALTH_NEEDS = ("gpu_driver.sh", "erdma.sh", "fabric_manager.sh", "cloudmonitor.sh")
+"""The health check calls helpers of these files, so they are always included."""
+
+
+def step_source(file_name: str) -> str:
+    """The text of one shipped step file."""
+    return (_STEPS / file_name).read_text(encoding="utf-8")
+
+
+def config_script(spec: BootstrapSpec) -> str:
+    """/opt/gpu-infra/config.sh: the fleet's settings as readonly shell variables."""
+    erdma_url = (f"{node_stack.ERDMA_MIRROR}/erdma_installer-"
+                 f"{node_stack.ERDMA_INSTALLER_VERSION}.tar.gz")
+    values: dict[str, str | int] = {
+        "FLEET": spec.fleet, "REGION": spec.region,
+        "METADATA_URL": node_stack.METADATA_URL, "DRIVER_ROUTE": spec.route,
+        "DRIVER_VERSION": spec.driver.driver, "CUDA_VERSION": spec.driver.cuda,
+        "CUDNN_VERSION": spec.driver.cudnn,
+        "AUTO_INSTALL_SCRIPT": node_stack.AUTO_INSTALL_SCRIPT,
+        "AUTO_INSTALL_PATH": node_stack.AUTO_INSTALL_PATH, "MAX_REBOOTS": MAX_REBOOTS,
+        "ERDMA": int(spec.erdma), "ERDMA_MIRROR": node_stack.ERDMA_MIRROR,
+        "ERDMA_INSTALLER_URL": erdma_url, "ERDMA_MTU": node_stack.ERDMA_MTU,
+        "FABRIC_MANAGER": int(spec.fabric_manager),
+        "CUDA_REPO_UBUNTU": CUDA_REPO_UBUNTU, "CUDA_REPO_RHEL": CUDA_REPO_RHEL,
+        "CMS_INSTALLER_URL": node_stack.cloudmonitor_installer_url(spec.region),
+        "CMS_AGENT_VERSION": node_stack.CLOUDMONITOR_AGENT_VERSION,
+        "SHARED_FS_SOURCE": spec.shared_fs.source if spec.shared_fs else "",
+        "SHARED_FS_OPTIONS": spec.shared_fs.options if spec.shared_fs else "",
+        "SHARED_FS_MOUNT_POINT": SHARED_FS_MOUNT_POINT,
+        "GRID_BUCKET": spec.grid.bucket if spec.grid else "",
+        "GRID_OBJECT": spec.grid.key if spec.grid else "",
+        "GRID_SHA256": (spec.grid.sha256 or "") if spec.grid else "",
+        "ECS_ENDPOINT": node_stack.api_endpoint("ecs", spec.region),
+        "ESS_ENDPOINT": node_stack.api_endpoint("ess", spec.region),
+        "SCALING_GROUP_ID": spec.scaling_group_id or "",
+        "LIFECYCLE_HOOK_ID": spec.lifecycle_hook_id or "",
+        "FLEET_TAG_KEY": "GpuFleet", "HEALTH_TAG_KEY": HEALTH_TAG_KEY,
+        "SSH_KEY_TAG_KEY": SSH_KEY_TAG_KEY, "HOST_KEY_TAG_KEY": HOST_KEY_TAG_KEY,
+        "MASTER_PORT": MASTER_PORT,
+    }
+    mounts = spec.mount_points + ([SHARED_FS_MOUNT_POINT] if spec.shared_fs else [])
+    arrays = {
+        "MOUNT_POINTS": spec.mount_points, "MOUNTS": mounts,
+        "NCCL_ENV": [f"{k}={v}" for k, v in node_stack.NCCL_ERDMA_ENV.items()],
+        "NCCL_MULTI_NIC_ENV": [f"{k}={v}"
+                               for k, v in node_stack.NCCL_ERDMA_MULTI_NIC_ENV.items()],
+    }
+    lines = ["# gpu-infra settings of this fleet (generated by the Pulumi program)",
+             "# shellcheck shell=bash disable=SC2034"]
+    lines += [f"readonly {key}={shlex.quote(str(value))}" for key, value in values.items()]
+    lines += [f"readonly -a {key}=({' '.join(shlex.quote(item) for item in items)})"
+              for key, items in arrays.items()]
+    counts = " ".join(f'["{t}"]={n}' for t, n in sorted(spec.gpu_counts.items()))
+    lines.append(f"readonly -A GPU_COUNTS=({counts})")
+    return "\n".join(lines) + "\n"
+
+
+def bootstrap_program(spec: BootstrapSpec) -> str:
+    """/opt/gpu-infra/bootstrap.sh: the library, the fleet's steps and its main."""
+    files = dict.fromkeys(["lib.sh", *(STEP_FILES[s] for s in spec.node_steps()),
+                           *HEALTH_NEEDS])
+    node_runs = "\n".join(f"    run_step {step}" for step in spec.node_steps())
+    bake_runs = "\n".join(f"    run_step {step}" for step in spec.install_steps())
+    parts = ["#!/bin/bash",
+             "# gpu-infra node bootstrap: `bootstrap.sh` on a node (every boot), "
+             "`bootstrap.sh bake` in an image build.",
+             "set -Eeuo pipefail",
+             "# shellcheck source=/dev/null",
+             f'. "${{GPU_INFRA_ROOT:-}}{INSTALL_DIR}/config.sh"',
+             *(step_source(name).rstrip("\n") for name in files),
+             "main() {", "  start_bootstrap", '  if [ "$MODE" = bake ]; then', bake_runs,
+             "  else", node_runs, "  fi", '  CURRENT_STEP=finished', '  log "bootstrap finished"',
+             "}", 'main "$@"']
+    return "\n".join(parts) + "\n"
+
+
+def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
+    """Path -> (content, mode) of every file the user data writes."""
+    files = {
+        f"{INSTALL_DIR}/config.sh": (config_script(spec), 0o644),
+        f"{INSTALL_DIR}/bootstrap.sh": (bootstrap_program(spec), 0o755),
+        f"{INSTALL_DIR}/bin/gpu-infra-api": (step_source("gpu-infra-api"), 0o755),
+        "/etc/systemd/system/gpu-infra-bootstrap.service": (
+            step_source("gpu-infra-bootstrap.service"), 0o644),
+    }
+    if spec.cluster:
+        files[f"{INSTALL_DIR}/bin/gpu-infra-peers"] = (step_source("gpu-infra-peers"), 0o755)
+        for unit in ("gpu-infra-peers.service", "gpu-infra-peers.timer"):
+            files[f"/etc/systemd/system/{unit}"] = (step_source(unit), 0o644)
+    return files
+
+
+def write_files_script(files: Mapping[str, tuple[str, int]]) -> list[str]:
+    """Shell lines writing `files` under ${GPU_INFRA_ROOT} (empty on a node)."""
+    lines = ['R=${GPU_INFRA_ROOT:-}']
+    for path, (content, mode) in files.items():
+        delimiter = "GPU_INFRA_EOF"
+        assert f"\n{delimiter}\n" not in f"\n{content}", path
+        lines += [f'mkdir -p "$R{path.rsplit("/", 1)[0]}"',
+                  f"cat > \"$R{path}\" <<'{delimiter}'", content.rstrip("\n"), delimiter,
+                  f'chmod {mode:o} "$R{path}"']
+    return lines
+
+
+def user_data(spec: BootstrapSpec) -> str:
+    """The user data of every node of the fleet: write the files, enable the unit, start it
+    (without waiting: cloud-init finishes while the bootstrap runs)."""
+    lines = ["#!/bin/bash",
+             f"# gpu-infra node bootstrap of fleet {spec.fleet}; log: {LOG_FILE}",
+             "set -euo pipefail", *write_files_script(node_files(spec)),
+             "systemctl daemon-reload",
+             "systemctl enable gpu-infra-bootstrap.service",
+             "systemctl start --no-block gpu-infra-bootstrap.service"]
+    return "\n".join(lines) + "\n"
+
+
+def bake_commands(spec: BootstrapSpec) -> list[str]:
+    """Shell commands an image build runs: the same files and steps in `bake` mode (install
+    only), run twice around the driver install's reboot, then the build's traces removed."""
+    files = {path: value for path, value in node_files(spec).items()
+             if not path.startswith("/etc/systemd")}
+    script = "\n".join(["set -euo pipefail", *write_files_script(files)]) + "\n"
+    return [script, f"{INSTALL_DIR}/bootstrap.sh bake",
+            f"rm -rf /var/lib/gpu-infra /var/log/gpu-infra /root/auto_install {INSTALL_DIR}"]
+
+
+def user_data_size(text: str) -> int:
+    """Raw bytes of user data (the ECS limit applies before Base64)."""
+    return len(text.encode("utf-8"))
+
+
+def check_size(text: str, limit: int = node_stack.USER_DATA_MAX_BYTES) -> None:
+    """ValueError if `text` is over the ECS user-data limit."""
+    size = user_data_size(text)
+    if size > limit:
+        raise ValueError(f"user data is {size} bytes, over the ECS limit of {limit}")
+
+
+__all__ = ["DATA_ROOT", "BootstrapSpec", "GridPackage", "SharedFsMount", "bake_commands",
+           "check_size", "config_script", "node_files", "user_data"]

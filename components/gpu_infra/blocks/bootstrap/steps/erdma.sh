@@ -1,0 +1,27 @@
+# eRDMA through the GPU (OFED) path: Alibaba's env_setup.sh --egs with the pinned installer,
+# the module in compat mode, nvidia_peermem when present, and the primary interface's MTU.
+erdma_devices() {
+  find "$ROOT/sys/class/infiniband" -maxdepth 1 -name 'erdma_*' 2>/dev/null | sort
+}
+
+step_erdma() {
+  local tmp
+  if [ -n "$(erdma_devices)" ] && command -v eadm >/dev/null; then
+    log "eRDMA driver present"
+  else
+    tmp=$(mktemp -d)
+    curl -fsS --retry 5 -o "$tmp/env_setup.sh" "$ERDMA_MIRROR/env_setup.sh"
+    log "installing eRDMA $ERDMA_INSTALLER_URL"
+    (cd "$tmp" && bash ./env_setup.sh --egs --url "$ERDMA_INSTALLER_URL")
+    rm -rf "$tmp"
+  fi
+  if [ "$(cat "$ROOT/sys/module/erdma/parameters/compat_mode" 2>/dev/null)" = N ]; then
+    modprobe -r erdma
+  fi
+  modprobe erdma compat_mode=Y
+  if modinfo nvidia_peermem >/dev/null 2>&1; then
+    modprobe nvidia_peermem
+  fi
+  ip link set dev eth0 mtu "$ERDMA_MTU"
+  [ -n "$(erdma_devices)" ] || fail "no eRDMA device after the install"
+}

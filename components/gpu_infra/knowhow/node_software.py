@@ -1,0 +1,152 @@
+"""What each fleet's nodes run: the driver route and pinned versions resolved from the stack and
+the catalog (one place for the layouts and the validators), and the validators of the
+`fleet.image`, `fleet.driver` and way-in settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from ipaddress import IPv4Network
+
+from gpu_infra import catalog
+from gpu_infra.knowhow.findings import Finding, Level
+from gpu_infra.limits.node_stack import (
+    DEFAULT_DRIVER_STACK,
+    DEFAULT_IMAGES,
+    DRIVER_STACKS,
+    FABRIC_MANAGER_FAMILIES,
+    GRAPHICS_FAMILIES,
+    DriverRoute,
+    DriverStack,
+    driver_incompatibility,
+)
+from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema.compute import FleetBase, TrainingFleet
+
+
+def fleet_types(fleet: FleetBase) -> list[str]:
+    """Every instance type the fleet may launch."""
+    if isinstance(fleet, TrainingFleet):
+        return [fleet.instance_type]
+    return list(fleet.instance_types)
+
+
+@dataclass(frozen=True)
+class DriverPlan:
+    """The driver a fleet's nodes get."""
+
+    route: DriverRoute | None
+    """None: no route fits (a vws family left on auto)."""
+    stack: DriverStack
+    """Pinned driver, CUDA and cuDNN."""
+
+
+def _family_pin(instance_type: str) -> DriverStack:
+    return DRIVER_STACKS.get(catalog.family_of(instance_type), DEFAULT_DRIVER_STACK)
+
+
+def driver_plan(fleet: FleetBase) -> DriverPlan:
+    """The route (`auto` resolved by family) and versions (the stack's, else the first
+    type's family pin)."""
+    families = {catalog.family_of(t) for t in fleet_types(fleet)}
+    route: DriverRoute | None
+    if fleet.driver.route != "auto":
+        route = fleet.driver.route
+    else:
+        route = None if families & GRAPHICS_FAMILIES else "auto_install"
+    pin = _family_pin(fleet_types(fleet)[0])
+    settings = fleet.driver
+    return DriverPlan(route, DriverStack(driver=settings.version or pin.driver,
+                                         cuda=settings.cuda or pin.cuda,
+                                         cudnn=settings.cudnn or pin.cudnn))
+
+
+def gpu_counts(fleet: FleetBase) -> dict[str, int]:
+    """Instance type -> GPUs the health check expects (a vGPU slice shows as one device)."""
+    counts = {}
+    for instance_type in fleet_types(fleet):
+        entry = catalog.get(instance_type)
+        counts[instance_type] = max(int(entry.gpu_count), 1) if entry else 1
+    return counts
+
+
+def may_have_nvswitch(fleet: FleetBase) -> bool:
+    """Whether any of the fleet's families may have NVSwitch (the node checks for itself)."""
+    return any(catalog.family_of(t) in FABRIC_MANAGER_FAMILIES for t in fleet_types(fleet))
+
+
+def _finding(name: str, level: Level, path: str, message: str) -> Finding:
+    return Finding(name, level, path, message)
+
+
+def driver_route_missing(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: a GPU fleet whose nodes would get no driver, or the wrong kind of driver."""
+    plan = driver_plan(stack.fleet)
+    families = {catalog.family_of(t) for t in fleet_types(stack.fleet)}
+    graphics = sorted(families & GRAPHICS_FAMILIES)
+    tesla = sorted(families - GRAPHICS_FAMILIES)
+    if plan.route is None:
+        yield _finding("driver-route-missing", Level.ERROR, "fleet.driver.route",
+                       f"vws family {', '.join(graphics)} needs the GRID driver, which the "
+                       "auto-install does not provide; set route grid (with grid_package) or "
+                       "preinstalled (an image with the GRID driver)")
+    elif plan.route == "auto_install" and graphics:
+        yield _finding("driver-route-missing", Level.ERROR, "fleet.driver.route",
+                       f"auto_install installs the Tesla driver; vws family "
+                       f"{', '.join(graphics)} needs grid or preinstalled")
+    elif plan.route == "grid" and tesla:
+        yield _finding("driver-route-missing", Level.ERROR, "fleet.driver.route",
+                       f"grid is for vws families; {', '.join(tesla)} need auto_install or "
+                       "preinstalled")
+
+
+def driver_incompatible(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: a pinned driver known not to work with a family of the fleet, or types whose
+    families pin different drivers while the stack pins none."""
+    fleet = stack.fleet
+    plan = driver_plan(fleet)
+    for family in sorted({catalog.family_of(t) for t in fleet_types(fleet)}):
+        reason = driver_incompatibility(family, plan.stack.driver)
+        if reason:
+            yield _finding("driver-incompatible", Level.ERROR, "fleet.driver.version",
+                           f"driver {plan.stack.driver} on {family}: {reason}")
+    pins = {_family_pin(t).driver for t in fleet_types(fleet)}
+    if fleet.driver.version is None and len(pins) > 1:
+        yield _finding("driver-incompatible", Level.ERROR, "fleet.driver.version",
+                       f"the fleet's families pin different drivers ({', '.join(sorted(pins))});"
+                       " set one version that suits all of them")
+
+
+def preinstalled_on_public_image(stack: ClusterConfig) -> Iterable[Finding]:
+    """ERROR: route preinstalled on a public image, which carries no GPU driver."""
+    fleet = stack.fleet
+    image = fleet.image
+    public = image.name is None and (image.id is None or image.id in DEFAULT_IMAGES.values()
+                                     or not image.id.startswith("m-"))
+    if driver_plan(fleet).route == "preinstalled" and public:
+        yield _finding("driver-route-missing", Level.ERROR, "fleet.image",
+                       "route preinstalled needs an image with the driver (the baked image or "
+                       "a Marketplace GPU image); public images have none")
+
+
+def _outside(cidr: IPv4Network, vpc: IPv4Network) -> bool:
+    return not cidr.subnet_of(vpc)
+
+
+def admin_cidr_unrouted(stack: ClusterConfig) -> Iterable[Finding]:
+    """WARNING: SSH opened to a CIDR outside the VPC, which this stack creates no route to."""
+    network = stack.network
+    if network.existing_vpc_id:
+        return
+    for index, cidr in enumerate(stack.security.admin_cidrs):
+        if _outside(cidr, network.vpc_cidr):
+            yield _finding("admin-cidr-unrouted", Level.WARNING, f"security.admin_cidrs[{index}]",
+                           f"{cidr} is outside the VPC {network.vpc_cidr} and this stack "
+                           "creates no VPN, CEN or peering route to it; reach the nodes with "
+                           "Cloud Assistant instead (README: Reaching the nodes)")
+
+
+NODE_SOFTWARE_VALIDATORS = (driver_route_missing, driver_incompatible,
+                            preinstalled_on_public_image, admin_cidr_unrouted)
+"""The node-software validators, in report order."""

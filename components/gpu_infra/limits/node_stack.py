@@ -1,0 +1,185 @@
+"""Facts about the software a GPU node needs on Alibaba Cloud: images, the driver route,
+eRDMA, NCCL, fabric manager, the CloudMonitor agent, user-data limits (sources inline; see
+shared/reference/node-stack-and-updates.md §A, checked 2026-12-01). UNCONFIRMED marks what no
+primary source states.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+USER_DATA_MAX_BYTES = 32 * 1024
+"""ECS user data: at most 32 KB of raw data before Base64 (RunInstances and
+CreateLaunchTemplate `UserData`, Alibaba Cloud ECS SDK docstrings). The same limit is assumed
+for ESS scaling configurations (UNCONFIRMED for ESS)."""
+
+METADATA_URL = "http://100.100.100.200/latest/meta-data"
+"""Instance metadata service (ECS "Instance metadata items")."""
+
+OperatingSystem = Literal["ubuntu_22_04", "alinux_3"]
+"""Operating systems the bootstrap steps support (apt on Ubuntu, dnf on Alibaba Cloud Linux 3);
+both are images the driver auto-install supports."""
+OPERATING_SYSTEMS: tuple[str, ...] = ("ubuntu_22_04", "alinux_3")
+
+DEFAULT_IMAGES: dict[str, str] = {
+    "ubuntu_22_04": "ubuntu_22_04_x64_20G_alibase_20250917.vhd",
+    "alinux_3": "aliyun_3_x64_20G_alibase_20250629.vhd",
+}
+"""The pinned public image of each OS: the default of `fleet.image`. Public image ids are the
+image names and the same in every region (ECS RunInstances examples). Pinned, never looked up
+as "newest": a newly published image never changes a plan; a new gpu-infra release that moves a
+pin is a deliberate, reviewed change (its plan shows the system-disk replacement). Whether every
+region still offers these exact versions is UNCONFIRMED."""
+DEFAULT_OS: OperatingSystem = "ubuntu_22_04"
+
+PUBLIC_IMAGE_ID = re.compile(r"^[a-z0-9_]+_x64_\d+G_[a-z0-9_]+\.vhd$")
+"""Shape of a public image id (e.g. ubuntu_22_04_x64_20G_alibase_20250917.vhd)."""
+CUSTOM_IMAGE_ID = re.compile(r"^m-[a-z0-9]+$")
+"""Shape of a custom, shared or Marketplace image id."""
+
+DriverRoute = Literal["auto_install", "preinstalled", "grid"]
+"""auto_install: Alibaba's first-boot script installs driver, CUDA and cuDNN (Tesla families);
+preinstalled: the image carries them (baked or Marketplace); grid: the GRID (vws graphics)
+driver package from the stack's bucket."""
+
+AUTO_INSTALL_SCRIPT = "auto_install_v4.0.sh"
+"""Alibaba's GPU auto-install script, fetched from `<source-address>/opsx/ecs/linux/binary/
+script/`; arguments DRIVER CUDA CUDNN IS_INSTALL_RDMA IS_INSTALL_eRDMA; it logs to
+/root/auto_install/auto_install.log ("ALL INSTALL OK"/"INSTALL FAIL"), takes 10-20 minutes and
+reboots the instance when done (aliyun-computenest/quickstart-LobeChat lobe-chat-gpu/
+init_gpu.sh; AlibabaCloudDocs/ecs "Create an NVIDIA GPU-accelerated instance")."""
+AUTO_INSTALL_PATH = "/opsx/ecs/linux/binary/script"
+AUTO_INSTALL_MINUTES = (10, 20)
+"""Documented duration of the auto-install (plus one reboot)."""
+
+
+@dataclass(frozen=True)
+class DriverStack:
+    """Versions pinned together: Tesla driver, CUDA toolkit, cuDNN."""
+
+    driver: str
+    cuda: str
+    cudnn: str
+
+
+DEFAULT_DRIVER_STACK = DriverStack(driver="550.127.08", cuda="12.4.1", cudnn="9.2.0.82")
+"""The default pin for Tesla families: the combination Alibaba's own ComputeNest template
+installs with auto_install_v4.0.sh (quickstart-LobeChat init_gpu.sh). Driver 550 fixes the
+XID 119/120/31 faults (ACK driver-version list)."""
+DRIVER_STACKS: dict[str, DriverStack] = {}
+"""Per-family overrides of DEFAULT_DRIVER_STACK (none needed today: 550.127.08 is at or above
+every family's minimum below)."""
+
+GRAPHICS_FAMILIES = frozenset({"vgn7i-vws", "sgn7i-vws"})
+"""vws (virtual workstation) families: they run the GRID driver, which the Tesla auto-install
+does not provide; their route is `grid` (or `preinstalled`)."""
+
+
+@dataclass(frozen=True)
+class DriverIncompatibility:
+    """Driver versions known not to work on some families."""
+
+    families: frozenset[str]
+    pattern: re.Pattern[str] | None
+    """Matching driver versions are broken; None: see `minimum_exclusive`."""
+    minimum_exclusive: str | None
+    """Versions at or below this one are broken."""
+    reason: str
+
+
+DRIVER_INCOMPATIBILITIES = (
+    DriverIncompatibility(frozenset({"gn7", "ebmgn7"}), re.compile(r"^51[05]\."), None,
+                          "gn7 and ebmgn7 do not work with 510.xx or 515.xx drivers; use "
+                          "470.x with GSP off, or 525.125.06 and later"),
+    DriverIncompatibility(frozenset({"ebmgn7", "ebmgn7e"}), None, "460.32.03",
+                          "ebmgn7 and ebmgn7e need a driver later than 460.32.03"),
+)
+"""Source: ACK "Customize the node GPU driver through an OSS URL" and the ACK node NVIDIA
+driver-version list (both state these apply to the instance families, not to ACK only)."""
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    """`550.127.08` -> (550, 127, 8)."""
+    return tuple(int(part) for part in version.split("."))
+
+
+def driver_incompatibility(family: str, driver: str) -> str | None:
+    """Why `driver` does not work on `family`, or None."""
+    for rule in DRIVER_INCOMPATIBILITIES:
+        if family not in rule.families:
+            continue
+        if rule.pattern is not None and rule.pattern.match(driver):
+            return rule.reason
+        if rule.minimum_exclusive is not None and (
+                version_tuple(driver) <= version_tuple(rule.minimum_exclusive)):
+            return rule.reason
+    return None
+
+
+DRIVER_VERSION = re.compile(r"^\d{3}\.\d{1,3}(\.\d{1,3})?$")
+"""Shape of an NVIDIA driver version (550.127.08, 535.54)."""
+
+ERDMA_MIRROR = "http://mirrors.cloud.aliyuncs.com/erdma"
+"""Intranet mirror of the eRDMA software (ECS "eRDMA usage")."""
+ERDMA_INSTALLER_VERSION = "1.5.9"
+"""Pinned eRDMA installer: the default of Alibaba's ack-erdma-controller (cmd/agent/main.go);
+from 1.5.9 MPCC is the default congestion control (ComputeNest quickstart-robot-solution)."""
+ERDMA_INSTALLER_SHA256: str | None = None
+"""SHA256 of erdma_installer-<ERDMA_INSTALLER_VERSION>.tar.gz: the eRDMA usage page lists one
+per version; the value for 1.5.9 is UNCONFIRMED here, so the step logs the digest instead of
+checking it. Set it to enforce the check."""
+ERDMA_MTU = 1400
+"""MTU of the primary interface with eRDMA and jumbo frames off: 1400 (8500 only with jumbo
+frames on); a wrong MTU corrupts data (ECS "Configure eRDMA on GPU instances")."""
+
+NCCL_ERDMA_ENV: dict[str, str] = {
+    "NCCL_SOCKET_IFNAME": "eth0",
+    "NCCL_IB_HCA": "erdma",
+    "NCCL_IB_GID_INDEX": "1",
+    "NCCL_IB_QPS_PER_CONNECTION": "8",
+    "NCCL_MIN_NCHANNELS": "16",
+    "NCCL_NET_PLUGIN": "none",
+}
+"""NCCL settings for one eRDMA NIC: the presets PAI recommends (PAI "eRDMA distributed
+training"); NCCL >= 2.19."""
+NCCL_ERDMA_MULTI_NIC_ENV: dict[str, str] = {
+    "NCCL_IB_GID_INDEX": "-1",
+    "NCCL_IB_ADDR_FAMILY": "AF_INET",
+    "NCCL_IB_ROCE_VERSION_NUM": "2",
+}
+"""Overrides with several eRDMA NICs, whose RoCEv2 GID index differs per device; the node adds
+NCCL_IB_HCA=erdma_0,erdma_1,... and NCCL_IB_ADDR_RANGE=<its vSwitch CIDR> (ack-erdma-controller
+docs/erdma-benchmark)."""
+
+FABRIC_MANAGER_FAMILIES = frozenset({"gn7", "gn7e", "ebmgn7e", "ebmgn7ex", "gn8v", "ebmgn8v"})
+"""8-GPU SXM families that may have NVSwitch. Which ones expose it to the guest is UNCONFIRMED
+for Alibaba, so the step detects NVSwitch on the node (/proc/driver/nvidia-nvswitch/devices not
+empty) and installs nvidia-fabricmanager at exactly the driver version only then (NVIDIA
+Fabric Manager guide: versions must match; without it CUDA fails with error 802)."""
+
+CLOUDMONITOR_AGENT_VERSION = "3.5.10"
+CLOUDMONITOR_INSTALLER = "agent_install_ecs-1.7.sh"
+"""The C++ CloudMonitor agent (3.x), installed from the region's internal OSS endpoint
+https://cms-agent-<region>.oss-<region>-internal.aliyuncs.com/Argus/<installer> with
+ARGUS_VERSION set (AlibabaCloudDocs/cms "Install and uninstall the CloudMonitor agent"). The
+exact current version and installer name are UNCONFIRMED (seen in public cloud-init code)."""
+
+
+def cloudmonitor_installer_url(region: str) -> str:
+    """The agent installer on the region's internal OSS endpoint."""
+    return (f"https://cms-agent-{region}.oss-{region}-internal.aliyuncs.com/Argus/"
+            f"{CLOUDMONITOR_INSTALLER}")
+
+
+def api_endpoint(product: Literal["ecs", "ess"], region: str) -> str:
+    """Regional OpenAPI endpoint the nodes call (with NAT; VPC endpoints UNCONFIRMED)."""
+    return f"{product}.{region}.aliyuncs.com"
+
+
+READINESS_TIMEOUT_SECONDS: dict[str, int] = {"auto_install": 3600, "grid": 1800,
+                                             "preinstalled": 900}
+"""How long a new scaling instance may take to pass its health check before ESS abandons it:
+auto-install is 10-20 minutes plus a reboot and the eRDMA DKMS build, so an hour; a baked
+image only runs its checks. Within ESS's 30-21600 s heartbeat range."""

@@ -1,0 +1,214 @@
+"""A sandbox to run the generated bootstrap under bash: every external command a node would run
+(nvidia-smi, curl, modprobe, systemctl, mount, lsblk, the installers, the cloud API helper) is a
+stand-in that records its arguments in calls.log and plays a small fake node kept in state/.
+
+Knobs (files under state/): `gpus` (GPUs the fake node shows after the driver install),
+`fail-auto-install`, `no-erdma` (the eRDMA install yields no device), `nvswitch`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpu_infra.blocks.bootstrap import BootstrapSpec, user_data
+
+HOSTNAME = "t01-gpu-node-000"
+INSTANCE_TYPE = "ecs.gn8v-8x.48xlarge"
+
+RECORD = 'echo "$(basename "$0") $*" >> "$SANDBOX/calls.log"\n'
+STAND_INS: dict[str, str] = {
+    "curl": r'''
+out=""; url=""
+while [ $# -gt 0 ]; do
+  case $1 in -o) out=$2; shift 2 ;; -*) shift ;; *) url=$1; shift ;; esac
+done
+case $url in
+  http://100.100.100.200/latest/meta-data/*)
+    item=${url#http://100.100.100.200/latest/meta-data/}
+    cat "$SANDBOX/meta/$item"; exit ;;
+esac
+case $url in
+  */auto_install_v4.0.sh) script=auto_install ;;
+  */env_setup.sh) script=env_setup ;;
+  *agent_install_ecs*) script=cms_installer ;;
+  *cuda-keyring*) script=none ;;
+  *) echo "unexpected download $url" >&2; exit 22 ;;
+esac
+if [ "$script" = none ]; then : > "$out"; else cp "$SANDBOX/installers/$script.sh" "$out"; fi
+''',
+    "nvidia-smi": r'''
+[ -f "$SANDBOX/state/driver" ] || exit 9
+case "$*" in
+  *driver_version*)
+    for _ in $(seq "$(cat "$SANDBOX/state/gpus")"); do cat "$SANDBOX/state/driver"; done ;;
+  *index*) seq 0 $(( $(cat "$SANDBOX/state/gpus") - 1 )) ;;
+esac
+''',
+    "systemctl": r'''
+case "$1" in
+  is-active) [ -f "$SANDBOX/state/active-${!#}" ] ;;
+  enable) [ "$2" = --now ] && touch "$SANDBOX/state/active-$3"; exit 0 ;;
+esac
+''',
+    "mountpoint": '[ -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)" ]\n',
+    "mount": 'touch "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
+    "lsblk": r'''
+case "$*" in
+  *PKNAME*) echo vda ;;
+  *) printf '/dev/vda disk\n/dev/vdb disk\n' ;;
+esac
+''',
+    "findmnt": "echo /dev/vda1\n",
+    "blkid": r'''
+disk=${!#}
+case "$*" in
+  *UUID*) echo "uuid-$(basename "$disk")" ;;
+  *) [ -f "$SANDBOX/state/formatted-$(basename "$disk")" ] ;;
+esac
+''',
+    "mkfs.xfs": 'touch "$SANDBOX/state/formatted-$(basename "${!#}")"\n',
+    "pgrep": '[ -f "$SANDBOX/state/agent" ]\n',
+    "modinfo": '[ "$1" = nvidia_peermem ]\n',
+    "nv-fabricmanager": '[ -f "$SANDBOX/state/fm" ] && '
+                        'echo "Fabric Manager version is : $(cat "$SANDBOX/state/fm")"\n',
+    "apt-get": "exit 0\n",
+    "dpkg": "exit 0\n",
+    "modprobe": "exit 0\n",
+    "ip": "exit 0\n",
+    "eadm": "exit 0\n",
+    "hostname": f"echo {HOSTNAME}\n",
+    "ssh-keygen": r'''
+while [ $# -gt 0 ]; do [ "$1" = -f ] && key=$2; shift; done
+echo "PRIVATE" > "$key"; echo "ssh-ed25519 AAAAnodekey gpu-infra" > "$key.pub"
+''',
+    "gpu-infra-api": r'''
+case $1 in
+  peers) cat "$SANDBOX/peers.tsv" ;;
+  oss-get) cp "$SANDBOX/grid.run" "$4" ;;
+esac
+''',
+}
+"""Stand-in bodies (each also records its call)."""
+
+INSTALLERS: dict[str, str] = {
+    "auto_install": r'''
+echo "auto_install $*" >> "$SANDBOX/calls.log"
+if [ -f "$SANDBOX/state/fail-auto-install" ]; then
+  echo "INSTALL FAIL" > auto_install.log; exit 1
+fi
+echo "ALL INSTALL OK" > auto_install.log
+echo "$1" > "$SANDBOX/state/driver"
+''',
+    "env_setup": r'''
+echo "env_setup $*" >> "$SANDBOX/calls.log"
+[ -f "$SANDBOX/state/no-erdma" ] && exit 0
+for i in 0 1; do
+  mkdir -p "$GPU_INFRA_ROOT/sys/class/infiniband/erdma_$i/ports/1"
+  echo "4: ACTIVE" > "$GPU_INFRA_ROOT/sys/class/infiniband/erdma_$i/ports/1/state"
+done
+''',
+    "cms_installer": r'''
+echo "cms_installer ARGUS_VERSION=$ARGUS_VERSION" >> "$SANDBOX/calls.log"
+touch "$SANDBOX/state/agent"
+''',
+}
+
+
+@dataclass
+class Run:
+    """One run's exit code and what it left behind."""
+
+    code: int
+    output: str
+    sandbox: Path
+
+    @property
+    def calls(self) -> list[str]:
+        log = self.sandbox / "calls.log"
+        return log.read_text().splitlines() if log.exists() else []
+
+    def commands(self) -> list[str]:
+        """The first word of every recorded call."""
+        return [call.split(" ", 1)[0] for call in self.calls]
+
+    def file(self, path: str) -> str:
+        return (self.sandbox / "root" / path.lstrip("/")).read_text()
+
+    def exists(self, path: str) -> bool:
+        return (self.sandbox / "root" / path.lstrip("/")).exists()
+
+    def api_calls(self) -> list[str]:
+        return [call for call in self.calls if call.startswith("gpu-infra-api")]
+
+
+class Sandbox:
+    """A fake node under `directory`: install the user data, then run the bootstrap."""
+
+    def __init__(self, directory: Path, gpus: int = 8,
+                 peers: tuple[tuple[str, str, str], ...] = ()):
+        self.dir = directory
+        self.root = directory / "root"
+        self.state = directory / "state"
+        bin_dir = directory / "bin"
+        for path in (self.root / "etc/ssh/ssh_config.d", self.root / "etc/profile.d",
+                     self.state, bin_dir, directory / "meta/instance", directory / "installers"):
+            path.mkdir(parents=True, exist_ok=True)
+        (self.root / "etc/fstab").write_text("")
+        (self.root / "etc/ssh/ssh_host_ed25519_key.pub").write_text(
+            "ssh-ed25519 AAAAhostkey root@node\n")
+        (self.state / "gpus").write_text(f"{gpus}\n")
+        for name, body in STAND_INS.items():
+            stand_in = bin_dir / name
+            stand_in.write_text("#!/bin/bash\n" + RECORD + body)
+            stand_in.chmod(0o755)
+        for name, body in INSTALLERS.items():
+            (directory / "installers" / f"{name}.sh").write_text(body)
+        meta = directory / "meta"
+        (meta / "source-address").write_text("http://mirrors.cloud.aliyuncs.com\n")
+        (meta / "instance/instance-type").write_text(INSTANCE_TYPE)
+        (meta / "vswitch-cidr-block").write_text("10.1.0.0/24")
+        rows = peers or ((HOSTNAME, "10.1.0.10", "healthy"),)
+        (directory / "peers.tsv").write_text("".join(
+            f"{host}\t{ip}\tAAAA{host}\tHOST{host}\t{health}\n" for host, ip, health in rows))
+
+    def knob(self, name: str, value: str = "") -> None:
+        """Set a fake-node knob (see the module docstring)."""
+        (self.state / name).write_text(f"{value}\n" if value else "")
+
+    def env(self) -> dict[str, str]:
+        return {"PATH": f"{self.dir / 'bin'}:/usr/bin:/bin", "SANDBOX": str(self.dir),
+                "GPU_INFRA_ROOT": str(self.root),
+                "GPU_INFRA_API": str(self.dir / "bin/gpu-infra-api"), "HOME": str(self.dir)}
+
+    def install(self, spec: BootstrapSpec) -> Run:
+        """Run the user data (writes the files, enables and starts the unit)."""
+        return self.install_text(user_data(spec))
+
+    def install_text(self, text: str) -> Run:
+        """Run user data given as text (e.g. a planned resource's)."""
+        script = self.dir / "user-data.sh"
+        script.write_text(text)
+        return self._bash(str(script))
+
+    def boot(self, *args: str) -> Run:
+        """Run /opt/gpu-infra/bootstrap.sh, as the unit does at every boot."""
+        return self._bash(str(self.root / "opt/gpu-infra/bootstrap.sh"), *args)
+
+    def run(self, path: str) -> Run:
+        """Run an installed program (e.g. /opt/gpu-infra/bin/gpu-infra-peers)."""
+        return self._bash(str(self.root / path.lstrip("/")))
+
+    def _bash(self, *command: str) -> Run:
+        done = subprocess.run(["bash", *command], env=self.env(), capture_output=True,
+                              text=True, timeout=60, check=False)
+        return Run(done.returncode, done.stdout + done.stderr, self.dir)
+
+
+def clear_calls(sandbox: Sandbox) -> None:
+    """Forget the calls recorded so far."""
+    log = sandbox.dir / "calls.log"
+    if log.exists():
+        os.remove(log)

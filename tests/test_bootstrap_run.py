@@ -1,0 +1,249 @@
+"""The bootstrap run under bash in a sandbox of stand-in commands: step order, pinned versions
+and URLs, idempotency, and failures that make the node unhealthy and abandon its scale-out."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+
+import pytest
+
+from gpu_infra.blocks.bootstrap import BootstrapSpec, GridPackage, SharedFsMount
+from gpu_infra.limits import node_stack
+
+from .bootstrap_sandbox import HOSTNAME, INSTANCE_TYPE, Sandbox, clear_calls
+
+PIN = node_stack.DEFAULT_DRIVER_STACK
+TRAINING = BootstrapSpec(
+    fleet="t01-gpu", region="cn-beijing", gpu_counts={INSTANCE_TYPE: 8},
+    route="auto_install", driver=PIN, erdma=True, fabric_manager=True,
+    data_disks=("scratch",), shared_fs=SharedFsMount("nas.example:/share", "vers=3,nolock"),
+    cluster=True)
+SCALING = dataclasses.replace(TRAINING, erdma=False, fabric_manager=False, cluster=False,
+                              shared_fs=None, scaling_group_id="asg-1",
+                              lifecycle_hook_id="ash-ready")
+
+
+def steps_started(output: str) -> list[str]:
+    return re.findall(r"\[(\w+)\] start$", output, flags=re.MULTILINE)
+
+
+def booted(tmp_path, spec: BootstrapSpec, **knobs: str) -> tuple[Sandbox, object]:
+    sandbox = Sandbox(tmp_path)
+    for name, value in knobs.items():
+        sandbox.knob(name.replace("_", "-"), value)
+    assert sandbox.install(spec).code == 0
+    return sandbox, sandbox.boot()
+
+
+def test_user_data_installs_the_unit_and_starts_it_without_waiting(tmp_path):
+    sandbox = Sandbox(tmp_path)
+    run = sandbox.install(TRAINING)
+    assert run.code == 0
+    assert run.calls == ["systemctl daemon-reload",
+                         "systemctl enable gpu-infra-bootstrap.service",
+                         "systemctl start --no-block gpu-infra-bootstrap.service"]
+    assert "ExecStart=/opt/gpu-infra/bootstrap.sh" in run.file(
+        "/etc/systemd/system/gpu-infra-bootstrap.service")
+    assert run.exists("/opt/gpu-infra/bin/gpu-infra-peers")
+
+
+def test_training_node_runs_every_step_in_order_with_pinned_versions(tmp_path):
+    _, run = booted(tmp_path, TRAINING)
+    assert run.code == 0, run.output
+    assert steps_started(run.output) == [
+        "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager", "cloudmonitor",
+        "nccl_env", "cluster_ssh", "health", "cluster_peers"]
+    calls = run.calls
+    assert f"auto_install {PIN.driver} {PIN.cuda} {PIN.cudnn} FALSE FALSE" in calls
+    downloads = [c.split()[-1] for c in calls if c.startswith("curl") and " -o " in c]
+    assert downloads == [
+        "http://mirrors.cloud.aliyuncs.com/opsx/ecs/linux/binary/script/auto_install_v4.0.sh",
+        "http://mirrors.cloud.aliyuncs.com/erdma/env_setup.sh",
+        "https://cms-agent-cn-beijing.oss-cn-beijing-internal.aliyuncs.com/Argus/"
+        "agent_install_ecs-1.7.sh"]
+    assert ("env_setup --egs --url http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-"
+            f"{node_stack.ERDMA_INSTALLER_VERSION}.tar.gz") in calls
+    assert f"cms_installer ARGUS_VERSION={node_stack.CLOUDMONITOR_AGENT_VERSION}" in calls
+    assert "modprobe erdma compat_mode=Y" in calls
+    assert f"ip link set dev eth0 mtu {node_stack.ERDMA_MTU}" in calls
+    assert run.exists("/var/lib/gpu-infra/ready")
+    assert "gpu-infra-api tag GpuInfraHealth=healthy" in calls
+    assert not [c for c in calls if "complete-lifecycle" in c]  # fixed nodes have no hook
+
+
+def test_nccl_settings_for_two_erdma_nics(tmp_path):
+    _, run = booted(tmp_path, TRAINING)
+    env = run.file("/etc/gpu-infra/nccl.env").splitlines()
+    assert "NCCL_IB_HCA=erdma_0,erdma_1" in env
+    assert "NCCL_IB_ADDR_RANGE=10.1.0.0/24" in env
+    assert "NCCL_SOCKET_IFNAME=eth0" in env and "NCCL_IB_GID_INDEX=-1" in env
+    assert "export NCCL_MIN_NCHANNELS=16" in run.file("/etc/profile.d/gpu-infra-nccl.sh")
+
+
+def test_second_boot_installs_nothing_again(tmp_path):
+    sandbox, first = booted(tmp_path, TRAINING)
+    assert first.code == 0
+    clear_calls(sandbox)
+    second = sandbox.boot()
+    assert second.code == 0, second.output
+    commands = second.commands()
+    for installer in ("auto_install", "env_setup", "cms_installer", "mkfs.xfs", "ssh-keygen"):
+        assert installer not in commands
+    assert second.file("/etc/fstab").count("/mnt/scratch") == 1
+    assert second.file("/etc/fstab").count("/mnt/shared") == 1
+    assert "gpu-infra-api tag GpuInfraHealth=healthy" in second.calls
+
+
+def test_failed_driver_install_marks_the_node_unhealthy_and_abandons_it(tmp_path):
+    _, run = booted(tmp_path, SCALING, fail_auto_install="")
+    assert run.code != 0
+    assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "gpu_driver"
+    assert not run.exists("/var/lib/gpu-infra/ready")
+    assert "gpu-infra-api tag GpuInfraHealth=unhealthy" in run.calls
+    assert "gpu-infra-api complete-lifecycle ABANDON" in run.calls
+    assert "health" not in steps_started(run.output)
+
+
+def test_short_gpu_count_fails_the_health_check(tmp_path):
+    _, run = booted(tmp_path, SCALING, gpus="7")
+    assert run.code != 0
+    assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "health"
+    assert "check FAILED: 8 GPU(s) of ecs.gn8v-8x.48xlarge" in run.output
+    assert run.api_calls()[-1] == "gpu-infra-api complete-lifecycle ABANDON"
+
+
+def test_healthy_scaling_node_continues_its_scale_out(tmp_path):
+    _, run = booted(tmp_path, SCALING)
+    assert run.code == 0, run.output
+    assert run.api_calls() == ["gpu-infra-api tag GpuInfraHealth=healthy",
+                               "gpu-infra-api complete-lifecycle CONTINUE"]
+
+
+def test_missing_erdma_device_makes_the_node_unhealthy(tmp_path):
+    _, run = booted(tmp_path, TRAINING, no_erdma="")
+    assert run.code != 0
+    assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "erdma"
+    assert "gpu-infra-api tag GpuInfraHealth=unhealthy" in run.calls
+
+
+def test_fabric_manager_at_the_driver_version_where_nvswitch_is(tmp_path):
+    sandbox = Sandbox(tmp_path)
+    devices = sandbox.root / "proc/driver/nvidia-nvswitch/devices"
+    devices.mkdir(parents=True)
+    (devices / "0000:01:00.0").write_text("")
+    sandbox.knob("fm", PIN.driver)  # what the package install leaves
+    sandbox.install(TRAINING)
+    run = sandbox.boot()
+    assert "apt-get install -y -q nvidia-fabricmanager-550=550.127.08-1" not in run.calls
+    assert "systemctl enable --now nvidia-fabricmanager" in run.calls
+    assert "check ok: fabric manager where NVSwitch is" in run.output
+    sandbox.knob("fm", "535.54.03")  # a stale fabric manager is replaced
+    clear_calls(sandbox)
+    run = sandbox.boot()
+    assert "apt-get install -y -q nvidia-fabricmanager-550=550.127.08-1" in run.calls
+
+
+def test_preinstalled_image_only_checks_the_driver(tmp_path):
+    spec = dataclasses.replace(SCALING, route="preinstalled")
+    sandbox = Sandbox(tmp_path)
+    sandbox.knob("driver", PIN.driver)
+    sandbox.knob("agent")
+    sandbox.install(spec)
+    run = sandbox.boot()
+    assert run.code == 0, run.output
+    assert not [c for c in run.calls if c.startswith(("auto_install", "curl -fsS --retry 5 -o"))]
+
+
+def test_preinstalled_image_without_the_driver_is_unhealthy(tmp_path):
+    _, run = booted(tmp_path, dataclasses.replace(SCALING, route="preinstalled"))
+    assert run.code != 0
+    assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "gpu_driver"
+
+
+def test_wrong_preinstalled_driver_is_refused(tmp_path):
+    spec = dataclasses.replace(SCALING, route="preinstalled")
+    sandbox = Sandbox(tmp_path)
+    sandbox.knob("driver", "535.54.03")
+    sandbox.install(spec)
+    run = sandbox.boot()
+    assert run.code != 0
+    assert "driver 535.54.03 is installed but 550.127.08 is pinned" in run.output
+
+
+def test_grid_route_installs_the_package_from_the_bucket(tmp_path):
+    package = b"#!/bin/sh\necho grid-installer >> \"$SANDBOX/calls.log\"\n" \
+              b"echo 535.161.07 > \"$SANDBOX/state/driver\"\n"
+    grid = GridPackage("render-prod-datasets", "drivers/grid.run",
+                       hashlib.sha256(package).hexdigest())
+    spec = dataclasses.replace(SCALING, route="grid", grid=grid,
+                               driver=node_stack.DriverStack("535.161.07", "", ""))
+    sandbox = Sandbox(tmp_path)
+    (sandbox.dir / "grid.run").write_bytes(package)
+    sandbox.install(spec)
+    run = sandbox.boot()
+    assert run.code == 0, run.output
+    assert "gpu-infra-api oss-get render-prod-datasets drivers/grid.run" in " ".join(run.calls)
+    assert "grid-installer" in run.calls
+    (sandbox.dir / "grid.run").write_bytes(package + b"# tampered\n")
+    (sandbox.state / "driver").unlink()
+    run = sandbox.boot()
+    assert run.code != 0
+    assert "does not match its pinned sha256" in run.output
+
+
+def test_reboot_needed_after_the_install_is_not_a_failure(tmp_path):
+    sandbox = Sandbox(tmp_path)
+    installer = sandbox.dir / "installers/auto_install.sh"
+    installer.write_text('echo "ALL INSTALL OK" > auto_install.log\n')  # driver loads later
+    sandbox.install(SCALING)
+    run = sandbox.boot()
+    assert run.code == 0
+    assert "systemctl reboot" in run.calls
+    assert not run.exists("/var/lib/gpu-infra/unhealthy")
+    assert not [c for c in run.calls if "complete-lifecycle" in c]
+
+
+def test_bake_mode_installs_only(tmp_path):
+    sandbox = Sandbox(tmp_path)
+    sandbox.install(TRAINING)
+    run = sandbox.boot("bake")
+    assert run.code == 0, run.output
+    assert steps_started(run.output) == ["gpu_driver", "erdma", "fabric_manager",
+                                         "cloudmonitor"]
+    assert run.api_calls() == []
+
+
+PEERS = (("t01-gpu-node-002", "10.1.0.12", "healthy"),
+         (HOSTNAME, "10.1.0.10", "healthy"),
+         ("t01-gpu-node-001", "10.1.0.11", "unhealthy"),
+         ("t01-gpu-node-003", "10.1.0.13", "healthy"))
+
+
+def test_peers_give_hostfile_torchrun_env_and_ssh_trust(tmp_path):
+    sandbox = Sandbox(tmp_path, peers=PEERS)
+    sandbox.install(TRAINING)
+    assert sandbox.boot().code == 0
+    run = sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers")
+    assert run.code == 0, run.output
+    assert run.file("/etc/gpu-infra/hostfile").splitlines() == [
+        "10.1.0.10 slots=8", "10.1.0.12 slots=8", "10.1.0.13 slots=8"]
+    assert run.file("/etc/gpu-infra/torchrun.env").splitlines() == [
+        "MASTER_ADDR=10.1.0.10", "MASTER_PORT=29500", "NNODES=3", "NPROC_PER_NODE=8",
+        "NODE_RANK=0"]
+    keys = run.file("/root/.ssh/authorized_keys")
+    assert "ssh-ed25519 AAAAt01-gpu-node-003 gpu-infra-peer-t01-gpu-node-003" in keys
+    assert "node-001" not in keys  # unhealthy nodes are not trusted
+    assert "10.1.0.12,t01-gpu-node-002 ssh-ed25519 HOSTt01-gpu-node-002" in run.file(
+        "/etc/gpu-infra/known_hosts")
+    again = sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers")
+    assert again.file("/root/.ssh/authorized_keys") == keys
+
+
+@pytest.mark.parametrize("spec", [TRAINING, SCALING])
+def test_the_same_script_serves_nodes_and_images(spec):
+    from gpu_infra.blocks.bootstrap import bake_commands, node_files
+
+    program = node_files(spec)["/opt/gpu-infra/bootstrap.sh"][0]
+    assert program in bake_commands(spec)[0]

@@ -1,0 +1,116 @@
+"""The user data of every shipped stack: ShellCheck-clean, within the ECS limit, the same for
+every node whatever the fleet's size, with the agent wherever alarms need its metrics."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpu_infra.limits.node_stack import DEFAULT_IMAGES, USER_DATA_MAX_BYTES
+from gpu_infra.tools.plan.engine import run_plan
+from gpu_infra.tools.plan.fake_cloud import FakeCloud
+
+from .bootstrap_sandbox import Sandbox
+from .conftest import BASE_TRAINING, STACKS_DIR, merged
+
+INSTANCE = "alicloud:ecs/instance:Instance"
+SCALING_CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
+SHIPPED = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
+                 for path in STACKS_DIR.glob("Pulumi.*.yaml"))
+SHELLCHECK = shutil.which("shellcheck") or str(Path(sys.executable).parent / "shellcheck")
+
+
+def user_data_of(plan) -> list[str]:
+    """The user data of every node resource of the plan (instances, scaling configs)."""
+    return [r.inputs["userData"] for r in plan.by_type(INSTANCE) + plan.by_type(SCALING_CONFIG)
+            if "userData" in r.inputs]
+
+
+@pytest.fixture(scope="module")
+def shipped_plans():
+    return {name: run_plan(STACKS_DIR / f"Pulumi.{name}.yaml")
+            for name in SHIPPED}
+
+
+def test_every_shipped_stack_has_user_data_within_the_limit(shipped_plans):
+    for name, plan in shipped_plans.items():
+        scripts = user_data_of(plan)
+        assert scripts, name
+        for script in scripts:
+            size = len(script.encode())
+            assert size <= USER_DATA_MAX_BYTES, f"{name}: {size} bytes"
+
+
+def test_generated_scripts_pass_shellcheck(shipped_plans, tmp_path):
+    for name, plan in shipped_plans.items():
+        script = user_data_of(plan)[0]
+        sandbox = Sandbox(tmp_path / name)
+        assert sandbox.install_text(script).code == 0
+        installed = sandbox.root / "opt/gpu-infra"
+        files = [sandbox.dir / "user-data.sh", installed / "bootstrap.sh",
+                 installed / "config.sh", *sorted(installed.glob("bin/gpu-infra-peers"))]
+        done = subprocess.run([SHELLCHECK, "--severity=style", *map(str, files)],
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"{name}:\n{done.stdout}"
+
+
+def test_every_node_of_a_fleet_gets_the_same_user_data(shipped_plans):
+    for name, plan in shipped_plans.items():
+        assert len(set(user_data_of(plan))) == 1, name
+
+
+def test_adding_nodes_does_not_change_the_user_data_of_node_0(plan_cluster):
+    def node0(nodes: int) -> str:
+        cluster = merged(BASE_TRAINING, fleet={"instance_type": "ecs.gn8v-8x.48xlarge",
+                                               "nodes": nodes})
+        plan = plan_cluster(cluster, name=f"n{nodes}")
+        return next(r.inputs["userData"] for r in plan.by_type(INSTANCE)
+                    if r.name.endswith("node-000"))
+
+    four, eight = node0(4), node0(8)
+    assert four == eight
+    assert "run_step cluster_peers" in four
+
+
+def test_fleets_with_gpu_alarms_install_the_cloudmonitor_agent(shipped_plans):
+    for name, plan in shipped_plans.items():
+        alarms = [r for r in plan.by_type("alicloud:cms/alarm:Alarm")
+                  if "gpu" in r.inputs.get("metric", "")]
+        if alarms:
+            assert "run_step cloudmonitor" in user_data_of(plan)[0], name
+
+
+def test_training_prod_user_data_wires_erdma_fabric_manager_and_the_cluster(shipped_plans):
+    script = user_data_of(shipped_plans["training-prod"])[0]
+    for step in ("data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager",
+                 "nccl_env", "cloudmonitor", "cluster_ssh", "health", "cluster_peers"):
+        assert f"run_step {step}\n" in script
+    assert "readonly FLEET=llm-pretrain-gpu" in script
+
+
+def test_scaling_fleets_report_to_their_readiness_hook(shipped_plans):
+    for name in ("inference-prod", "rendering-batch"):
+        plan = shipped_plans[name]
+        hook = next(r for r in plan.by_type("alicloud:ess/lifecycleHook:LifecycleHook")
+                    if r.inputs["lifecycleTransition"] == "SCALE_OUT")
+        assert hook.inputs["defaultResult"] == "ABANDON"
+        assert f"readonly LIFECYCLE_HOOK_ID={hook.id}" in user_data_of(plan)[0]
+
+
+def test_a_newly_published_public_image_does_not_change_the_plan(plan_cluster, monkeypatch):
+    before = plan_cluster(BASE_TRAINING).by_type(INSTANCE)[0].inputs["imageId"]
+    answer = FakeCloud.call
+
+    def newer_images(self, token, args):
+        if token == "alicloud:ecs/getImages:getImages":
+            newest = "ubuntu_22_04_x64_20G_alibase_20991231.vhd"
+            return {"id": newest, "ids": [newest], "images": []}
+        return answer(self, token, args)
+
+    monkeypatch.setattr(FakeCloud, "call", newer_images)
+    after = plan_cluster(BASE_TRAINING).by_type(INSTANCE)[0].inputs["imageId"]
+    assert before == after == DEFAULT_IMAGES["ubuntu_22_04"]
