@@ -29,8 +29,13 @@ OPTIONAL_FEATURES = {
                      "guarantee": {"kind": "elasticity_assurance", "count": 1}}},
         storage={"disks": [{"name": "ckpt", "size_gib": 100, "keep": True}],
                  "snapshots": {"retention_days": 3},
-                 "shared_fs": {"enabled": True, "kind": "cpfs", "capacity_gib": 3600},
+                 "shared_fs": {"enabled": True, "kind": "extreme", "capacity_gib": 3600},
                  "buckets": {"logging": True}}),
+    # CPFS cannot be encrypted, so it is refused where the stack encrypts (prod)
+    "training-cpfs": merged(BASE_TRAINING, storage={
+        "shared_fs": {"enabled": True, "kind": "cpfs", "capacity_gib": 3600}}),
+    "inference-refresh": merged(BASE_INFERENCE, fleet={
+        **BASE_INFERENCE["fleet"], "min_size": 1, "multi_az_policy": "PRIORITY"}),
     "training-capacity-reservation": merged(BASE_TRAINING, fleet={
         **BASE_TRAINING["fleet"],
         "reserved": {"guarantee": {"kind": "capacity_reservation", "count": 1}}}),
@@ -71,7 +76,9 @@ def test_optional_features_reach_the_optional_types(creatable_types):
     for token in ("alicloud:ecs/elasticityAssurance:ElasticityAssurance",
                   "alicloud:ecs/capacityReservation:CapacityReservation",
                   "alicloud:alb/loadBalancer:LoadBalancer",
-                  "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy"):
+                  "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy",
+                  "alicloud:nas/protocolService:ProtocolService",
+                  "alicloud:ess/instanceRefresh:InstanceRefresh"):
         assert token in creatable_types
 
 

@@ -37,4 +37,16 @@ def world_open_cidrs(stack: ClusterConfig) -> Iterable[Finding]:
                       "access (refused in prod)")
 
 
-GENERAL_VALIDATORS = (no_internet_egress, prod_without_kms, world_open_cidrs)
+def cpfs_not_encrypted_or_mounted(stack: ClusterConfig) -> Iterable[Finding]:
+    """WARNING: CPFS is neither encrypted (the provider cannot) nor mounted by the node
+    bootstrap (the provider exports no address for its NFS exports)."""
+    shared = stack.storage.shared_fs
+    if shared.enabled and shared.kind == "cpfs":
+        yield Finding("cpfs-not-encrypted-or-mounted", Level.WARNING, "storage.shared_fs.kind",
+                      "CPFS data is not encrypted at rest and the nodes do not mount it: "
+                      "install the CPFS client or mount the NFS export (its address is in the "
+                      "console) in your image or user data; extreme NAS is both")
+
+
+GENERAL_VALIDATORS = (no_internet_egress, prod_without_kms, world_open_cidrs,
+                      cpfs_not_encrypted_or_mounted)

@@ -140,7 +140,7 @@ class LayoutBase(pulumi.ComponentResource):
         self.buckets = {
             purpose: Bucket(
                 f"{name}-{purpose}", config=lifecycle, bucket_name=bucket_name,
-                conventions=self.conventions,
+                conventions=self.conventions, purpose=purpose,
                 versioning=purpose in VERSIONED_PURPOSES or self.cluster.is_prod,
                 kms_key_id=self.kms_key_id,
                 log_bucket=self.log_bucket.bucket_name if self.log_bucket else None,

@@ -118,6 +118,13 @@ class StackBase(StrictModel):
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
+        shared = self.storage.shared_fs
+        if shared.enabled and shared.kind == "cpfs" and self.kms_encryption:
+            problems.append("storage.shared_fs.kind: cpfs cannot be encrypted through the "
+                            "provider (nas.FileSystem encrypt_type 1 and 2 are for standard "
+                            "and extreme only) but this stack encrypts its data "
+                            "(kms_encryption); use extreme, or set security.kms_encryption: "
+                            "false to accept an unencrypted CPFS")
         if problems:
             raise ValueError("\n".join(problems))
         return self

@@ -107,6 +107,13 @@ class SharedFileSystemConfig(StrictModel):
     Default none."""
     zone: str | None = None
     """Zone of an extreme or cpfs file system. Default: the first of `network.zones`."""
+    squash: Literal["root_squash", "all_squash", "no_squash"] = "root_squash"
+    """NAS access rule user mapping: root_squash maps root on the nodes to nobody, so a
+    compromised or careless root process cannot rewrite everyone's files (run jobs as a
+    non-root user, or choose no_squash knowingly); all_squash maps every user. Default
+    root_squash."""
+    access: Literal["RDWR", "RDONLY"] = "RDWR"
+    """Read-write or read-only mounts for the nodes. Default RDWR."""
 
     @model_validator(mode="after")
     def _check_capacity(self) -> SharedFileSystemConfig:
@@ -120,8 +127,16 @@ class SharedFileSystemConfig(StrictModel):
         return self
 
 
+TIERED_PURPOSES: tuple[str, ...] = ("checkpoints", "outputs")
+"""Buckets that tier by default: old checkpoints and finished outputs are rarely read.
+Datasets and model weights are read in full by every job and every scale-out, and an
+Archive object must be restored before it can be read, so they stay Standard."""
+
+
 class LifecycleConfig(StrictModel):
-    """Days after upload at which objects move to colder storage classes."""
+    """Days after upload at which objects of the tiered buckets move to colder storage
+    classes (the access-log bucket always tiers); every bucket aborts stale multipart
+    uploads and expires old versions."""
 
     ia_days: int | None = Field(default=30, ge=1)
     """Move to IA (Infrequent Access) after this many days. Default 30; null: never."""
@@ -134,6 +149,13 @@ class LifecycleConfig(StrictModel):
     noncurrent_version_days: int = Field(default=30, ge=1)
     """In versioned buckets, delete an object's old versions this many days after they are
     overwritten or deleted (bounds what versioning costs). Default 30."""
+    tiered_purposes: list[BucketPurpose] = Field(default=list(TIERED_PURPOSES))
+    """Buckets whose objects move to IA/Archive/ColdArchive. Default checkpoints and
+    outputs; datasets and models stay Standard (reading Archive needs a restore first)."""
+
+    def tiers(self, purpose: str | None) -> dict[str, int]:
+        """The transitions of the bucket of `purpose` (None: the access-log bucket)."""
+        return self.transitions if purpose is None or purpose in self.tiered_purposes else {}
 
     @property
     def transitions(self) -> dict[str, int]:

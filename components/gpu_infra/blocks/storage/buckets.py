@@ -59,11 +59,13 @@ class Bucket(pulumi.ComponentResource):
     logging: alicloud.oss.BucketLogging | None
 
     def __init__(self, name: str, *, config: LifecycleConfig, bucket_name: str,
-                 conventions: Conventions, versioning: bool = False,
+                 conventions: Conventions, purpose: str | None = None,
+                 versioning: bool = False,
                  kms_key_id: pulumi.Input[str] | None = None,
                  log_bucket: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
-        """`config`: tier transitions and multipart cleanup, and, with `versioning`
+        """`config`: tier transitions (for the buckets of `config.tiered_purposes` and the
+        access-log bucket, `purpose` None) and multipart cleanup, and, with `versioning`
         (default off), when old versions expire; `bucket_name`: a valid OSS name (the
         schema's prefix rules make one); `log_bucket`: name of the bucket for access logs
         (default none)."""
@@ -77,7 +79,7 @@ class Bucket(pulumi.ComponentResource):
             versioning=alicloud.oss.BucketVersioningArgs(status=VERSIONING_ENABLED)
             if versioning else None,
             lifecycle_rules=[_lifecycle_rule(
-                config.transitions, config.abort_multipart_days,
+                config.tiers(purpose), config.abort_multipart_days,
                 config.noncurrent_version_days if versioning else None)],
             tags=conventions.tags_for(bucket_name), opts=conventions.data_options(self))
         self.acl = alicloud.oss.BucketAcl(

@@ -118,7 +118,8 @@ class SharedFileSystem(pulumi.ComponentResource):
         if is_cpfs:
             self._cpfs_exports(name, vpc_id, vswitch_ids, zone, child)
         else:
-            self._nas_mount_targets(name, fs_type, vpc_id, vswitch_ids, client_cidrs, child)
+            self._nas_mount_targets(name, config, fs_type, vpc_id, vswitch_ids, client_cidrs,
+                                    child)
         self.file_system_id: pulumi.Output[str] = self.file_system.id
         self.file_system_type = fs_type.file_system_type
         self.mount_addresses = {zone_: target.mount_target_domain
@@ -130,7 +131,8 @@ class SharedFileSystem(pulumi.ComponentResource):
                                "mount_address": self.mount_address,
                                "mount_addresses": self.mount_addresses})
 
-    def _nas_mount_targets(self, name: str, fs_type: FsType, vpc_id: pulumi.Input[str],
+    def _nas_mount_targets(self, name: str, config: SharedFileSystemConfig, fs_type: FsType,
+                           vpc_id: pulumi.Input[str],
                            vswitch_ids: Mapping[str, pulumi.Input[str]],
                            client_cidrs: list[IPv4Network],
                            child: pulumi.ResourceOptions) -> None:
@@ -143,7 +145,8 @@ class SharedFileSystem(pulumi.ComponentResource):
             alicloud.nas.AccessRule(
                 child_name(name, f"rule-{index}"), access_group_name=group,
                 file_system_type=fs_type.file_system_type, source_cidr_ip=str(cidr),
-                rw_access_type="RDWR", user_access_type="no_squash", priority=1, opts=child)
+                rw_access_type=config.access, user_access_type=config.squash, priority=1,
+                opts=child)
             for index, cidr in enumerate(client_cidrs, start=1)]
         self.mount_targets = {
             zone: alicloud.nas.MountTarget(
