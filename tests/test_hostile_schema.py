@@ -108,13 +108,20 @@ NONSENSE: dict[str, tuple[str, dict[str, Any] | str, str]] = {
                           f"{P}.tags: tag Project: set by gpu-infra on every resource"),
     "string-integer": ("strict", merged(BASE_TRAINING, fleet={
         **BASE_TRAINING["fleet"], "nodes": "8"}),
-        f"{P}.fleet.nodes: input should be a valid integer (got '8')"),
+        f"{P}.fleet.nodes: input should be a valid integer (got '8'); a string is not an "
+        "integer: write it without quotes"),
     "boolean-integer": ("strict", merged(BASE_TRAINING, fleet={
         **BASE_TRAINING["fleet"], "nodes": True}),
         f"{P}.fleet.nodes: input should be a valid integer (got True)"),
     "yes-boolean": ("strict", merged(BASE_TRAINING, fleet={
         **BASE_TRAINING["fleet"], "interruptible": "yes"}),
-        f"{P}.fleet.interruptible: input should be a valid boolean (got 'yes')"),
+        f"{P}.fleet.interruptible: input should be a valid boolean (got 'yes'); a string is "
+        "not a boolean: write true or false, unquoted"),
+    "string-decimal": ("strict", replaced(TRAINING, "      spot_strategy: SpotAsPriceGo\n",
+                                          "      spot_strategy: SpotWithPriceLimit\n"
+                                          "      spot_price_limit: '1.5'\n"),
+                       f"{P}.fleet.spot_price_limit: input should be a valid number (got "
+                       "'1.5'); a string is not a number: write it without quotes"),
     "one-boolean": ("strict", merged(BASE_TRAINING, network={
         **BASE_TRAINING["network"], "nat_gateway": 1}),
         f"{P}.network.nat_gateway: input should be a valid boolean (got 1)"),

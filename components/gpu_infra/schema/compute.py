@@ -278,10 +278,12 @@ class QueueScaling(StrictModel):
 
 
 def step_problems(steps: list[ScalingStep]) -> list[str]:
-    """The rules of ESS step adjustments (bounds relative to a `>=` alarm's threshold): each
-    step's lower bound is below its upper one; in order of their bounds the steps meet
-    without gaps or overlaps from 0 (or an open lower bound) to an open upper bound; every
-    step adds instances."""
+    """Problems of a scale-out alarm's steps (bounds relative to its `>=` threshold), so that
+    every queue length over the threshold picks exactly one step: each step's lower bound
+    is below its upper one; in order of their bounds the steps meet without gaps or
+    overlaps from 0 (or an open lower bound) to an open upper bound; every step adds
+    instances. These are the step-adjustment rules AWS documents for step scaling, which
+    ESS's StepScalingRule mirrors (no ESS page states them; UNCONFIRMED there)."""
     problems = [f"steps[{i}].adjustment: {step.adjustment}; a step of the scale-out alarm "
                 "adds at least 1 instance" for i, step in enumerate(steps)
                 if step.adjustment < 1]

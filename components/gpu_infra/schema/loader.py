@@ -6,6 +6,7 @@ wrong, and what is allowed. Nothing here raises anything but ConfigError.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,8 +151,34 @@ def format_validation_error(error: ValidationError) -> list[str]:
             got = item.get("input")
             shown = "" if isinstance(got, (dict, list)) else f" (got {shorten(repr(got), 60)})"
             lines.append(f"{_display_path(loc)}: {item['msg'][0].lower()}{item['msg'][1:]}"
-                         f"{shown}")
+                         f"{shown}{_strict_hint(kind, got)}")
     return lines
+
+
+STRICT_TYPES = {"int_type": "an integer", "float_type": "a number", "bool_type": "a boolean"}
+"""Error types of strict mode: a value of another JSON type, never converted."""
+
+
+def _strict_hint(kind: str, got: Any) -> str:
+    """How to write a value strict mode refused as `kind`. `pulumi config set --path` stores
+    true/false as booleans and integers as integers but a decimal such as 1.5 as a string
+    (pulumi sdk go/common/resource/config, adjustObjectValue): unquote it in the file."""
+    if kind not in STRICT_TYPES or not isinstance(got, str) or not _reads_as(kind, got):
+        return ""
+    if kind == "bool_type":
+        return "; a string is not a boolean: write true or false, unquoted"
+    return f"; a string is not {STRICT_TYPES[kind]}: write it without quotes"
+
+
+def _reads_as(kind: str, text: str) -> bool:
+    """Whether `text` spells a value of the strict type `kind`."""
+    if kind == "bool_type":
+        return text.strip().lower() in {"true", "false", "yes", "no", "on", "off"}
+    try:
+        number = int(text) if kind == "int_type" else float(text)
+    except ValueError:
+        return False
+    return math.isfinite(number)
 
 
 def _nested_problem(loc: list[Any], line: str) -> str:
