@@ -15,7 +15,7 @@ from gpu_infra.schema import SECRET_PLACEHOLDER, ConfigError, load_stack
 from gpu_infra.schema.editor import editor_schema, secure_fields
 from gpu_infra.schema.secrets import secure_field_paths
 from gpu_infra.schema.stack import InferenceConfig, RenderingConfig, TrainingConfig
-from gpu_infra.tools.plan.engine import run_under_mocks
+from gpu_infra.tools.plan.engine import ProgramError, run_under_mocks
 
 from .conftest import BASE_TRAINING, merged, stack_config
 
@@ -91,3 +91,19 @@ def test_secret_values_reach_resources_as_secrets_under_engine_marked_config():
     clear = [s for r in resources for s in _strings(r.inputs)]
     assert not [s for s in clear if "token-" in s]
     assert json.dumps(cluster).count("token-") == 2  # the test's values did carry them
+
+
+def test_the_program_stops_when_the_engine_marks_a_secret_no_field_may_hold():
+    cluster = merged(BASE_TRAINING, tags={"Owner": "secret-owner"})
+    with pytest.raises(ProgramError, match=(
+            r"gpu-infra:cluster: holds a secure: value but none of the fields that may be "
+            r"secure \(monitoring\.contacts\[\]\.dingtalk_webhook, monitoring\.webhook\) is "
+            r"set")):
+        run_under_mocks(stack_config(cluster), "test", program.run,
+                        config={"gpu-infra:cluster": cluster, "alicloud:region": "cn-hangzhou"},
+                        secret_keys=["gpu-infra:cluster"])
+    # the same config, not marked secret, plans
+    resources, _ = run_under_mocks(
+        stack_config(cluster), "test", program.run,
+        config={"gpu-infra:cluster": cluster, "alicloud:region": "cn-hangzhou"})
+    assert resources

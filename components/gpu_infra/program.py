@@ -7,6 +7,7 @@ under the offline plan alike).
 from __future__ import annotations
 
 import pulumi
+from pulumi.runtime import is_config_secret
 
 from gpu_infra.knowhow import Level, errors_in, run_validators
 from gpu_infra.layouts import build_layout
@@ -18,13 +19,16 @@ from gpu_infra.schema import (
     ConfigError,
     parse_stack,
 )
+from gpu_infra.schema.secrets import holds_secure_field_values, secure_field_paths
 
 
 def stack_from_pulumi_config() -> ClusterConfig:
     """Read `gpu-infra:cluster` and `alicloud:region`, validate them and run the validators.
 
     Problems stop the program with a RunError (one line each, no traceback); WARNING and INFO
-    findings are logged.
+    findings are logged. The engine marks the whole cluster value secret when any leaf is
+    `secure:`; with no field that may be secure set, the secret sits where it would leak, so
+    the program stops (validate and plan name the exact path).
     """
     raw = {CLUSTER_KEY: pulumi.Config(PROJECT).get_object("cluster"),
            REGION_KEY: pulumi.Config("alicloud").get("region")}
@@ -33,6 +37,12 @@ def stack_from_pulumi_config() -> ClusterConfig:
                             source=f"stack {pulumi.get_stack()}")
     except ConfigError as error:
         raise pulumi.RunError("invalid stack config:\n" + "\n".join(error.problems)) from None
+    if is_config_secret(CLUSTER_KEY) and not holds_secure_field_values(stack):
+        raise pulumi.RunError(
+            f"invalid stack config:\n{CLUSTER_KEY}: holds a secure: value but none of the "
+            f"fields that may be secure ({', '.join(sorted(secure_field_paths(type(stack))))})"
+            " is set: it would reach resources and the state in clear; `gpu-infra validate` "
+            "names its path")
     findings = run_validators(stack)
     for finding in findings:
         log = pulumi.log.info if finding.level is Level.INFO else pulumi.log.warn

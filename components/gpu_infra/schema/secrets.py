@@ -84,3 +84,15 @@ def misplaced_secrets(model: type[BaseModel], cluster_key: str,
             problems.append(f"{key}: may not be a secure: value (it would reach resources "
                             f"and the state in clear); secure: values belong in {allowed}")
     return problems
+
+
+def holds_secure_field_values(value: Any) -> bool:
+    """True if any MaybeSecure field of a validated model (or of the models inside it) is
+    set."""
+    if isinstance(value, (list, tuple)):
+        return any(holds_secure_field_values(item) for item in value)
+    if not isinstance(value, BaseModel):
+        return False
+    return any((_marked(type(value), name) and getattr(value, name) is not None)
+               or holds_secure_field_values(getattr(value, name))
+               for name in type(value).model_fields)
