@@ -94,3 +94,15 @@ def test_git_revision_base_plans_in_a_temporary_worktree(capsys, monkeypatch, tm
     assert "**Changes against HEAD (" in text
     assert str(tmp_path) not in worktrees  # the temporary worktree is gone
     assert not list(tmp_path.iterdir())
+
+
+def test_secrets_are_named_as_not_compared(tmp_path, capsys):
+    text = (STACKS_DIR / "Pulumi.training-dev.yaml").read_text()
+    text = text.replace("    monitoring:\n", "    monitoring:\n      webhook:\n"
+                                             "        secure: v1:DDDDEEEEFFFF\n")
+    stack = tmp_path / "Pulumi.training-dev.yaml"
+    stack.write_text(text)
+    code = main(["plan", str(stack), "--against", str(GOLDEN_DIR / "training-dev.json")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Not compared: 1 secret value(s) (gpu-infra:cluster.monitoring.webhook)" in out

@@ -7,6 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from gpu_infra.schema import ConfigError
 from gpu_infra.tools.cli.common import (
@@ -46,7 +47,7 @@ EXAMPLES = (
 """Shown by `--help`; a test parses each."""
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     parser = subparsers.add_parser(
         "plan", help="offline plan: resources, validator findings (no cloud access needed)")
@@ -136,7 +137,7 @@ def _change_report(args: argparse.Namespace, result: Review) -> ChangeReport:
     return change_report(result, base, label, acknowledgements)
 
 
-def annotate(record: dict, changes: ChangeReport) -> None:
+def annotate(record: dict[str, Any], changes: ChangeReport) -> None:
     """Add each resource's change/restart/because and the top-level `changes` record."""
     by_urn = changes.by_urn()
     for resource in record["resources"]:

@@ -148,7 +148,7 @@ def changed_files(base: str) -> list[str]:
     return [line for line in done.stdout.splitlines() if line]
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     parser = subparsers.add_parser(
         "pr-comment", help="plan the stacks a pull request changes against its base; write "

@@ -70,8 +70,8 @@ class ResourceChange:
         return record
 
 
-def diff_records(base: Sequence[Mapping[str, Any]],
-                 new: Sequence[Mapping[str, Any]]) -> list[ResourceChange]:
+def diff_records(base: Sequence[dict[str, Any]],
+                 new: Sequence[dict[str, Any]]) -> list[ResourceChange]:
     """The change of every resource from `base` to `new` (plan records): the new plan's
     resources in its order, then the deleted ones in the base's order."""
     base_by_urn = {r["urn"]: r for r in base}

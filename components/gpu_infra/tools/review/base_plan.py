@@ -102,12 +102,12 @@ def _plan_in(tree: Path, stack: Path, out: Path) -> dict[str, Any]:
 
 def _cli_entry(tree: Path) -> str:
     """The `gpu-infra` console script of the checked-out revision."""
-    try:
+    if sys.version_info >= (3, 11):  # Python 3.10 has no tomllib: take the current entry
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        return CLI_ENTRY
-    try:
-        data = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return CLI_ENTRY
-    return str(data.get("project", {}).get("scripts", {}).get("gpu-infra", CLI_ENTRY))
+
+        try:
+            data = tomllib.loads((tree / "pyproject.toml").read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError):
+            return CLI_ENTRY
+        return str(data.get("project", {}).get("scripts", {}).get("gpu-infra", CLI_ENTRY))
+    return CLI_ENTRY

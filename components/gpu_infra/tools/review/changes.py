@@ -104,6 +104,8 @@ class ChangeReport:
     impact: Impact
     findings: list[ChangeFinding]
     unused_acknowledgements: list[str] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
+    """Stack-file secrets: placeholders in both plans, so their changes are invisible."""
 
     @property
     def blocked(self) -> bool:
@@ -160,7 +162,7 @@ def change_report(review: Review, base: dict[str, Any], against: str,
     impact.renamed = _renamed(base_resources, plan.resources)
     findings = _guard_rails(impact, plan.stack.environment == "prod")
     unused = acknowledgements.apply(findings, ACKNOWLEDGEABLE) if acknowledgements else []
-    return ChangeReport(against, changes, impact, findings, unused)
+    return ChangeReport(against, changes, impact, findings, unused, list(plan.secret_keys))
 
 
 def _planned(record: dict[str, Any]) -> PlannedResource:
@@ -371,6 +373,10 @@ def summary_lines(report: ChangeReport) -> list[str]:
     bound = "" if impact.cost_complete else " (not all of it: a changed resource has no price)"
     lines.append(f"Monthly cost: {impact.cost_before:,.0f} -> {impact.cost_after:,.0f} "
                  f"{impact.currency} ({delta:+,.0f}){bound}.")
+    if report.secrets:
+        lines.append(f"Not compared: {len(report.secrets)} secret value(s) "
+                     f"({', '.join(_few(report.secrets))}) are placeholders offline, so a "
+                     "changed secret does not show here.")
     counts = report.counts()
     restarts = sum(1 for c in report.changes if c.custom and c.restart)
     lines.append("Resources: " + ", ".join(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from gpu_infra.tools.cost import report as cost_report
+from gpu_infra.tools.plan.diff import ResourceChange
 from gpu_infra.tools.plan.engine import Plan, PlannedResource
 from gpu_infra.tools.review import Review
 from gpu_infra.tools.review.changes import ChangeReport
@@ -137,7 +138,7 @@ def _short(value: object, width: int = 100) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _changed(changes: ChangeReport) -> list:
+def _changed(changes: ChangeReport) -> list[ResourceChange]:
     return [c for c in changes.changes if c.custom and c.change != "same"]
 
 
