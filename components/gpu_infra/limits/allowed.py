@@ -34,6 +34,15 @@ LIFECYCLE_TRANSITIONS = ("SCALE_IN", "SCALE_OUT")
 LIFECYCLE_RESULTS = ("CONTINUE", "ABANDON", "ROLLBACK")
 HEARTBEAT_TIMEOUT = (30, 21600)
 RECURRENCE_TYPES = ("Daily", "Weekly", "Monthly", "Cron")
+MAX_LAUNCH_DAYS_AHEAD = 90
+"""ESS: a scheduled task's launch time may be at most 90 days after the task is created or
+modified, otherwise it does not take effect (Auto Scaling "Create a scheduled task",
+alibabacloud.com/help/en/auto-scaling/latest/scheduled-tasks-create-a-scheduled-task,
+retrieved 2026-12-01)."""
+MAX_EVALUATION_COUNT = 100
+"""Most consecutive periods an ESS alarm waits before it fires. Our bound, not Alibaba's:
+the provider only asks for at least 0 (resource_alicloud_ess_alarm.go, IntAtLeast(0));
+100 periods of 900 s is 25 hours, longer is a mistake."""
 
 RI_OFFERING_TYPES = ("No Upfront", "Partial Upfront", "All Upfront")
 RI_SCOPES = ("Region", "Zone")

@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from gpu_infra.limits.allowed import (
+    MAX_EVALUATION_COUNT,
+    MAX_LAUNCH_DAYS_AHEAD,
     REFRESH_MAX_HEALTHY_RANGE,
     REFRESH_MIN_HEALTHY_RANGE,
     REFRESH_MULTI_AZ_POLICY,
@@ -37,12 +39,6 @@ RecurrenceType = Literal["Daily", "Weekly", "Monthly", "Cron"]
 LAUNCH_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$"
 """ESS scheduled task launch time: UTC `YYYY-MM-DDThh:mmZ`."""
 END_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$"
-MAX_LAUNCH_DAYS_AHEAD = 90
-"""ESS: a scheduled task's launch time may be at most 90 days after the task is created or
-modified, otherwise it does not take effect (Auto Scaling "Create a scheduled task")."""
-MAX_EVALUATION_COUNT = 100
-"""Most consecutive periods an ESS alarm waits (our bound: the provider only asks for at
-least 0; 100 periods of 900 s is 25 hours, longer is a mistake)."""
 METRIC_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]{0,63}$"
 """Custom metric names we accept: a letter, then letters, digits, underscores (64 at most)."""
 
