@@ -16,12 +16,13 @@ $(BIN)/gpu-infra: pyproject.toml
 plan: $(BIN)/gpu-infra  ## offline plan of $(STACK) (default training-dev)
 	$(BIN)/gpu-infra plan $(STACK)
 
-test: $(BIN)/gpu-infra  ## lint and the whole test suite
+test: $(BIN)/gpu-infra  ## lint, type check and the whole test suite
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/pytest
 
 bench: $(BIN)/gpu-infra  ## benchmarks of the shipped and generated stacks; results in $(BENCH_OUT)/
 	$(BIN)/python -m bench --out $(BENCH_OUT)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .bench
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .bench

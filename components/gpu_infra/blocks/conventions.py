@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pulumi
 
@@ -34,7 +35,7 @@ class Conventions:
         """The stack's tags plus `Name` and any `extra` ones, for one child resource."""
         return {**self.tags, NAME_TAG_KEY: name, **(extra or {})}
 
-    def data_options(self, parent: pulumi.Resource, **options) -> pulumi.ResourceOptions:
+    def data_options(self, parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
         """Options for a data resource: `protect=True` when data is protected, so
         `pulumi destroy` and replacements stop until a human unprotects it."""
         return pulumi.ResourceOptions(parent=parent, protect=self.protect_data, **options)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from ipaddress import IPv4Network
+from typing import TypedDict
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -58,6 +59,16 @@ ALB_ACTION = "ForwardGroup"
 """The alb.Listener default action: forward to a server group."""
 
 
+class HealthCheck(TypedDict):
+    """Health-check arguments the NLB and ALB server groups share."""
+
+    health_check_enabled: bool
+    health_check_connect_port: int
+    health_check_interval: int
+    healthy_threshold: int
+    unhealthy_threshold: int
+
+
 class ServiceLoadBalancer(pulumi.ComponentResource):
     """A load balancer in front of a scaling group, a Network Load Balancer (NLB,
     `config.kind` "nlb") or an Application Load Balancer (ALB, `config.kind` "alb"):
@@ -87,6 +98,7 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
     """
 
     TYPE = "gpu-infra:network:ServiceLoadBalancer"
+    load_balancer: alicloud.nlb.LoadBalancer | alicloud.alb.LoadBalancer
 
     def __init__(self, name: str, *, config: LoadBalancerConfig, vpc_id: pulumi.Input[str],
                  vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
@@ -108,10 +120,11 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
             self._create_alb(vpc_id, vswitch_ids, address_type)
         self.load_balancer_id: pulumi.Output[str] = self.load_balancer.id
         self.dns_name: pulumi.Output[str] = self.load_balancer.dns_name
-        check = {"health_check_enabled": True, "health_check_connect_port":
-                 HEALTH_CHECK_BACKEND_PORT, "health_check_interval": HEALTH_CHECK_INTERVAL,
-                 "healthy_threshold": HEALTHY_THRESHOLD,
-                 "unhealthy_threshold": UNHEALTHY_THRESHOLD}
+        check = HealthCheck(health_check_enabled=True,
+                            health_check_connect_port=HEALTH_CHECK_BACKEND_PORT,
+                            health_check_interval=HEALTH_CHECK_INTERVAL,
+                            healthy_threshold=HEALTHY_THRESHOLD,
+                            unhealthy_threshold=UNHEALTHY_THRESHOLD)
         self.server_groups: dict[int, alicloud.nlb.ServerGroup | alicloud.alb.ServerGroup] = {}
         self.listeners: dict[int, alicloud.nlb.Listener | alicloud.alb.Listener] = {}
         check_type = HEALTH_CHECK_TYPES[1] if health_check_path else HEALTH_CHECK_TYPES[0]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -244,15 +245,13 @@ class FleetAlarms(pulumi.ComponentResource):
         dimensions = pulumi.Output.from_input(instance_ids).apply(
             lambda ids: json.dumps([{"instanceId": i, **extra} for i in ids],
                                    separators=(",", ":")))
-        escalation = {"comparison_operator": spec.operator, "statistics": alarm.statistics,
-                      "threshold": f"{alarm.threshold:g}", "times": alarm.times}
         alarm_name = child_name(name, key.replace("_", "-"))
         return alicloud.cms.Alarm(
             alarm_name, name=alarm_name, project=NAMESPACE, metric=spec.metric,
             metric_dimensions=dimensions, period=alarm.period,
             contact_groups=[contact_group], silence_time=config.silence_time,
             effective_interval=config.effective_interval, enabled=True,
-            **{f"escalations_{alarm.level}": escalation},
+            **_alarm_escalation(alarm, spec.operator),
             tags=conventions.tags_for(alarm_name), opts=child)
 
     @staticmethod
@@ -270,9 +269,51 @@ class FleetAlarms(pulumi.ComponentResource):
                     category=CATEGORY, namespace=NAMESPACE,
                     metric_name=FLEET_METRICS[key].metric,
                     rule_name=child_name(name, key.replace("_", "-")),
-                    escalations={alarm.level: {
-                        "comparison_operator": GROUP_OPERATORS[FLEET_METRICS[key].operator],
-                        "statistics": alarm.statistics, "threshold": f"{alarm.threshold:g}",
-                        "times": str(alarm.times)}})
+                    escalations=_template_escalations(
+                        alarm, GROUP_OPERATORS[FLEET_METRICS[key].operator]))
                 for key, alarm in enabled.items()],
             opts=child)
+
+
+class AlarmEscalation(TypedDict, total=False):
+    """The one escalation argument of a cms.Alarm, at the alarm's level."""
+
+    escalations_critical: alicloud.cms.AlarmEscalationsCriticalArgs
+    escalations_warn: alicloud.cms.AlarmEscalationsWarnArgs
+    escalations_info: alicloud.cms.AlarmEscalationsInfoArgs
+
+
+def _alarm_escalation(alarm: AlarmSettings, operator: str) -> AlarmEscalation:
+    threshold = f"{alarm.threshold:g}"
+    if alarm.level == "critical":
+        return {"escalations_critical": alicloud.cms.AlarmEscalationsCriticalArgs(
+            comparison_operator=operator, statistics=alarm.statistics, threshold=threshold,
+            times=alarm.times)}
+    if alarm.level == "warn":
+        return {"escalations_warn": alicloud.cms.AlarmEscalationsWarnArgs(
+            comparison_operator=operator, statistics=alarm.statistics, threshold=threshold,
+            times=alarm.times)}
+    return {"escalations_info": alicloud.cms.AlarmEscalationsInfoArgs(
+        comparison_operator=operator, statistics=alarm.statistics, threshold=threshold,
+        times=alarm.times)}
+
+
+def _template_escalations(alarm: AlarmSettings, operator: str,
+                          ) -> alicloud.cms.MetricRuleTemplateAlertTemplateEscalationsArgs:
+    """A rule template's escalation at the alarm's level (`times` is a string here)."""
+    threshold, times = f"{alarm.threshold:g}", str(alarm.times)
+    cms = alicloud.cms
+    if alarm.level == "critical":
+        return cms.MetricRuleTemplateAlertTemplateEscalationsArgs(
+            critical=cms.MetricRuleTemplateAlertTemplateEscalationsCriticalArgs(
+                comparison_operator=operator, statistics=alarm.statistics,
+                threshold=threshold, times=times))
+    if alarm.level == "warn":
+        return cms.MetricRuleTemplateAlertTemplateEscalationsArgs(
+            warn=cms.MetricRuleTemplateAlertTemplateEscalationsWarnArgs(
+                comparison_operator=operator, statistics=alarm.statistics,
+                threshold=threshold, times=times))
+    return cms.MetricRuleTemplateAlertTemplateEscalationsArgs(
+        info=cms.MetricRuleTemplateAlertTemplateEscalationsInfoArgs(
+            comparison_operator=operator, statistics=alarm.statistics, threshold=threshold,
+            times=times))

@@ -45,10 +45,10 @@ class Network(pulumi.ComponentResource):
         self.vpc: alicloud.vpc.Network | None = None
         self.vswitches: dict[str, alicloud.vpc.Switch] = {}
         if config.existing_vpc_id:
+            existing = {zone: config.existing_vswitch_ids[zone] for zone in config.zones}
             self.vpc_id: pulumi.Input[str] = config.existing_vpc_id
-            self.vswitch_ids: dict[str, pulumi.Input[str]] = {
-                zone: config.existing_vswitch_ids[zone] for zone in config.zones}
-            self.vswitch_cidrs: dict[str, pulumi.Input[str]] = self._existing_cidrs()
+            self.vswitch_ids: dict[str, pulumi.Input[str]] = dict(existing)
+            self.vswitch_cidrs: dict[str, pulumi.Input[str]] = self._existing_cidrs(existing)
         else:
             self._create_vpc(config)
         self.vpc_cidr = str(config.vpc_cidr)
@@ -84,13 +84,16 @@ class Network(pulumi.ComponentResource):
         self.vswitch_ids = {zone: vsw.id for zone, vsw in self.vswitches.items()}
         self.vswitch_cidrs = {zone: str(config.vswitch_cidr(zone)) for zone in config.zones}
 
-    def _existing_cidrs(self) -> dict[str, pulumi.Output[str]]:
-        """The CIDRs of the given vSwitches, as the cloud reports them."""
+    def _existing_cidrs(self, vswitch_ids: dict[str, str]) -> dict[str, pulumi.Input[str]]:
+        """The CIDRs of the given vSwitches (zone -> id), as the cloud reports them."""
         found = alicloud.vpc.get_switches_output(
-            ids=list(self.vswitch_ids.values()), opts=pulumi.InvokeOutputOptions(parent=self))
+            ids=list(vswitch_ids.values()), opts=pulumi.InvokeOutputOptions(parent=self))
         by_id = found.vswitches.apply(lambda vsws: {v.id: v.cidr_block for v in vsws})
-        return {zone: by_id.apply(lambda cidrs, vsw_id=vsw_id: cidrs[vsw_id])
-                for zone, vsw_id in self.vswitch_ids.items()}
+
+        def cidr_of(vsw_id: str) -> pulumi.Output[str]:
+            return by_id.apply(lambda cidrs: cidrs[vsw_id])
+
+        return {zone: cidr_of(vsw_id) for zone, vsw_id in vswitch_ids.items()}
 
     def _create_nat(self, config: NetworkConfig) -> None:
         opts = pulumi.ResourceOptions(parent=self)

@@ -22,10 +22,10 @@ from gpu_infra.limits.node_stack import (
     driver_incompatibility,
 )
 from gpu_infra.schema import ClusterConfig
-from gpu_infra.schema.compute import FleetBase, TrainingFleet
+from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
 
 
-def fleet_types(fleet: FleetBase) -> list[str]:
+def fleet_types(fleet: TrainingFleet | ScalingFleet) -> list[str]:
     """Every instance type the fleet may launch."""
     if isinstance(fleet, TrainingFleet):
         return [fleet.instance_type]
@@ -46,7 +46,7 @@ def _family_pin(instance_type: str) -> DriverStack:
     return DRIVER_STACKS.get(catalog.family_of(instance_type), DEFAULT_DRIVER_STACK)
 
 
-def driver_plan(fleet: FleetBase) -> DriverPlan:
+def driver_plan(fleet: TrainingFleet | ScalingFleet) -> DriverPlan:
     """The route (`auto` resolved by family) and versions (the stack's, else the first
     type's family pin)."""
     families = {catalog.family_of(t) for t in fleet_types(fleet)}
@@ -62,7 +62,7 @@ def driver_plan(fleet: FleetBase) -> DriverPlan:
                                          cudnn=settings.cudnn or pin.cudnn))
 
 
-def gpu_counts(fleet: FleetBase) -> dict[str, int]:
+def gpu_counts(fleet: TrainingFleet | ScalingFleet) -> dict[str, int]:
     """Instance type -> GPUs the health check expects (a vGPU slice shows as one device)."""
     counts = {}
     for instance_type in fleet_types(fleet):
@@ -71,7 +71,7 @@ def gpu_counts(fleet: FleetBase) -> dict[str, int]:
     return counts
 
 
-def may_have_nvswitch(fleet: FleetBase) -> bool:
+def may_have_nvswitch(fleet: TrainingFleet | ScalingFleet) -> bool:
     """Whether any of the fleet's families may have NVSwitch (the node checks for itself)."""
     return any(catalog.family_of(t) in FABRIC_MANAGER_FAMILIES for t in fleet_types(fleet))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from ipaddress import IPv4Network
+from typing import Any
 
 import pulumi
 
@@ -45,7 +46,7 @@ class LayoutBase(pulumi.ComponentResource):
     FIXED_NODES = False
     """Whether the fleet is fixed nodes with known instance ids (their ECS events can be
     scoped to them)."""
-    exports: dict[str, pulumi.Input]
+    exports: dict[str, pulumi.Input[Any]]
     """Stack outputs: what a user needs next."""
 
     def __init__(self, name: str, *, config: ClusterConfig, stack_name: str, project: str,
@@ -89,7 +90,7 @@ class LayoutBase(pulumi.ComponentResource):
         instance ids (None for scaling groups, whose alarms go by tag)."""
         raise NotImplementedError
 
-    def fleet_exports(self) -> dict[str, pulumi.Input]:
+    def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """Layout-specific stack outputs."""
         return {}
 
@@ -210,8 +211,8 @@ class LayoutBase(pulumi.ComponentResource):
             return [network.vpc_cidr]
         return [network.vswitch_cidr(zone) for zone in zones]
 
-    def _base_exports(self) -> dict[str, pulumi.Input]:
-        exports: dict[str, pulumi.Input] = {
+    def _base_exports(self) -> dict[str, pulumi.Input[Any]]:
+        exports: dict[str, pulumi.Input[Any]] = {
             "vpc_id": self.network.vpc_id, "vswitch_ids": self.network.vswitch_ids,
             "security_group_id": self.security.security_group_id,
             "role_name": self.role.role_name,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 
@@ -39,6 +40,6 @@ class InferenceService(ScalingLayout):
         self.load_balancer.attach(self.fleet.scaling_group_id)
         return fleet
 
-    def fleet_exports(self) -> dict[str, pulumi.Input]:
+    def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """The load balancer's address, plus the scaling outputs."""
         return {**super().fleet_exports(), "load_balancer_dns": self.load_balancer.dns_name}

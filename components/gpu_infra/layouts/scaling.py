@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 
 from gpu_infra.blocks.compute.images import image_id_for
@@ -54,9 +56,9 @@ class ScalingLayout(LayoutBase):
             opts=self.child) if fleet.reserved else None
         return f"{name}-gpu", None
 
-    def fleet_exports(self) -> dict[str, pulumi.Input]:
+    def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """The scaling group, and the CloudMonitor group custom metrics go to."""
-        exports: dict[str, pulumi.Input] = {"scaling_group_id": self.fleet.scaling_group_id,
+        exports: dict[str, pulumi.Input[Any]] = {"scaling_group_id": self.fleet.scaling_group_id,
                                             "fleet_name": self.fleet_component_name}
         if self.fleet.metric_group_id is not None:
             exports["metric_group_id"] = self.fleet.metric_group_id

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 
@@ -69,7 +70,7 @@ class TrainingCluster(LayoutBase):
         """Training nodes learn each other at boot and at job start."""
         return True
 
-    def fleet_exports(self) -> dict[str, pulumi.Input]:
+    def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """Node addresses and placement, and the command that opens a shell on node 0."""
         return {"node_private_ips": self.nodes.private_ips,
                 "instance_ids": self.nodes.instance_ids,

@@ -6,13 +6,13 @@ from gpu_infra.schema.loader import (
     CLUSTER_KEY,
     PROJECT,
     REGION_KEY,
-    ConfigError,
     StackFile,
     load_stack,
     parse_stack,
     read_stack_file,
     resolve_stack_path,
 )
+from gpu_infra.schema.problems import ConfigError
 from gpu_infra.schema.stack import (
     CLUSTER_ADAPTER,
     ClusterConfig,

@@ -108,7 +108,7 @@ def parse_stack(config: dict[str, Any], source: str = "stack") -> ClusterConfig:
     if config.get(REGION_KEY) is None:
         problems.append(f"{REGION_KEY}: missing; set the Alibaba Cloud region, e.g. "
                         "cn-hangzhou")
-    if problems:
+    if problems or not isinstance(cluster, dict):
         raise ConfigError(source, problems)
     try:
         return CLUSTER_ADAPTER.validate_python({**cluster, "region": config[REGION_KEY]})
@@ -131,7 +131,7 @@ def format_validation_error(error: ValidationError) -> list[str]:
     lines: list[str] = []
     for item in error.errors(include_url=False):
         loc = list(item["loc"])
-        layout = loc.pop(0) if loc and loc[0] in LAYOUT_MODELS else None
+        layout = str(loc.pop(0)) if loc and loc[0] in LAYOUT_MODELS else None
         kind = item["type"]
         if kind == "union_tag_not_found":
             lines.append(f"{CLUSTER_KEY}.layout: missing; allowed: {', '.join(LAYOUT_MODELS)}")
@@ -139,7 +139,7 @@ def format_validation_error(error: ValidationError) -> list[str]:
             lines.append(f"{CLUSTER_KEY}.layout: {item['input'].get('layout')!r} is not a "
                          f"layout; allowed: {', '.join(LAYOUT_MODELS)}")
         elif kind == "extra_forbidden":
-            allowed = _fields_at(LAYOUT_MODELS.get(layout), loc[:-1])
+            allowed = _fields_at(LAYOUT_MODELS.get(layout) if layout else None, loc[:-1])
             hint = f"; allowed: {', '.join(allowed)}" if allowed else ""
             lines.append(f"{_display_path(loc)}: unknown key{hint}")
         elif kind == "missing":

@@ -127,7 +127,7 @@ class SharedFileSystemConfig(StrictModel):
         return self
 
 
-TIERED_PURPOSES: tuple[str, ...] = ("checkpoints", "outputs")
+TIERED_PURPOSES: tuple[BucketPurpose, ...] = ("checkpoints", "outputs")
 """Buckets that tier by default: old checkpoints and finished outputs are rarely read.
 Datasets and model weights are read in full by every job and every scale-out, and an
 Archive object must be restored before it can be read, so they stay Standard."""

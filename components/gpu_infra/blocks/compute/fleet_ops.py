@@ -76,7 +76,8 @@ def node_permissions(name: str, *, role_name: pulumi.Input[str], region: str,
     if drain_queue_name is None and not publishes_metric:
         return None
     document = pulumi.Output.all(account, scaling_group_id, drain_queue_name).apply(
-        lambda values: _permissions_document(region, *values, publishes_metric))
+        lambda values: _permissions_document(region, values[0], values[1], values[2],
+                                             publishes_metric))
     policy_name = child_name(name, "fleet-policy")
     child = pulumi.ResourceOptions(parent=parent)
     policy = alicloud.ram.Policy(

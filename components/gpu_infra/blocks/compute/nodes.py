@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TypedDict
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -33,7 +34,20 @@ first boot only, and changing it stops and starts the instance (the provider's u
 so a new bootstrap reaches new nodes only."""
 
 
-def charging_args(fleet: TrainingFleet) -> dict[str, object]:
+class ChargingArgs(TypedDict, total=False):
+    """The ecs.Instance arguments that say how a node is paid for."""
+
+    instance_charge_type: str
+    spot_strategy: str
+    spot_price_limit: float | None
+    period: int
+    period_unit: str
+    renewal_status: str
+    auto_renew_period: int
+    force_delete: bool
+
+
+def charging_args(fleet: TrainingFleet) -> ChargingArgs:
     """ecs.Instance charging arguments of `fleet.capacity`: on_demand (PostPaid, NoSpot),
     spot (PostPaid + spot_strategy, and spot_price_limit with SpotWithPriceLimit) or prepaid
     (PrePaid for prepaid_period prepaid_period_unit, renewed automatically one period at a
@@ -45,8 +59,8 @@ def charging_args(fleet: TrainingFleet) -> dict[str, object]:
                 "period_unit": fleet.prepaid_period_unit, "renewal_status": "AutoRenewal",
                 "auto_renew_period": PREPAID_RENEW_PERIODS, "force_delete": True}
     if fleet.capacity == "spot":
-        args: dict[str, object] = {"instance_charge_type": "PostPaid",
-                                   "spot_strategy": fleet.spot_strategy}
+        args: ChargingArgs = {"instance_charge_type": "PostPaid",
+                              "spot_strategy": fleet.spot_strategy}
         if fleet.spot_strategy == "SpotWithPriceLimit":
             args["spot_price_limit"] = fleet.spot_price_limit
         return args

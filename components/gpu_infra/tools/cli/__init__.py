@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
+from typing import NoReturn
 
 from gpu_infra.tools.cli import (
     catalog,
@@ -35,7 +36,7 @@ description in `--help`) and EXAMPLES (command lines shown under it)."""
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 on bad arguments too
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 on bad arguments too
         self.print_usage(sys.stderr)
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 

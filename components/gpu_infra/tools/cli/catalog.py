@@ -23,7 +23,7 @@ EXAMPLES = (
 """Shown by `--help`; a test parses each."""
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     parser = subparsers.add_parser(
         "catalog", help="list GPU instance types, or recommend some for a workload")

@@ -38,7 +38,7 @@ EXAMPLES = (
 """Shown by `--help`; a test parses each."""
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     parser = subparsers.add_parser(
         "clone", help="write a new stack file from an existing one (new name, free CIDR)")

@@ -34,7 +34,7 @@ EXAMPLES = (
 """Shown by `--help`; a test parses each."""
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     parser = subparsers.add_parser(
         "publish-queue-metric", help="report a fleet's queue length to CloudMonitor",

@@ -22,7 +22,7 @@ EXAMPLES = (
 """Shown by `--help`; a test parses each."""
 
 
-def add_parser(subparsers) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register the command."""
     parser = subparsers.add_parser("validate", help="check a stack file; exit 2 if invalid")
     add_stack_argument(parser)

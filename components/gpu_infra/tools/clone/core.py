@@ -252,13 +252,13 @@ def drop_secrets(config: CommentedMap) -> tuple[list[ConfigPath], list[str]]:
         keys = range(len(node)) if isinstance(node, list) else list(node)
         for key in keys:
             value = node[key]
-            here = ConfigPath(path.key, (*path.parts, key)) if path else ConfigPath(key)
+            here = ConfigPath(path.key, (*path.parts, key)) if path else ConfigPath(str(key))
             if _is_secure(value) and isinstance(node, list):
                 problems.append(f"{here.pulumi()}: a list item that is a secret cannot be "
                                 "cloned; make it a mapping key or drop it from the source")
             elif _is_secure(value):
                 secrets.append(here)
-                remove_key(node, key)
+                remove_key(node, str(key))
             elif isinstance(value, (dict, list)):
                 walk(value, here)
 
@@ -272,7 +272,7 @@ def _is_secure(value: Any) -> bool:
 
 def _drop_byo(config: CommentedMap, clone: Clone) -> None:
     network = lookup(config, NETWORK)
-    if not isinstance(network, dict):
+    if not isinstance(network, CommentedMap):
         return
     dropped = [key for key in BYO_KEYS if key in network]
     for key in dropped:
@@ -364,7 +364,7 @@ def _lay_out_network(config: CommentedMap, source_stack: ClusterConfig,
                      clone: Clone) -> list[str]:
     """Set the new VPC CIDR and move explicit vSwitch CIDRs into it."""
     network = lookup(config, NETWORK)
-    if not isinstance(network, dict):
+    if not isinstance(network, CommentedMap):
         return []
     overridden = {o.path.parts for o in overrides if o.path.key == CLUSTER_KEY}
     old_vpc = source_stack.network.vpc_cidr
@@ -436,8 +436,8 @@ def _validate(clone: Clone, where: str) -> ClusterConfig:
 def _with_placeholders(config: dict[str, Any], secrets: list[ConfigPath]) -> dict[str, Any]:
     result = copy.deepcopy(config)
     for secret in secrets:
-        node = result
+        node: Any = result
         for part in (secret.key, *secret.parts)[:-1]:
-            node = node[part] if isinstance(node, list) else node.setdefault(part, {})
+            node = node[part] if isinstance(part, int) else node.setdefault(part, {})
         node[(secret.key, *secret.parts)[-1]] = SECRET_PLACEHOLDER
     return result

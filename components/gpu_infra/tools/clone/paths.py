@@ -161,13 +161,13 @@ def _put(node: Any, part: Part, value: Any) -> None:
         else:
             node[part] = value
     elif isinstance(node, list):
-        if part < len(node):
+        if isinstance(part, int) and part < len(node):
             del node[part]
-    elif part in node:
+    elif isinstance(part, str) and part in node:
         remove_key(node, part)
 
 
-def remove_key(mapping: dict, key: str) -> None:
+def remove_key(mapping: dict[str, Any], key: str) -> None:
     """Delete `key`, keeping the full-line comments that followed its entry: ruamel attaches
     them to the entry above, so they would go with it. They move to the previous entry."""
     keys = list(mapping)

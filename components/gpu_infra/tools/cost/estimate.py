@@ -29,7 +29,13 @@ from typing import Any
 
 from gpu_infra import catalog
 from gpu_infra.schema import ClusterConfig
-from gpu_infra.tools.cost.model import CostComponent, Estimate, GpuCapacity, ResourceCost
+from gpu_infra.tools.cost.model import (
+    BillingPeriod,
+    CostComponent,
+    Estimate,
+    GpuCapacity,
+    ResourceCost,
+)
 from gpu_infra.tools.cost.prices import PriceBook, price_book
 from gpu_infra.tools.plan.engine import Plan, PlannedResource
 
@@ -89,7 +95,7 @@ class _Estimator:
         """A component priced from the book's `key` (unknown if the book has no price)."""
         price = self.book.get(key)
         unit = price.unit if price else "unknown"
-        period = "hour" if unit == "hour" else "month"
+        period: BillingPeriod = "hour" if unit == "hour" else "month"
         return CostComponent(name, unit, period, None if usage_based else quantity,
                              price.price if price else None, self.book.hours_per_month,
                              usage_based=usage_based,
@@ -154,7 +160,8 @@ class _Estimator:
         zone = resource.inputs.get("availabilityZone")
         if isinstance(zone, str):
             return zone
-        switch = self.by_id.get(resource.inputs.get("vswitchId"))
+        vswitch_id = resource.inputs.get("vswitchId")
+        switch = self.by_id.get(vswitch_id) if isinstance(vswitch_id, str) else None
         zone = switch.inputs.get("zoneId") if switch else None
         return zone if isinstance(zone, str) else None
 
@@ -215,7 +222,9 @@ class _Estimator:
             return discounts.reserved_month_factor.value
         offering = inputs.get("offeringType") or "All Upfront"
         years = int(_number(inputs.get("period")) or 1)
-        return discounts.reserved_factor.get(offering, {}).get(years)
+        by_years = next((factors for kind, factors in discounts.reserved_factor.items()
+                         if kind == offering), {})
+        return by_years.get(years)
 
     def _scaling_group(self, resource: PlannedResource, cost: ResourceCost) -> None:
         inputs = resource.inputs
@@ -290,7 +299,8 @@ class _Estimator:
         if self.stack is not None:
             sizes = self.stack.storage.buckets.expected_gib
             purpose = next((p for p in sizes if name.endswith(f"-{p}")), None)
-            expected = sizes.get(purpose, {}) if purpose else {}
+            expected = {str(tier): gib for tier, gib in sizes.get(purpose, {}).items()} \
+                if purpose else {}
         if not expected:
             cost.components.append(self.line(
                 "Storage (Standard, per GiB stored)",

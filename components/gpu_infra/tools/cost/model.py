@@ -158,10 +158,8 @@ class Estimate:
         split: dict[str, float | None] = {}
         for capacity in CAPACITIES:
             paid = [s.paid_hourly for s in slots if s.capacity == capacity]
-            split[capacity] = (None if any(p is None for p in paid)
-                               else sum(paid, 0.0) * months)
-        on_demand = [s.on_demand_hourly for s in slots]
-        all_on_demand = None if any(p is None for p in on_demand) else sum(on_demand) * months
+            split[capacity] = _total(paid, months)
+        all_on_demand = _total([s.on_demand_hourly for s in slots], months)
         paid_total = [split[c] for c in CAPACITIES]
         saving = (None if all_on_demand is None or any(p is None for p in paid_total)
                   else all_on_demand - sum(p for p in paid_total if p is not None))
@@ -196,3 +194,9 @@ class Estimate:
                             for name, cost in self.by_component().items()],
             "assumptions": self.assumptions,
         }
+
+
+def _total(hourly: list[float | None], hours: float) -> float | None:
+    """The sum of `hourly` prices over `hours`; None if any price is unknown."""
+    known = [price for price in hourly if price is not None]
+    return sum(known, 0.0) * hours if len(known) == len(hourly) else None

@@ -90,7 +90,8 @@ class Credentials:
 def _get(url: str, headers: Mapping[str, str]) -> str:
     request = urllib.request.Request(url, headers=dict(headers))
     with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as answer:
-        return answer.read().decode()
+        body: bytes = answer.read()
+    return body.decode()
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,9 @@ def render_mermaid(plan: Plan) -> str:
     owner = {r.urn: _block_of(r, by_urn, ids) for r in plan.resources}
     contents: dict[str, Counter[str]] = {block.urn: Counter() for block in blocks}
     for resource in plan.resources:
-        if resource.custom and owner[resource.urn]:
-            contents[owner[resource.urn]][resource.type.rsplit(":", 1)[-1]] += 1
+        block_urn = owner[resource.urn]
+        if resource.custom and block_urn:
+            contents[block_urn][resource.type.rsplit(":", 1)[-1]] += 1
     lines = ["flowchart LR",
              f'  subgraph layout["{_short_type(layout)} {layout.name}"]']
     for block in blocks:
@@ -34,9 +35,10 @@ def render_mermaid(plan: Plan) -> str:
         label = f"{_short_type(block)}<br/>{block.name}" + (f"<br/>{made}" if made else "")
         lines.append(f'    {ids[block.urn]}["{label}"]')
     lines.append("  end")
-    edges = sorted({(owner[dep], owner[r.urn]) for r in plan.resources if r.custom
-                    for dep in r.dependencies
-                    if owner.get(dep) and owner[r.urn] and owner[dep] != owner[r.urn]},
+    edges = sorted({(source, target) for r in plan.resources if r.custom
+                    for source, target in ((owner.get(dep), owner[r.urn])
+                                           for dep in r.dependencies)
+                    if source and target and source != target},
                    key=lambda edge: (order[edge[0]], order[edge[1]]))
     lines += [f"  {ids[source]} --> {ids[target]}" for source, target in edges]
     return "\n".join(lines) + "\n"

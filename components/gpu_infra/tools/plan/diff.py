@@ -97,7 +97,7 @@ def _change(record: Mapping[str, Any], kind: str, **sides: Any) -> ResourceChang
                           custom=bool(record.get("custom")), change=kind, **sides)
 
 
-def _compare(old: dict[str, Any], new: dict[str, Any]) -> ResourceChange:
+def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> ResourceChange:
     change = _change(new, "same", base=old, new=new)
     if not new.get("custom") or old.get("inputs") == new.get("inputs"):
         return change

@@ -11,15 +11,15 @@ import os
 import sysconfig
 import threading
 import traceback
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks, rpc
-from pulumi.runtime.settings import set_root_resource
-from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.settings import ROOT
+from pulumi.runtime.stack import Stack, run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from gpu_infra.knowhow import Finding, errors_in, run_validators
@@ -131,7 +131,8 @@ class _RecordingMonitor(mocks.MockMonitor):
     """The SDK's mock monitor, also keeping what the engine would be told."""
 
     def __init__(self, cloud: FakeCloud):
-        super().__init__(_CloudMocks(cloud))
+        self.cloud_mocks = _CloudMocks(cloud)
+        super().__init__(self.cloud_mocks)
         self.recorded: list[PlannedResource] = []
         self._worker_loops: set[asyncio.AbstractEventLoop] = set()
         self._lock = threading.Lock()
@@ -157,18 +158,18 @@ class _RecordingMonitor(mocks.MockMonitor):
         with self._lock:
             self._worker_loops.add(loop)
 
-    def Invoke(self, request):  # noqa: N802 (gRPC method name)
+    def Invoke(self, request: Any) -> Any:  # noqa: N802 (gRPC method name)
         self._open_worker_loop()
-        return super().Invoke(request)
+        return mocks.MockMonitor.Invoke(self, request)  # the SDK's (untyped) method
 
-    def RegisterResource(self, request):  # noqa: N802 (gRPC method name)
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 (gRPC method name)
         self._open_worker_loop()
-        response = super().RegisterResource(request)
+        response = mocks.MockMonitor.RegisterResource(self, request)
         if request.type != STACK_TYPE:
             self.recorded.append(PlannedResource(
                 urn=response.urn, type=request.type, name=request.name,
                 custom=bool(request.custom), parent=request.parent or None,
-                inputs=self.mocks.last_inputs.value,
+                inputs=self.cloud_mocks.last_inputs.value,
                 dependencies=sorted(set(request.dependencies)),
                 protect=bool(request.protect), retain_on_delete=bool(request.retainOnDelete),
                 id=response.id or None,
@@ -210,14 +211,15 @@ class _CloudMocks(mocks.Mocks):
         self.cloud = cloud
         self.last_inputs = threading.local()
 
-    def new_resource(self, args: mocks.MockResourceArgs):
+    def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         self.last_inputs.value = _plain(args.inputs)
         if not args.custom:
             return None, {}
         return self.cloud.new_resource(args.typ, args.name, self.last_inputs.value)
 
-    def call(self, args: mocks.MockCallArgs):
-        return self.cloud.call(args.token, args.args)
+    def call(self, args: mocks.MockCallArgs,
+             ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+        return self.cloud.call(args.token, args.args), []
 
 
 def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Plan:
@@ -248,7 +250,7 @@ def run_under_mocks(stack: ClusterConfig, stack_name: str, build: Callable[[], A
     Raises ProgramError if `build` or anything it started fails.
     """
     monitor = _RecordingMonitor(FakeCloud(stack))
-    set_root_resource(None)
+    ROOT.set(None)  # no root stack: set_mocks creates a fresh one
     mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack_name, preview=False,
                     monitor=monitor)
     secret_roots = sorted({key.split(".")[0].split("[")[0] for key in secret_keys or []})
@@ -259,10 +261,11 @@ def run_under_mocks(stack: ClusterConfig, stack_name: str, build: Callable[[], A
 
     async def resolve_exports() -> None:
         root = pulumi.runtime.get_root_resource()
+        assert isinstance(root, Stack), "set_mocks creates the root stack"
         for key, value in root.outputs.items():
             outputs[key] = _plain(await pulumi.Output.from_input(value).future())
 
-    def build_then_resolve():
+    def build_then_resolve() -> Awaitable[None]:
         build()
         return resolve_exports()
 

@@ -111,7 +111,7 @@ class FakeCloud:
         """Bring-your-own vSwitches, as configured (zone and CIDR from the network section)."""
         network = self.stack.network
         zone_of = {vsw_id: zone for zone, vsw_id in network.existing_vswitch_ids.items()}
-        vswitches = [
+        vswitches: list[dict[str, Any]] = [
             {"id": vsw_id, "vswitchId": vsw_id, "zoneId": zone_of[vsw_id],
              "cidrBlock": str(network.vswitch_cidr(zone_of[vsw_id])),
              "vpcId": network.existing_vpc_id, "vswitchName": vsw_id, "name": vsw_id,

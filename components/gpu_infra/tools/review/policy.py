@@ -7,7 +7,7 @@ from typing import Any
 
 from gpu_infra import catalog
 from gpu_infra.tools.plan.engine import UNKNOWN_MARK, Plan, PlannedResource
-from gpu_infra_policies.base import UNKNOWN, Context, Resource
+from gpu_infra_policies.base import UNKNOWN, Context, EnforcementLevel, Resource
 from gpu_infra_policies.rules import RuleSettings, Verdict, default_settings, evaluate
 
 
@@ -27,7 +27,7 @@ def as_policy_resource(resource: PlannedResource) -> Resource:
 
 
 BUDGET_RULE = "monthly-budget"
-BUDGET_LEVEL = "advisory"
+BUDGET_LEVEL: EnforcementLevel = "advisory"
 """The budget rule's level when a stack budget turns it on and the config left it off."""
 
 
