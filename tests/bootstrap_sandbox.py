@@ -23,9 +23,10 @@ STAND_INS: dict[str, str] = {
     "curl": r'''
 out=""; url=""
 while [ $# -gt 0 ]; do
-  case $1 in -o) out=$2; shift 2 ;; -*) shift ;; *) url=$1; shift ;; esac
+  case $1 in -o) out=$2; shift 2 ;; -X|-H) shift 2 ;; -*) shift ;; *) url=$1; shift ;; esac
 done
 case $url in
+  http://100.100.100.200/latest/api/token) echo sandbox-token; exit ;;
   http://100.100.100.200/latest/meta-data/*)
     item=${url#http://100.100.100.200/latest/meta-data/}
     cat "$SANDBOX/meta/$item"; exit ;;

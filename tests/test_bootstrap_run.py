@@ -71,6 +71,10 @@ def test_training_node_runs_every_step_in_order_with_pinned_versions(tmp_path):
     assert run.exists("/var/lib/gpu-infra/ready")
     assert "gpu-infra-api tag GpuInfraHealth=healthy" in calls
     assert not [c for c in calls if "complete-lifecycle" in c]  # fixed nodes have no hook
+    # metadata in hardened mode only (the instances run with http_tokens required)
+    reads = [c for c in calls if c.startswith("curl") and "100.100.100.200" in c]
+    assert reads and all("X-aliyun-ecs-metadata-token" in c for c in reads)
+    assert [c for c in reads if "-X PUT http://100.100.100.200/latest/api/token" in c]
 
 
 def test_nccl_settings_for_two_erdma_nics(tmp_path):

@@ -17,6 +17,11 @@ for ESS scaling configurations (UNCONFIRMED for ESS)."""
 
 METADATA_URL = "http://100.100.100.200/latest/meta-data"
 """Instance metadata service (ECS "Instance metadata items")."""
+METADATA_TOKEN_URL = "http://100.100.100.200/latest/api/token"
+"""Hardened-mode session token: PUT with header X-aliyun-ecs-metadata-token-ttl-seconds
+(1-21600), then send it as X-aliyun-ecs-metadata-token (ECS "Instance metadata", security
+hardening mode; read 2026-12). The instances run with http_tokens required, so metadata
+answers only token requests; the image's cloud-init must be 23.2.2 or later for it."""
 
 OperatingSystem = Literal["ubuntu_22_04", "alinux_3"]
 """Operating systems the bootstrap steps support (apt on Ubuntu, dnf on Alibaba Cloud Linux 3);

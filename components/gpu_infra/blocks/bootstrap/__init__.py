@@ -130,7 +130,8 @@ def config_script(spec: BootstrapSpec) -> str:
                  f"{node_stack.ERDMA_INSTALLER_VERSION}.tar.gz")
     values: dict[str, str | int] = {
         "FLEET": spec.fleet, "REGION": spec.region,
-        "METADATA_URL": node_stack.METADATA_URL, "DRIVER_ROUTE": spec.route,
+        "METADATA_URL": node_stack.METADATA_URL,
+        "METADATA_TOKEN_URL": node_stack.METADATA_TOKEN_URL, "DRIVER_ROUTE": spec.route,
         "DRIVER_VERSION": spec.driver.driver, "CUDA_VERSION": spec.driver.cuda,
         "CUDNN_VERSION": spec.driver.cudnn,
         "AUTO_INSTALL_SCRIPT": node_stack.AUTO_INSTALL_SCRIPT,

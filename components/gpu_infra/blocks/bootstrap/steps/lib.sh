@@ -21,9 +21,14 @@ fail() {
   exit 1
 }
 
-# meta ITEM: one instance metadata item.
+# meta ITEM: one instance metadata item, in hardened mode (a session token first: the nodes
+# run with http_tokens required, so metadata answers only token requests).
 meta() {
-  curl -fsS --retry 5 --retry-delay 2 "$METADATA_URL/$1"
+  local token
+  token=$(curl -fsS --retry 5 --retry-delay 2 -X PUT "$METADATA_TOKEN_URL" \
+    -H "X-aliyun-ecs-metadata-token-ttl-seconds: 300")
+  curl -fsS --retry 5 --retry-delay 2 -H "X-aliyun-ecs-metadata-token: $token" \
+    "$METADATA_URL/$1"
 }
 
 # pkg_install PACKAGE...: install with the OS package manager.
