@@ -26,22 +26,22 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 44, {":Instance": 1, ":EcsDeploymentSet": 1, ":Bucket": 4,
+    ("training-dev", 46, {":Instance": 1, ":EcsDeploymentSet": 1, ":Bucket": 4,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
                           ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 68, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
+    ("training-prod", 70, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
                            ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                            ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
-    ("inference-prod", 48, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
+    ("inference-prod", 50, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
                             ":Instance": 0,
                             ":DynamicTagGroup": 1, ":MetricRuleTemplate": 1, ":SnatEntry": 2,
                             ":EventRule": 0, ":ServiceQueue": 1, ":ess/notification:Notification":
                             1, ":ServiceMetricAlarmRule": 1, ":InstanceRefresh": 0}),
-    ("rendering-batch", 50, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
+    ("rendering-batch", 52, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
                              ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 3,
                              ":BucketLogging": 2,
                              ":MonitorGroup": 1, ":Instance": 0, ":EventRule": 0}),

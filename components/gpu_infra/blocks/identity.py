@@ -72,6 +72,20 @@ def access_policy(bucket_names: Sequence[str], kms_key_arn: str | None) -> str |
     return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": statements})
 
 
+def role_policy(name: str, *, role_name: pulumi.Input[str], document: pulumi.Input[str],
+                description: str, conventions: Conventions, parent: pulumi.Resource,
+                ) -> tuple[alicloud.ram.Policy, alicloud.ram.RolePolicyAttachment]:
+    """A custom policy `<name>` with `document`, attached to `role_name` (`<name>-attachment`)."""
+    child = pulumi.ResourceOptions(parent=parent)
+    policy = alicloud.ram.Policy(
+        name, policy_name=name, policy_document=document, description=description,
+        tags=conventions.tags_for(name), opts=child)
+    attachment = alicloud.ram.RolePolicyAttachment(
+        f"{name}-attachment", role_name=role_name, policy_name=policy.policy_name,
+        policy_type=POLICY_TYPE_CUSTOM, opts=child)
+    return policy, attachment
+
+
 class InstanceRole(pulumi.ComponentResource):
     """A RAM role the cluster's instances assume (ecs.RamRoleAttachment for fixed nodes,
     ScalingConfiguration.role_name for scaling groups), with a least-privilege policy:

@@ -6,6 +6,8 @@ from typing import Any
 
 import pulumi
 
+from gpu_infra.blocks.bootstrap.permissions import grant_bootstrap
+from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.compute.scaling import GpuScalingGroup
@@ -54,6 +56,10 @@ class ScalingLayout(LayoutBase):
             f"{name}-reserved", config=fleet.reserved, instance_type=self.instance_type(),
             zone_id=self.fleet_zones()[0], conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
+        self.bootstrap_grant = grant_bootstrap(
+            f"{name}-gpu", role_name=self.role.role_name, account=account_id(self),
+            conventions=self.conventions, parent=self.fleet,
+            scaling_group_id=self.fleet.scaling_group_id)
         return f"{name}-gpu", None
 
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:

@@ -7,6 +7,8 @@ from typing import Any
 
 import pulumi
 
+from gpu_infra.blocks.bootstrap.permissions import grant_bootstrap
+from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.nodes import GpuNodes
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
@@ -56,6 +58,9 @@ class TrainingCluster(LayoutBase):
             f"{name}-reserved", config=fleet.reserved, instance_type=fleet.instance_type,
             zone_id=zone, conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
+        self.bootstrap_grant = grant_bootstrap(
+            f"{name}-gpu", role_name=self.role.role_name, account=account_id(self),
+            conventions=self.conventions, parent=self.nodes, peers=True)
         return f"{name}-gpu", pulumi.Output.all(*self.nodes.instance_ids)
 
     def fleet_instance_names(self) -> pulumi.Input[Sequence[str]]:

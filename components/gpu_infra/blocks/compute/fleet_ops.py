@@ -22,7 +22,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
-from gpu_infra.blocks.identity import POLICY_TYPE_CUSTOM, RAM_POLICY_VERSION
+from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy
 from gpu_infra.limits.cloudmonitor import (
     CUSTOM_METRIC_NAMESPACE_PREFIX,
     FLEET_DIMENSION,
@@ -78,16 +78,10 @@ def node_permissions(name: str, *, role_name: pulumi.Input[str], region: str,
     document = pulumi.Output.all(account, scaling_group_id, drain_queue_name).apply(
         lambda values: _permissions_document(region, values[0], values[1], values[2],
                                              publishes_metric))
-    policy_name = child_name(name, "fleet-policy")
-    child = pulumi.ResourceOptions(parent=parent)
-    policy = alicloud.ram.Policy(
-        policy_name, policy_name=policy_name, policy_document=document,
+    return role_policy(
+        child_name(name, "fleet-policy"), role_name=role_name, document=document,
         description="Queue metric, drain messages and lifecycle actions of one GPU fleet",
-        tags=conventions.tags_for(policy_name), opts=child)
-    attachment = alicloud.ram.RolePolicyAttachment(
-        child_name(name, "fleet-policy-attachment"), role_name=role_name,
-        policy_name=policy.policy_name, policy_type=POLICY_TYPE_CUSTOM, opts=child)
-    return policy, attachment
+        conventions=conventions, parent=parent)
 
 
 def _permissions_document(region: str, account: str, group_id: str, queue_name: str | None,

@@ -1,0 +1,59 @@
+"""The node role's grant for the bootstrap: exactly the calls the nodes make, scoped to the
+fleet (its tag, its scaling group), in the region and account of the stack."""
+
+from __future__ import annotations
+
+import json
+
+from gpu_infra.blocks.bootstrap.permissions import bootstrap_policy_document
+from gpu_infra.tools.plan.engine import run_plan
+from gpu_infra.tools.plan.fake_cloud import ACCOUNT_ID
+
+from .conftest import STACKS_DIR
+
+POLICY = "alicloud:ram/policy:Policy"
+
+
+def bootstrap_policy(stack: str) -> tuple[dict, object]:
+    plan = run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
+    policy = next(p for p in plan.by_type(POLICY) if p.name.endswith("-bootstrap-policy"))
+    return json.loads(policy.inputs["policyDocument"]), plan
+
+
+def actions(document: dict) -> dict[str, list[str]]:
+    return {action: statement["Resource"] for statement in document["Statement"]
+            for action in statement["Action"]}
+
+
+def test_training_nodes_may_tag_their_fleet_and_list_it():
+    document, plan = bootstrap_policy("training-prod")
+    granted = actions(document)
+    instances = f"acs:ecs:cn-beijing:{ACCOUNT_ID}:instance/*"
+    assert granted == {"ecs:TagResources": [instances], "ecs:DescribeInstances": [instances]}
+    tagging = document["Statement"][0]
+    assert tagging["Condition"] == {
+        "StringEquals": {"acs:ResourceTag/GpuFleet": "llm-pretrain-gpu"}}
+    attachment = next(a for a in plan.by_type("alicloud:ram/rolePolicyAttachment:"
+                                              "RolePolicyAttachment")
+                      if a.name.endswith("-bootstrap-policy-attachment"))
+    role = plan.one("alicloud:ram/role:Role")
+    assert attachment.inputs["roleName"] == role.inputs["roleName"]
+
+
+def test_scaling_nodes_may_finish_only_their_groups_lifecycle_actions():
+    document, plan = bootstrap_policy("inference-prod")
+    group = plan.one("alicloud:ess/scalingGroup:ScalingGroup")
+    granted = actions(document)
+    assert set(granted) == {"ecs:TagResources", "ess:DescribeScalingActivities",
+                            "ess:DescribeLifecycleActions", "ess:CompleteLifecycleAction"}
+    assert granted["ess:CompleteLifecycleAction"] == [
+        f"acs:ess:cn-hangzhou:{ACCOUNT_ID}:scalinggroup/{group.id}"]
+    assert "ecs:DescribeInstances" not in granted  # no peers outside training
+
+
+def test_no_statement_grants_everything():
+    document = json.loads(bootstrap_policy_document("cn-hangzhou", "1", "f", peers=True,
+                                                    scaling_group_id="asg-1"))
+    for statement in document["Statement"]:
+        assert "*" not in statement["Resource"] and statement["Effect"] == "Allow"
+        assert all(not action.endswith("*") for action in statement["Action"])
