@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gpu_infra import catalog
+from gpu_infra.limits.update_semantics import covered_types
 from gpu_infra.tools.cost import Assumptions, compare, estimate, price_book
 from gpu_infra.tools.plan.engine import PlannedResource
 
@@ -190,6 +191,25 @@ def test_free_resources_cost_zero_and_are_not_unpriced():
     result = estimate([res("alicloud:vpc/network:Network", "vpc", {})])
     assert result.resources[0].free and result.resources[0].monthly_cost == 0
     assert result.summary() == "0 CNY/month" and not result.by_component()
+
+
+def test_drain_queue_pays_its_daily_fee_and_ess_and_alarm_rules_are_free():
+    result = estimate([res("alicloud:message/serviceQueue:ServiceQueue", "drain", {}),
+                       res("alicloud:ess/notification:Notification", "notify", {}),
+                       res("alicloud:cloudmonitor/serviceMetricAlarmRule:"
+                           "ServiceMetricAlarmRule", "queue-missing", {})])
+    queue, notification, alarm_rule = result.resources
+    assert queue.monthly_cost == pytest.approx(17.3) and "20 million" in queue.note
+    assert notification.free and alarm_rule.free and not result.unpriced
+
+
+def test_every_type_the_program_creates_is_modelled_free_or_unpriced_with_a_reason():
+    for token in covered_types():
+        cost = estimate([res(token, "r", {})]).resources[0]
+        assert cost.note != "no price model for this resource type", token
+    capacity = estimate([res("alicloud:ecs/capacityReservation:CapacityReservation", "cr",
+                             {})]).resources[0]
+    assert capacity.unpriced and "pay-as-you-go" in capacity.note
 
 
 def test_nat_eip_and_load_balancers():

@@ -15,6 +15,9 @@ Models (prices in prices.yaml; GPU on-demand prices from the GPU catalog):
 - NAS: Extreme by capacity bought; general-purpose is pay per use (usage-based); CPFS and
   KMS keys have no confirmed price (unpriced).
 - OSS: expected GiB per storage class from the config, else usage-based.
+- Simple Message Queue (MNS) queue: a fee per queue-day, shown per month (requests: 20
+  million a month free per account, left out).
+- Types listed under `unpriced` in prices.yaml stay unpriced with the reason as the note.
 - Enhanced NAT: instance hour + CU (usage-based). EIP pay-by-traffic: configuration fee per
   hour when bound to a NAT gateway or load balancer + data per GB (usage-based). NLB/ALB:
   instance hour + LCU (usage-based).
@@ -86,6 +89,7 @@ class _Estimator:
             "alicloud:nlb/loadBalancer:LoadBalancer": self._nlb,
             "alicloud:alb/loadBalancer:LoadBalancer": self._alb,
             "alicloud:kms/key:Key": self._kms,
+            "alicloud:message/serviceQueue:ServiceQueue": self._queue,
         }
 
     # -- helpers ---------------------------------------------------------------------
@@ -353,6 +357,10 @@ class _Estimator:
         cost.components.append(self.line("Key", "security.kms.key", 1))
         cost.note = "KMS key price not confirmed"
 
+    def _queue(self, _: PlannedResource, cost: ResourceCost) -> None:
+        cost.components.append(self.line("Queue", "messaging.mns.queue", 1))
+        cost.note = "requests left out: the first 20 million a month are free per account"
+
     # -- the estimate ----------------------------------------------------------------
 
     def component_of(self, resource: PlannedResource) -> str:
@@ -370,7 +378,8 @@ class _Estimator:
         elif resource.type in self.book.free:
             cost.free = True
         else:
-            cost.note = "no price model for this resource type"
+            cost.note = self.book.unpriced.get(resource.type,
+                                               "no price model for this resource type")
         return cost
 
     def apply_reservations(self, costs: dict[str, ResourceCost]) -> None:

@@ -1,4 +1,5 @@
-"""Typed access to prices.yaml: list prices per key, discount factors, free types.
+"""Typed access to prices.yaml: list prices per key, discount factors, free types, and the
+types left unpriced with their reason.
 
 `price_book()` loads the file once. Prices are indicative (each with region, date and
 source); an unknown price is None, never 0.
@@ -61,6 +62,8 @@ class PriceBook(_Frozen):
     prices: dict[str, Price]
     discounts: Discounts
     free: frozenset[str]
+    unpriced: dict[str, str]
+    """Types without a price model -> why (the estimate's note for them)."""
 
     def get(self, key: str) -> Price | None:
         """The price under `key` (e.g. `disk.cloud_essd.PL1`), or None if the book has no
@@ -68,7 +71,7 @@ class PriceBook(_Frozen):
         return self.prices.get(key)
 
 
-SECTIONS = ("disk", "network", "storage", "security")
+SECTIONS = ("disk", "network", "storage", "messaging", "security")
 
 
 @functools.cache
@@ -80,4 +83,5 @@ def price_book(path: Path = PRICES_FILE) -> PriceBook:
     return PriceBook.model_validate({
         "currency": document["currency"], "hours_per_month": document["hours_per_month"],
         "sources": document["sources"], "prices": prices,
-        "discounts": document["discounts"], "free": document["free"]})
+        "discounts": document["discounts"], "free": document["free"],
+        "unpriced": document["unpriced"]})
