@@ -51,25 +51,43 @@ OPTIONAL_FEATURES = {
 
 
 @pytest.fixture(scope="module")
-def creatable_types(tmp_path_factory) -> set[str]:
-    """Custom resource types of every shipped stack (their recorded plans, which
+def creatable_resources(tmp_path_factory) -> list[dict]:
+    """Custom resources (plan records) of every shipped stack (their recorded plans, which
     test_golden_plans keeps equal to the program) and of configs with optional features."""
     from gpu_infra.tools.plan.engine import run_plan
 
     from .conftest import write_stack
 
-    types = {r["type"] for path in GOLDEN_DIR.glob("*.json")
-             for r in json.loads(path.read_text())["resources"] if r["custom"]}
+    records = [r for path in sorted(GOLDEN_DIR.glob("*.json"))
+               for r in json.loads(path.read_text())["resources"] if r["custom"]]
     directory = tmp_path_factory.mktemp("features")
     for name, cluster in OPTIONAL_FEATURES.items():
         plan = run_plan(write_stack(directory, name, cluster))
-        types |= {r.type for r in plan.resources if r.custom}
-    return types
+        records += [r.to_json() for r in plan.resources if r.custom]
+    return records
+
+
+@pytest.fixture(scope="module")
+def creatable_types(creatable_resources) -> set[str]:
+    return {r["type"] for r in creatable_resources}
 
 
 def test_every_creatable_type_is_covered(creatable_types):
     missing = sorted(creatable_types - covered_types())
     assert not missing, f"add these types to limits/update_semantics.yaml: {missing}"
+
+
+def test_fixed_names_are_deleted_before_they_are_replaced(creatable_resources):
+    """A resource holding a name the cloud keeps unique is replaced delete-first: Pulumi's
+    default (create, then delete) would collide on the name halfway through `pulumi up`."""
+    fixed = [r for r in creatable_resources
+             if (name := semantics(r["type"]).unique_name) and r["inputs"].get(name)]
+    assert {"alicloud:oss/bucket:Bucket", "alicloud:ram/role:Role",
+            "alicloud:cms/alarmContact:AlarmContact",
+            "alicloud:ecs/ecsKeyPair:EcsKeyPair"} <= {r["type"] for r in fixed}
+    created_first = sorted({f"{r['type']} {r['name']}" for r in fixed
+                            if not r.get("deleteBeforeReplace")})
+    assert not created_first, f"set fixed_name(...) options on: {created_first}"
 
 
 def test_optional_features_reach_the_optional_types(creatable_types):

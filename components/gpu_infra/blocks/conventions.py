@@ -1,4 +1,5 @@
-"""Cross-cutting conventions applied in one place: tags, child names, data protection.
+"""Cross-cutting conventions applied in one place: tags, child names, data protection,
+the replacement order of fixed names.
 
 Pulumi `transforms` do not run under the mock engine, so tags are applied here in code:
 every block takes a `Conventions` and stamps its children with `tags_for(...)`.
@@ -14,7 +15,8 @@ import pulumi
 
 from gpu_infra.schema.stack import FLEET_TAG_KEY, NAME_TAG_KEY, REQUIRED_TAG_KEYS
 
-__all__ = ["FLEET_TAG_KEY", "REQUIRED_TAG_KEYS", "Conventions", "child_name", "stack_tags"]
+__all__ = ["FLEET_TAG_KEY", "REQUIRED_TAG_KEYS", "Conventions", "child_name", "fixed_name",
+           "stack_tags"]
 
 
 
@@ -39,6 +41,14 @@ class Conventions:
         """Options for a data resource: `protect=True` when data is protected, so
         `pulumi destroy` and replacements stop until a human unprotects it."""
         return pulumi.ResourceOptions(parent=parent, protect=self.protect_data, **options)
+
+
+def fixed_name(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
+    """Options for a resource whose name the cloud keeps unique (a bucket, a RAM role, an
+    alarm contact: `unique_name` in limits/update_semantics.yaml): a replacement deletes it
+    before it creates the new one, since Pulumi's default (create, then delete) would collide
+    on the name and stop `pulumi up` halfway."""
+    return pulumi.ResourceOptions(parent=parent, delete_before_replace=True, **options)
 
 
 def stack_tags(*, project: str, stack: str, environment: str, layout: str,

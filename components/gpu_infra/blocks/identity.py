@@ -9,7 +9,7 @@ from typing import Any
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema.security import SecurityConfig
 
 ECS_SERVICE = "ecs.aliyuncs.com"
@@ -43,8 +43,7 @@ class KeyPair(pulumi.ComponentResource):
         self.key_pair = alicloud.ecs.EcsKeyPair(
             key_name, key_pair_name=key_name, public_key=config.public_key,
             tags=conventions.tags_for(key_name),
-            opts=pulumi.ResourceOptions(parent=self, replace_on_changes=["publicKey"],
-                                        delete_before_replace=True))
+            opts=fixed_name(self, replace_on_changes=["publicKey"]))
         self.key_pair_name: pulumi.Output[str] = self.key_pair.key_pair_name
         self.register_outputs({"key_pair_name": self.key_pair_name})
 
@@ -79,7 +78,7 @@ def role_policy(name: str, *, role_name: pulumi.Input[str], document: pulumi.Inp
     child = pulumi.ResourceOptions(parent=parent)
     policy = alicloud.ram.Policy(
         name, policy_name=name, policy_document=document, description=description,
-        tags=conventions.tags_for(name), opts=child)
+        tags=conventions.tags_for(name), opts=fixed_name(parent))
     attachment = alicloud.ram.RolePolicyAttachment(
         f"{name}-attachment", role_name=role_name, policy_name=policy.policy_name,
         policy_type=POLICY_TYPE_CUSTOM, opts=child)
@@ -106,7 +105,7 @@ class InstanceRole(pulumi.ComponentResource):
         self.role = alicloud.ram.Role(
             role_name, role_name=role_name, assume_role_policy_document=trust_policy(),
             description="Assumed by the cluster's ECS instances",
-            tags=conventions.tags_for(role_name), opts=child)
+            tags=conventions.tags_for(role_name), opts=fixed_name(self))
         self.role_name: pulumi.Output[str] = self.role.role_name
         self.policy: alicloud.ram.Policy | None = None
         self.attachment: alicloud.ram.RolePolicyAttachment | None = None
@@ -117,7 +116,7 @@ class InstanceRole(pulumi.ComponentResource):
             self.policy = alicloud.ram.Policy(
                 policy_name, policy_name=policy_name, policy_document=document,
                 description="OSS access to the stack's own buckets and use of its KMS key",
-                tags=conventions.tags_for(policy_name), opts=child)
+                tags=conventions.tags_for(policy_name), opts=fixed_name(self))
             self.attachment = alicloud.ram.RolePolicyAttachment(
                 child_name(name, "policy-attachment"), role_name=self.role.role_name,
                 policy_name=self.policy.policy_name, policy_type=POLICY_TYPE_CUSTOM,

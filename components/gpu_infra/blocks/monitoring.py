@@ -24,7 +24,7 @@ from typing import TypedDict
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
+from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name, fixed_name
 from gpu_infra.schema.monitoring import (
     GROUP_OPERATORS,
     AlarmSettings,
@@ -101,13 +101,13 @@ class Alerting(pulumi.ComponentResource):
         be scoped to them."""
         super().__init__("gpu-infra:monitoring:Alerting", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        self.contacts = {contact.name: _contact(name, contact, child)
+        self.contacts = {contact.name: _contact(name, contact, self)
                          for contact in config.contacts}
         group_name = child_name(name, "contacts")
         self.contact_group = alicloud.cms.AlarmContactGroup(
             group_name, alarm_contact_group_name=group_name,
             contacts=[contact.alarm_contact_name for contact in self.contacts.values()],
-            describe=f"Alert contacts of {name}", opts=child)
+            describe=f"Alert contacts of {name}", opts=fixed_name(self))
         self.contact_group_name: pulumi.Output[str] = \
             self.contact_group.alarm_contact_group_name
         webhook = pulumi.Output.secret(config.webhook) if config.webhook else None
@@ -147,7 +147,7 @@ class Alerting(pulumi.ComponentResource):
             contact_parameters=[alicloud.cms.EventRuleContactParameterArgs(
                 contact_group_name=self.contact_group_name, level=CONTACT_NOTIFY_LEVEL)],
             webhook_parameters=webhook_targets(webhook) if webhook is not None else None,
-            opts=child)
+            opts=fixed_name(self))
 
 
 def webhook_targets(url: pulumi.Input[str]) -> list[alicloud.cms.EventRuleWebhookParameterArgs]:
@@ -158,7 +158,7 @@ def webhook_targets(url: pulumi.Input[str]) -> list[alicloud.cms.EventRuleWebhoo
 
 
 def _contact(component: str, contact: Contact,
-             child: pulumi.ResourceOptions) -> alicloud.cms.AlarmContact:
+             parent: pulumi.Resource) -> alicloud.cms.AlarmContact:
     contact_name = child_name(component, contact.name)
     if len(contact_name) > 40:
         raise ValueError(f"alarm contact name {contact_name!r} is longer than 40 characters; "
@@ -168,7 +168,7 @@ def _contact(component: str, contact: Contact,
         channels_mail=contact.email,
         channels_ding_web_hook=pulumi.Output.secret(contact.dingtalk_webhook)
         if contact.dingtalk_webhook else None,
-        opts=child)
+        opts=fixed_name(parent))
 
 
 class FleetAlarms(pulumi.ComponentResource):
@@ -221,7 +221,7 @@ class FleetAlarms(pulumi.ComponentResource):
                                  conventions, child)
                 for key, alarm in enabled.items()}
         elif enabled:
-            self.template = self._template(name, enabled, config, child)
+            self.template = self._template(name, enabled, config, self)
             tag_group_name = child_name(name, "fleet-group")
             self.tag_group = alicloud.cms.DynamicTagGroup(
                 tag_group_name, tag_key=FLEET_TAG_KEY,
@@ -256,7 +256,7 @@ class FleetAlarms(pulumi.ComponentResource):
 
     @staticmethod
     def _template(name: str, enabled: dict[str, AlarmSettings], config: MonitoringConfig,
-                  child: pulumi.ResourceOptions) -> alicloud.cms.MetricRuleTemplate:
+                  parent: pulumi.Resource) -> alicloud.cms.MetricRuleTemplate:
         start, end = config.effective_interval.split("-")
         template_name = child_name(name, "alarms")
         return alicloud.cms.MetricRuleTemplate(
@@ -272,7 +272,7 @@ class FleetAlarms(pulumi.ComponentResource):
                     escalations=_template_escalations(
                         alarm, GROUP_OPERATORS[FLEET_METRICS[key].operator]))
                 for key, alarm in enabled.items()],
-            opts=child)
+            opts=fixed_name(parent))
 
 
 class AlarmEscalation(TypedDict, total=False):

@@ -21,7 +21,7 @@ import json
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy
 from gpu_infra.limits.cloudmonitor import (
     CUSTOM_METRIC_NAMESPACE_PREFIX,
@@ -55,7 +55,7 @@ def drain_queue(name: str, *, drain_seconds: int, conventions: Conventions,
     return alicloud.message.ServiceQueue(
         queue_name, queue_name=queue_name, polling_wait_seconds=DRAIN_QUEUE_POLL_SECONDS,
         visibility_timeout=drain_seconds, tags=conventions.tags_for(queue_name),
-        opts=pulumi.ResourceOptions(parent=parent))
+        opts=fixed_name(parent))
 
 
 def ess_queue_arn(region: str, account: pulumi.Input[str],
@@ -133,4 +133,4 @@ def missing_metric_alarm(name: str, queue: QueueScaling, minutes: int, *,
             critical=alicloud.cloudmonitor.ServiceMetricAlarmRuleEscalationsCriticalArgs(
                 comparison_operator="LessThanThreshold", statistics="Average",
                 threshold="0", times=periods)),
-        opts=pulumi.ResourceOptions(parent=parent))
+        opts=fixed_name(parent))

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema import ClusterConfig
 from gpu_infra.schema.storage import DEFAULT_PURPOSES, LOG_BUCKET_SUFFIX, LifecycleConfig
 
@@ -81,7 +81,8 @@ class Bucket(pulumi.ComponentResource):
             lifecycle_rules=[_lifecycle_rule(
                 config.tiers(purpose), config.abort_multipart_days,
                 config.noncurrent_version_days if versioning else None)],
-            tags=conventions.tags_for(bucket_name), opts=conventions.data_options(self))
+            tags=conventions.tags_for(bucket_name),
+            opts=pulumi.ResourceOptions.merge(conventions.data_options(self), fixed_name(self)))
         self.acl = alicloud.oss.BucketAcl(
             child_name(name, "acl"), bucket=self.bucket.bucket, acl=ACL_PRIVATE, opts=child)
         self.public_access_block = alicloud.oss.BucketPublicAccessBlock(

@@ -23,7 +23,7 @@ from ipaddress import IPv4Network
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema.storage import CAPACITY_KINDS, SharedFileSystemConfig
 from gpu_infra_policies.addresses import world_open
 
@@ -139,7 +139,8 @@ class SharedFileSystem(pulumi.ComponentResource):
         group_name = child_name(name, "access")
         self.access_group = alicloud.nas.AccessGroup(
             group_name, access_group_name=group_name, access_group_type="Vpc",
-            file_system_type=fs_type.file_system_type, description=group_name, opts=child)
+            file_system_type=fs_type.file_system_type, description=group_name,
+            opts=fixed_name(self))
         group = self.access_group.access_group_name
         self.access_rules = [
             alicloud.nas.AccessRule(
