@@ -7,10 +7,10 @@ the distribution gpu-infra, which requirements.txt installs from the repository)
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 
-from gpu_infra.catalog import layout_uses
+from gpu_infra.schema.registry import layouts_suited
 from gpu_infra_policies.crossguard import PACK_NAME, build_policies
 
-PolicyPack(name=PACK_NAME, policies=build_policies(catalog=layout_uses),
+PolicyPack(name=PACK_NAME, policies=build_policies(catalog=layouts_suited),
            enforcement_level=EnforcementLevel.ADVISORY,
            description="gpu-infra: security, reliability, cost and GPU rules for GPU clusters "
                        "on Alibaba Cloud")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gpu_infra import catalog
-from gpu_infra.catalog.recommend import recommend
+from gpu_infra.catalog.recommend import Workload, recommend
+from gpu_infra.schema import InferenceConfig, TrainingConfig
 
 REQUIRED_FAMILIES = {"gn6i", "gn6v", "gn6e", "gn7", "gn7i", "gn7e", "gn7s", "gn8is", "gn8v",
                      "ebmgn7e", "ebmgn7ex", "ebmgn8v", "vgn7i-vws", "sgn7i-vws"}
@@ -46,7 +47,7 @@ def test_filter_by_use_model_and_memory():
 
 
 def test_recommend_multi_node_training_prefers_erdma_nvlink_then_price():
-    ranked = recommend("training", 80, 16, True, "cn-beijing")
+    ranked = recommend(TrainingConfig.workload, 80, 16, True, "cn-beijing")
     best = ranked[0]
     assert best.entry.type == "ecs.ebmgn7ex.32xlarge" and best.nodes == 2
     assert best.penalty == 0 and best.hourly_cny == pytest.approx(541.66)
@@ -58,12 +59,23 @@ def test_recommend_multi_node_training_prefers_erdma_nvlink_then_price():
 
 
 def test_recommend_single_node_inference_is_cheapest_fit_first():
-    ranked = recommend("inference", 20, 1, False, "cn-hangzhou")
+    ranked = recommend(InferenceConfig.workload, 20, 1, False, "cn-hangzhou")
     assert ranked[0].entry.type == "ecs.gn7i-c8g1.2xlarge"
     assert ranked[0].hourly_cny == 9.53 and ranked[0].penalty == 0
     assert all(r.entry.gpu_count >= 1 and r.entry.gpu_memory_gib >= 20 for r in ranked)
 
 
 def test_recommend_rejects_bad_input():
-    with pytest.raises(ValueError, match="layout 'hpc'"):
-        recommend("hpc", 80, 8, False, "cn-beijing")
+    with pytest.raises(ValueError, match="gpu memory must be above 0"):
+        recommend(TrainingConfig.workload, 0, 8, False, "cn-beijing")
+
+
+def test_nvlink_ranks_only_where_the_workloads_gpus_talk():
+    types = ("ecs.gn7i-c32g1.32xlarge",)
+    talking = Workload(uses=("inference",), gpus_talk=True)
+    for workload, penalized in ((talking, True), (InferenceConfig.workload, False)):
+        ranked = [r for r in recommend(workload, 20, 4, False, "cn-hangzhou")
+                  if r.entry.type in types]
+        assert ranked, "gn7i 4-GPU type should fit"
+        assert ("no NVLink: GPUs talk over PCIe" in ranked[0].reasons) is penalized
+

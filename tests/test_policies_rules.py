@@ -190,7 +190,7 @@ def test_catalog_fit():
         "ecs.gn9x-8x.huge is not in the GPU catalog"]
     assert messages("gpu-type-in-catalog", Resource(t.INSTANCE, {
         "instanceType": "ecs.gn6i-c4g1.xlarge", "tags": training}), ctx) == [
-        "ecs.gn6i-c4g1.xlarge is not meant for training (catalog uses: inference)"]
+        "ecs.gn6i-c4g1.xlarge is not meant for training (suits: inference)"]
     config = Resource(t.SCALING_CONFIGURATION, {
         "instanceTypes": ["ecs.gn8v-8x.48xlarge", "ecs.gn6i-c4g1.xlarge"],
         "tags": {"Layout": "inference"}})
@@ -207,12 +207,14 @@ def test_catalog_fit():
         "instanceType": "ecs.gn9x-8x.huge"})) == []
 
 
-def test_catalog_layout_uses_reads_the_catalog():
-    from gpu_infra import catalog
+def test_layouts_suited_goes_through_each_layouts_workload():
+    from gpu_infra.schema.registry import layouts_suited
 
-    entry = catalog.entries()[0]
-    assert catalog.layout_uses(entry.type) == frozenset(entry.uses)
-    assert catalog.layout_uses("ecs.gn0-none.xlarge") is None
+    # a vGPU-and-rendering type suits the render farm only: the layout's workload lists
+    # the vgpu use, no layout is named vgpu
+    assert layouts_suited("ecs.vgn7i-vws-m4.xlarge") == frozenset({"rendering"})
+    assert layouts_suited("ecs.gn6i-c4g1.xlarge") == frozenset({"inference", "rendering"})
+    assert layouts_suited("ecs.gn0-none.xlarge") is None
 
 
 def _training_node(index: int, **props) -> Resource:

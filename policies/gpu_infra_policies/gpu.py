@@ -42,11 +42,12 @@ def catalog_fit(resource: Resource, _: Mapping[str, Any], ctx: Context) -> Itera
     for kind in _instance_types(resource.props):
         if not GPU_TYPE.match(kind):
             continue
-        uses = ctx.catalog(kind)
-        if uses is None:
+        suits = ctx.catalog(kind)
+        if suits is None:
             yield f"{kind} is not in the GPU catalog"
-        elif isinstance(layout, str) and layout not in uses:
-            yield f"{kind} is not meant for {layout} (catalog uses: {', '.join(sorted(uses))})"
+        elif isinstance(layout, str) and layout not in suits:
+            yield (f"{kind} is not meant for {layout} (suits: "
+                   f"{', '.join(sorted(suits)) or 'no layout'})")
 
 
 def _zone(instance: Resource, vswitches: Sequence[Resource]) -> str | None:

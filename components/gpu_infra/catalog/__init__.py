@@ -154,9 +154,3 @@ def filter(*, use: str | None = None, gpu_model: str | None = None,  # noqa: A00
             and (gpu_model is None or gpu_model.lower() in entry.gpu_model.lower())
             and (min_gpu_memory_gib is None or entry.gpu_memory_gib >= min_gpu_memory_gib)]
 
-
-def layout_uses(instance_type: str) -> frozenset[str] | None:
-    """The layouts `instance_type` suits, or None when the catalog does not list it: the
-    lookup the policy rules' context takes."""
-    entry = get(instance_type)
-    return None if entry is None else frozenset(entry.uses)

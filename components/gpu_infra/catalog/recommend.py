@@ -5,13 +5,25 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gpu_infra.catalog import InstanceType, entries
+from gpu_infra.catalog import InstanceType, Use, entries
 
-LAYOUT_USES: dict[str, tuple[str, ...]] = {
-    "training": ("training",), "inference": ("inference",), "rendering": ("rendering", "vgpu")}
-"""Catalog uses that serve each layout."""
 OVERSIZED_FACTOR = 2.0
 """GPU memory above this multiple of the need counts as oversized."""
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What a kind of cluster asks of an instance type (each layout declares one)."""
+
+    uses: tuple[Use, ...]
+    """Catalog uses that serve it: a type fits when it lists one of them."""
+    gpus_talk: bool = False
+    """The GPUs of a node exchange data (multi-GPU training): without NVLink a type with
+    more than one GPU ranks lower. Default false."""
+
+    def suits(self, entry: InstanceType) -> bool:
+        """Whether `entry` serves this workload (shares a use with it)."""
+        return bool(set(entry.uses) & set(self.uses))
 
 
 @dataclass(frozen=True)
@@ -28,23 +40,21 @@ class Recommendation:
     reasons: list[str] = field(default_factory=list)
 
 
-def recommend(layout: str, gpu_memory_gib_per_gpu: float, total_gpus: int,
+def recommend(workload: Workload, gpu_memory_gib_per_gpu: float, total_gpus: int,
               multi_node: bool, region: str) -> list[Recommendation]:
     """Instance types that fit the workload, ranked by fit, then hourly cost (unknown last),
     then fewer nodes.
 
-    A type fits when it serves `layout`, has at least `gpu_memory_gib_per_gpu` per GPU, is
+    A type fits when it serves `workload`, has at least `gpu_memory_gib_per_gpu` per GPU, is
     not known to be missing from `region`, and (unless `multi_node`) holds all GPUs in one
     node. Shortcomings that rank a type lower: multi-node without eRDMA, multi-GPU training
-    without NVLink, GPUs left idle, GPU memory above twice the need.
+    without NVLink (when the workload's GPUs talk), GPUs left idle, GPU memory above twice the need.
     """
-    if layout not in LAYOUT_USES:
-        raise ValueError(f"layout {layout!r}; allowed: {', '.join(LAYOUT_USES)}")
     if gpu_memory_gib_per_gpu <= 0 or total_gpus < 1:
         raise ValueError("gpu memory must be above 0 and total GPUs at least 1")
-    found = [_assess(entry, layout, gpu_memory_gib_per_gpu, total_gpus, multi_node, region)
+    found = [_assess(entry, workload, gpu_memory_gib_per_gpu, total_gpus, multi_node, region)
              for entry in entries()
-             if set(entry.uses) & set(LAYOUT_USES[layout])
+             if workload.suits(entry)
              and entry.gpu_memory_gib >= gpu_memory_gib_per_gpu
              and entry.offered_in(region) is not False
              and (multi_node or entry.gpu_count >= total_gpus)]
@@ -52,7 +62,7 @@ def recommend(layout: str, gpu_memory_gib_per_gpu: float, total_gpus: int,
                                         r.hourly_cny or 0.0, r.nodes, r.entry.type))
 
 
-def _assess(entry: InstanceType, layout: str, need_gib: float, total_gpus: int,
+def _assess(entry: InstanceType, workload: Workload, need_gib: float, total_gpus: int,
             multi_node: bool, region: str) -> Recommendation:
     nodes = math.ceil(total_gpus / entry.gpu_count - 1e-9)
     reasons = [f"{entry.gpu_count_label} x {entry.gpu_model}, {entry.gpu_memory_gib:g} GiB "
@@ -66,7 +76,7 @@ def _assess(entry: InstanceType, layout: str, need_gib: float, total_gpus: int,
             reasons.append("no eRDMA: traffic between nodes uses TCP")
         if entry.low_latency:
             reasons.append("LowLatency deployment set")
-    if layout == "training" and total_gpus > 1:
+    if workload.gpus_talk and total_gpus > 1:
         if entry.nvlink:
             reasons.append("NVLink between GPUs")
         else:

@@ -1,20 +1,42 @@
 """Layouts: ComponentResources that compose the building blocks for one kind of cluster.
 
-A layout knows nothing of YAML: it takes a validated ClusterConfig.
+A layout knows nothing of YAML: it takes a validated ClusterConfig. Each layout is a
+LayoutBase subclass in a module of this package that names its config model as CONFIG;
+nothing here lists them (schema.registry is the one registry of layouts).
 """
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 import pulumi
 
 from gpu_infra.layouts.base import LayoutBase
-from gpu_infra.layouts.inference import InferenceService
-from gpu_infra.layouts.rendering import RenderFarm
-from gpu_infra.layouts.training import TrainingCluster
-from gpu_infra.schema import ClusterConfig, InferenceConfig, RenderingConfig, TrainingConfig
+from gpu_infra.schema import ClusterConfig, StackBase
 
-LAYOUT_CLASSES: dict[type, type[LayoutBase]] = {
-    TrainingConfig: TrainingCluster, InferenceConfig: InferenceService, RenderingConfig: RenderFarm}
+
+def _subclasses(base: type[LayoutBase]) -> list[type[LayoutBase]]:
+    return [found for child in base.__subclasses__() for found in (child, *_subclasses(child))]
+
+
+def find_layout_classes() -> dict[type[StackBase], list[type[LayoutBase]]]:
+    """Config model -> the LayoutBase subclasses of this package's modules that declare it
+    as their CONFIG (each module imported first)."""
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+    found: dict[type[StackBase], list[type[LayoutBase]]] = {}
+    for layout in _subclasses(LayoutBase):
+        config = vars(layout).get("CONFIG")
+        if config is not None:
+            found.setdefault(config, []).append(layout)
+    return found
+
+
+LAYOUT_CLASSES: dict[type[StackBase], type[LayoutBase]] = {
+    config: classes[0] for config, classes in find_layout_classes().items()}
+"""Config model -> its layout (tests/test_layout_registry.py: exactly one per registered
+layout)."""
 
 
 def build_layout(cluster: ClusterConfig, stack_name: str) -> LayoutBase:
@@ -23,4 +45,4 @@ def build_layout(cluster: ClusterConfig, stack_name: str) -> LayoutBase:
                                          project=pulumi.get_project())
 
 
-__all__ = ["InferenceService", "LayoutBase", "RenderFarm", "TrainingCluster", "build_layout"]
+__all__ = ["LAYOUT_CLASSES", "LayoutBase", "build_layout", "find_layout_classes"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from ipaddress import IPv4Network
-from typing import Any
+from typing import Any, ClassVar
 
 import pulumi
 
@@ -27,7 +27,7 @@ from gpu_infra.blocks.storage.filesystem import (
     mount_command,
 )
 from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
-from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema import ClusterConfig, StackBase
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 
 
@@ -43,6 +43,9 @@ class LayoutBase(pulumi.ComponentResource):
     """
 
     TYPE = "gpu-infra:layouts:Layout"
+    CONFIG: ClassVar[type[StackBase] | None] = None
+    """The config model this layout builds (one of schema.registry's); None on the shared
+    bases. gpu_infra.layouts finds each layout by it."""
     FIXED_NODES = False
     """Whether the fleet is fixed nodes with known instance ids (their ECS events can be
     scoped to them)."""

@@ -21,6 +21,7 @@ class InferenceService(ScalingLayout):
     """
 
     TYPE = "gpu-infra:layouts:InferenceService"
+    CONFIG = InferenceConfig
     cluster: InferenceConfig
     load_balancer: ServiceLoadBalancer
 

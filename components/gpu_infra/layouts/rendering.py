@@ -12,4 +12,5 @@ class RenderFarm(ScalingLayout):
     NAS for assets and an output bucket with lifecycle tiers (LayoutBase)."""
 
     TYPE = "gpu-infra:layouts:RenderFarm"
+    CONFIG = RenderingConfig
     cluster: RenderingConfig

@@ -29,6 +29,7 @@ class TrainingCluster(LayoutBase):
     """
 
     TYPE = "gpu-infra:layouts:TrainingCluster"
+    CONFIG = TrainingConfig
     FIXED_NODES = True
     cluster: TrainingConfig
     nodes: GpuNodes

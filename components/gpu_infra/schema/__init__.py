@@ -13,17 +13,12 @@ from gpu_infra.schema.loader import (
     resolve_stack_path,
 )
 from gpu_infra.schema.problems import ConfigError
-from gpu_infra.schema.stack import (
-    CLUSTER_ADAPTER,
-    ClusterConfig,
-    InferenceConfig,
-    RenderingConfig,
-    TrainingConfig,
-)
+from gpu_infra.schema.registry import CLUSTER_ADAPTER, LAYOUT_NAMES, ClusterConfig
+from gpu_infra.schema.stack import InferenceConfig, RenderingConfig, StackBase, TrainingConfig
 
 __all__ = [
     "CLUSTER_KEY", "PROJECT", "REGION_KEY", "SECRET_PLACEHOLDER", "CLUSTER_ADAPTER",
-    "ConfigError", "InferenceConfig", "RenderingConfig", "ClusterConfig", "StackFile",
-    "StrictModel", "TrainingConfig", "load_stack", "parse_stack", "read_stack_file",
-    "resolve_stack_path",
+    "LAYOUT_NAMES", "ConfigError", "InferenceConfig", "RenderingConfig", "ClusterConfig",
+    "StackBase", "StackFile", "StrictModel", "TrainingConfig", "load_stack", "parse_stack",
+    "read_stack_file", "resolve_stack_path",
 ]

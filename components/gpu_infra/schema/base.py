@@ -10,8 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 Environment = Literal["dev", "staging", "prod"]
 """Deployment environment; later sections derive defaults (protection, encryption) from it."""
 
-Layout = Literal["training", "inference", "rendering"]
-
 Port = Annotated[int, Field(ge=1, le=65535)]
 """A TCP/UDP port number."""
 

@@ -18,7 +18,7 @@ from typing import Any
 from gpu_infra.limits.regions import REGIONS
 from gpu_infra.schema.base import SECURE_MARK
 from gpu_infra.schema.loader import CLUSTER_KEY, REGION_KEY
-from gpu_infra.schema.stack import CLUSTER_ADAPTER
+from gpu_infra.schema.registry import CLUSTER_ADAPTER
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SECURE_VALUE = "SecureValue"

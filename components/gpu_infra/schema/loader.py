@@ -16,20 +16,12 @@ from pydantic import BaseModel, ValidationError
 from gpu_infra.schema.base import SECRET_PLACEHOLDER
 from gpu_infra.schema.document import MAX_DOCUMENT_BYTES, decode, load_plain
 from gpu_infra.schema.problems import ConfigError, shorten
+from gpu_infra.schema.registry import CLUSTER_ADAPTER, LAYOUT_MODELS, ClusterConfig
 from gpu_infra.schema.secrets import misplaced_secrets, model_in
-from gpu_infra.schema.stack import (
-    CLUSTER_ADAPTER,
-    ClusterConfig,
-    InferenceConfig,
-    RenderingConfig,
-    TrainingConfig,
-)
 
 PROJECT = "gpu-infra"
 CLUSTER_KEY = f"{PROJECT}:cluster"
 REGION_KEY = "alicloud:region"
-LAYOUT_MODELS: dict[str, type[BaseModel]] = {
-    "training": TrainingConfig, "inference": InferenceConfig, "rendering": RenderingConfig}
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import ClassVar, Literal
 
-from pydantic import Field, TypeAdapter, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from gpu_infra.catalog.recommend import Workload
 from gpu_infra.limits.regions import REGIONS, zone_belongs_to
 from gpu_infra.limits.tags import MAX_TAGS_PER_RESOURCE, tag_problems
 from gpu_infra.schema.base import Environment, StrictModel
@@ -15,7 +16,7 @@ from gpu_infra.schema.monitoring import MonitoringConfig
 from gpu_infra.schema.network import NetworkConfig
 from gpu_infra.schema.problems import shorten
 from gpu_infra.schema.security import SecurityConfig
-from gpu_infra.schema.storage import StorageConfig
+from gpu_infra.schema.storage import BucketPurpose, StorageConfig
 
 CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
 """Cluster names: 3-24 lowercase letters, digits, hyphens; they prefix every resource name
@@ -32,7 +33,15 @@ MAX_USER_TAGS = MAX_TAGS_PER_RESOURCE - len(AUTOMATIC_TAG_KEYS)
 
 
 class StackBase(StrictModel):
-    """Settings every layout shares."""
+    """Settings every layout shares. A layout's model adds `layout: Literal["<name>"]` (the
+    discriminator), its sections, and the two class-level facts below; it is registered in
+    schema.registry."""
+
+    workload: ClassVar[Workload]
+    """What the layout asks of an instance type: the catalog uses that serve it (the
+    recommender, the gpu-type-in-catalog policy rule) and whether its GPUs talk."""
+    default_bucket_purposes: ClassVar[tuple[BucketPurpose, ...]]
+    """The buckets the layout gets when `storage.buckets.purposes` is not set."""
 
     name: str = Field(pattern=CLUSTER_NAME_PATTERN)
     """Cluster name; prefixes every resource and bucket name. Required."""
@@ -134,6 +143,8 @@ class TrainingConfig(StackBase):
     """A training cluster: fixed GPU nodes close together in one zone."""
 
     layout: Literal["training"]
+    workload = Workload(uses=("training",), gpus_talk=True)
+    default_bucket_purposes = ("datasets", "checkpoints", "models", "outputs")
     fleet: TrainingFleet
     """The GPU nodes. Required."""
 
@@ -143,6 +154,8 @@ class InferenceConfig(StackBase):
     balancer."""
 
     layout: Literal["inference"]
+    workload = Workload(uses=("inference",))
+    default_bucket_purposes = ("models",)
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
     load_balancer: LoadBalancerConfig = LoadBalancerConfig()
@@ -182,6 +195,8 @@ class RenderingConfig(StackBase):
     """A render farm: a spot-heavy auto-scaling fleet of graphics instances."""
 
     layout: Literal["rendering"]
+    workload = Workload(uses=("rendering", "vgpu"))
+    default_bucket_purposes = ("datasets", "outputs")
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
 
@@ -203,11 +218,3 @@ class RenderingConfig(StackBase):
             raise ValueError("fleet.health_checks: LOAD_BALANCER needs a load balancer; a "
                              "render farm has none (use ECS)")
         return self
-
-
-ClusterConfig = Annotated[
-    TrainingConfig | InferenceConfig | RenderingConfig, Field(discriminator="layout")
-]
-"""One stack's settings; `layout` picks the model."""
-
-CLUSTER_ADAPTER: TypeAdapter[ClusterConfig] = TypeAdapter(ClusterConfig)

@@ -13,12 +13,6 @@ from gpu_infra.schema.base import StrictModel
 
 BucketPurpose = Literal["datasets", "checkpoints", "models", "outputs"]
 BUCKET_PURPOSES: tuple[str, ...] = ("datasets", "checkpoints", "models", "outputs")
-DEFAULT_PURPOSES: dict[str, tuple[str, ...]] = {
-    "training": ("datasets", "checkpoints", "models", "outputs"),
-    "inference": ("models",),
-    "rendering": ("datasets", "outputs"),
-}
-"""Buckets each layout gets when `buckets.purposes` is not set."""
 VERSIONED_PURPOSES = frozenset({"checkpoints", "models"})
 """Purposes whose buckets keep object versions in every environment (an overwrite must not
 lose a model); in prod every bucket is versioned."""

@@ -15,7 +15,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema import ClusterConfig
-from gpu_infra.schema.storage import DEFAULT_PURPOSES, LOG_BUCKET_SUFFIX, LifecycleConfig
+from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, LifecycleConfig
 
 SSE_KMS, SSE_AES256 = "KMS", "AES256"
 """Server-side encryption algorithms the provider accepts (also SM4, unused)."""
@@ -31,7 +31,7 @@ def bucket_prefix(cluster: ClusterConfig) -> str:
 def bucket_purposes(cluster: ClusterConfig) -> list[str]:
     """`buckets.purposes`, else the layout's default purposes."""
     purposes = cluster.storage.buckets.purposes
-    return list(purposes) if purposes is not None else list(DEFAULT_PURPOSES[cluster.layout])
+    return list(purposes if purposes is not None else cluster.default_bucket_purposes)
 
 
 def bucket_names(cluster: ClusterConfig) -> dict[str, str]:

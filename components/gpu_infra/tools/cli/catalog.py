@@ -7,8 +7,9 @@ import argparse
 import sys
 
 from gpu_infra import catalog
-from gpu_infra.catalog.recommend import LAYOUT_USES, recommend
+from gpu_infra.catalog.recommend import recommend
 from gpu_infra.limits.regions import REGIONS
+from gpu_infra.schema.registry import LAYOUT_MODELS, LAYOUT_NAMES
 from gpu_infra.tools.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 COLUMNS = ("TYPE", "GPU", "GPUS", "GPU GiB", "vCPU", "MEM GiB", "NVLINK", "ERDMA", "USES",
@@ -31,7 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--gpu-model", help="only GPU models containing this text")
     parser.add_argument("--recommend", action="store_true",
                         help="rank instance types for the workload described below")
-    parser.add_argument("--layout", choices=tuple(LAYOUT_USES), default="training",
+    parser.add_argument("--layout", choices=LAYOUT_NAMES, default="training",
                         help="workload layout (default training)")
     parser.add_argument("--gpu-memory", type=float, default=None,
                         help="GPU memory needed per GPU, GiB (minimum with the table)")
@@ -85,7 +86,8 @@ def _row(entry: catalog.InstanceType) -> tuple[str, ...]:
 
 
 def _print_recommendations(args: argparse.Namespace) -> int:
-    ranked = recommend(args.layout, args.gpu_memory, args.gpus, args.multi_node, args.region)
+    ranked = recommend(LAYOUT_MODELS[args.layout].workload, args.gpu_memory, args.gpus,
+                       args.multi_node, args.region)
     if not ranked:
         print(f"no instance type fits: {args.layout}, {args.gpu_memory:g} GiB per GPU, "
               f"{args.gpus} GPU(s){', multi-node' if args.multi_node else ''}",

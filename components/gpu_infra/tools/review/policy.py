@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gpu_infra import catalog
+from gpu_infra.schema.registry import layouts_suited
 from gpu_infra.tools.plan.engine import UNKNOWN_MARK, Plan, PlannedResource
 from gpu_infra_policies.base import UNKNOWN, Context, EnforcementLevel, Resource
 from gpu_infra_policies.rules import RuleSettings, Verdict, default_settings, evaluate
@@ -53,7 +53,7 @@ def check_plan(plan: Plan, settings: Mapping[str, RuleSettings] | None = None,
     stack's `monthly_budget_cny` turns on."""
     settings = with_stack_budget(settings or default_settings(),
                                  plan.stack.monthly_budget_cny)
-    context = Context(environment=plan.stack.environment, catalog=catalog.layout_uses,
+    context = Context(environment=plan.stack.environment, catalog=layouts_suited,
                       monthly_cost=monthly_cost)
     resources = [as_policy_resource(r) for r in plan.resources if r.custom]
     return evaluate(resources, settings, context)

@@ -1,0 +1,127 @@
+"""One registry of layouts (schema.registry): every layout has its model's facts and exactly
+one layout class, and a new layout needs nothing but its model, its class and one entry."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+
+from gpu_infra.layouts import find_layout_classes
+from gpu_infra.schema.registry import LAYOUT_MODELS
+
+from .conftest import PROJECT_DIR, STACKS_DIR
+
+
+def test_every_registered_layout_has_exactly_one_class():
+    found = find_layout_classes()
+    assert set(found) == set(LAYOUT_MODELS.values())
+    assert {model.__name__: len(classes) for model, classes in found.items()
+            if len(classes) != 1} == {}
+
+
+def test_every_layout_model_states_its_own_facts():
+    """Not inherited from StackBase (which only declares them): each layout says its own."""
+    for name, model in LAYOUT_MODELS.items():
+        own = vars(model)
+        assert "workload" in own and "default_bucket_purposes" in own, name
+        assert model.workload.uses and model.default_bucket_purposes, name
+
+
+PROBE_MODEL = '''
+from typing import Literal
+
+from gpu_infra.catalog.recommend import Workload
+from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra.schema.stack import StackBase
+
+
+class ProbeConfig(StackBase):
+    """A throwaway layout for tests/test_layout_registry.py."""
+
+    layout: Literal["probe"]
+    workload = Workload(uses=("inference",))
+    default_bucket_purposes = ("models",)
+    fleet: TrainingFleet
+'''
+
+PROBE_LAYOUT = '''
+from gpu_infra.layouts.training import TrainingCluster
+from gpu_infra.schema.probe import ProbeConfig
+
+
+class ProbeCluster(TrainingCluster):
+    TYPE = "gpu-infra:layouts:ProbeCluster"
+    CONFIG = ProbeConfig
+'''
+
+PROBE_CHECKS = '''
+import json, sys
+from pathlib import Path
+
+import gpu_infra
+from gpu_infra.schema import ConfigError, parse_stack
+from gpu_infra.schema.editor import editor_schema
+from gpu_infra.schema.registry import layouts_suited
+from gpu_infra.tools.cli import build_parser
+from gpu_infra.tools.plan.engine import run_plan
+
+try:
+    parse_stack({"alicloud:region": "cn-hangzhou", "gpu-infra:cluster": {"layout": "nope"}})
+except ConfigError as error:
+    refused = error.problems
+layout = editor_schema()["properties"]["config"]["properties"]["gpu-infra:cluster"]
+args = build_parser().parse_args(["catalog", "--recommend", "--layout", "probe",
+                                  "--gpu-memory", "20"])
+plan = run_plan(Path(sys.argv[1]))
+print(json.dumps({
+    "package": gpu_infra.__file__,
+    "refused": refused,
+    "editor_layouts": layout["properties"]["layout"]["enum"],
+    "cli_layout": args.layout,
+    "suits_probe": sorted(layouts_suited("ecs.gn6i-c4g1.xlarge") or ()),
+    "types": sorted({r.type for r in plan.resources if not r.custom}),
+    "buckets": sorted(r.name for r in plan.resources
+                      if r.type == "alicloud:oss/bucket:Bucket"),
+}))
+'''
+
+
+def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path):
+    """Copy the package, add a layout exactly as the README says (a model module, a layout
+    module, its model in the ClusterConfig union), and nothing else: the loader, the editor
+    schema, the CLI, the policy lookup and the plan all know it."""
+    package = tmp_path / "components" / "gpu_infra"
+    shutil.copytree(PROJECT_DIR / "components" / "gpu_infra", package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (package / "schema" / "probe.py").write_text(PROBE_MODEL)
+    (package / "layouts" / "probe.py").write_text(PROBE_LAYOUT)
+    registry = package / "schema" / "registry.py"
+    union = "TrainingConfig | InferenceConfig | RenderingConfig,"
+    text = registry.read_text()
+    assert text.count(union) == 1
+    registry.write_text(text.replace(union, "TrainingConfig | InferenceConfig | RenderingConfig"
+                                            " | ProbeConfig,")
+                        .replace("\nfrom gpu_infra.schema.stack import",
+                                 "\nfrom gpu_infra.schema.probe import ProbeConfig"
+                                 "\nfrom gpu_infra.schema.stack import"))
+    stack = tmp_path / "Pulumi.probe-dev.yaml"
+    stack.write_text((STACKS_DIR / "Pulumi.training-dev.yaml").read_text()
+                     .replace("layout: training", "layout: probe"))
+    script = tmp_path / "checks.py"
+    script.write_text(textwrap.dedent(PROBE_CHECKS))
+    done = subprocess.run([sys.executable, str(script), str(stack)], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path,
+                          env={"PYTHONPATH": str(tmp_path / "components"), "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["package"].startswith(str(package))
+    assert seen["refused"] == ["gpu-infra:cluster.layout: 'nope' is not a layout; allowed: "
+                               "training, inference, rendering, probe"]
+    assert sorted(seen["editor_layouts"]) == ["inference", "probe", "rendering", "training"]
+    assert seen["cli_layout"] == "probe"
+    assert "probe" in seen["suits_probe"]
+    assert "gpu-infra:layouts:ProbeCluster" in seen["types"]
+    assert seen["buckets"] == ["llm-train-models-bucket"]  # its default purposes only
