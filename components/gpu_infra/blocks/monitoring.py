@@ -25,10 +25,9 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name, fixed_name
+from gpu_infra.limits.allowed import GROUP_OPERATORS, ComparisonOperator
 from gpu_infra.schema.monitoring import (
-    GROUP_OPERATORS,
     AlarmSettings,
-    ComparisonOperator,
     Contact,
     DiskAlarm,
     MonitoringConfig,

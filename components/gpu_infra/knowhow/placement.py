@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from gpu_infra import catalog
+from gpu_infra.limits.allowed import DeploymentSetStrategy
 from gpu_infra.schema.compute import TrainingFleet
-
-Placement = Literal["LowLatency", "Availability"]
 
 
 def erdma_for(fleet: TrainingFleet) -> bool:
@@ -16,7 +13,7 @@ def erdma_for(fleet: TrainingFleet) -> bool:
     return fleet.erdma == "on" or (fleet.erdma == "auto" and bool(entry and entry.erdma))
 
 
-def placement_for(fleet: TrainingFleet) -> Placement:
+def placement_for(fleet: TrainingFleet) -> DeploymentSetStrategy:
     """LowLatency for several nodes of a family that supports it (or when asked),
     Availability otherwise."""
     if fleet.placement != "auto":

@@ -1,70 +1,126 @@
-"""Values pulumi-alicloud accepts for the compute blocks, in one place (facts file §2, §4,
-§8: upstream terraform-provider-alicloud v1.289.0 validation and the SDK docstrings)."""
+"""Values and bounds pulumi-alicloud accepts for the inputs a stack file chooses, in one place.
 
-INSTANCE_CHARGE_TYPES = ("PrePaid", "PostPaid")
-SPOT_STRATEGIES = ("NoSpot", "SpotAsPriceGo", "SpotWithPriceLimit")
-PREPAID_PERIOD_UNITS = ("Week", "Month")
-INSTANCE_SYSTEM_DISK_CATEGORIES = (
-    "all", "cloud", "ephemeral_ssd", "cloud_essd", "cloud_efficiency", "cloud_ssd",
-    "local_disk", "cloud_auto", "cloud_essd_entry")
-PERFORMANCE_LEVELS = ("PL0", "PL1", "PL2", "PL3")
-TRAFFIC_MODES = ("Standard", "HighPerformance")
-DEPLOYMENT_SET_STRATEGIES = ("Availability", "AvailabilityGroup", "LowLatency")
-REDEPLOY_FAILURE_ACTIONS = ("CancelMembershipAndStart", "KeepStopped")
+Each `Literal` type is what a schema field accepts and what the block passes on unchanged;
+the tuple beside it (`typing.get_args`) serves messages and checks. Where we allow less than
+the provider (a subset), the docstring says why. tests/test_provider_values.py checks every
+name here against the provider's documentation: the pulumi-alicloud 4.x SDK docstrings and
+the upstream terraform-provider-alicloud validation lists (tests/data/provider_values.json).
+"""
 
-MULTI_AZ_POLICIES = ("PRIORITY", "BALANCE", "COST_OPTIMIZED", "COMPOSABLE")
-REMOVAL_POLICIES = ("OldestInstance", "NewestInstance", "OldestScalingConfiguration")
-ESS_SYSTEM_DISK_CATEGORIES = (
-    "cloud", "ephemeral_ssd", "cloud_ssd", "cloud_essd", "cloud_efficiency", "cloud_essd_xc1")
-"""ESS rejects cloud_auto (ESSD AutoPL): scaling configurations use cloud_essd."""
-ESS_DATA_DISK_CATEGORIES = (
-    "all", "cloud", "ephemeral_ssd", "cloud_essd", "cloud_efficiency", "cloud_ssd",
-    "local_disk")
-ESS_SYSTEM_DISK_SIZE = (20, 500)
-ESS_MAX_INSTANCE_TYPES = 10
-SCALING_RULE_TYPES = (
-    "SimpleScalingRule", "TargetTrackingScalingRule", "StepScalingRule",
-    "PredictiveScalingRule")
-ADJUSTMENT_TYPES = ("QuantityChangeInCapacity", "PercentChangeInCapacity", "TotalCapacity")
-ALARM_METRIC_TYPES = ("system", "custom")
-ALARM_PERIODS = (60, 120, 300, 900)
-ALARM_STATISTICS = ("Average", "Minimum", "Maximum")
-ALARM_OPERATORS = (">", ">=", "<", "<=")
-LIFECYCLE_TRANSITIONS = ("SCALE_IN", "SCALE_OUT")
-LIFECYCLE_RESULTS = ("CONTINUE", "ABANDON", "ROLLBACK")
-HEARTBEAT_TIMEOUT = (30, 21600)
-RECURRENCE_TYPES = ("Daily", "Weekly", "Monthly", "Cron")
-MAX_LAUNCH_DAYS_AHEAD = 90
+from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+# ecs.Instance (training nodes) and ess.ScalingConfiguration (scaling fleets)
+SpotStrategy = Literal["SpotAsPriceGo", "SpotWithPriceLimit"]
+"""`spot_strategy` of a spot node: follow the market price, or cap it. NoSpot (the third
+provider value) is what on-demand capacity passes."""
+PerformanceLevel = Literal["PL0", "PL1", "PL2", "PL3"]
+"""`system_disk_performance_level` of an ESSD system disk."""
+PrepaidPeriodUnit = Literal["Week", "Month"]
+"""ecs.Instance `period_unit` of PrePaid nodes."""
+PREPAID_PERIODS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 24, 36, 48, 60)
+"""ecs.Instance `period` values with PrePaid."""
+DeploymentSetStrategy = Literal["LowLatency", "Availability"]
+"""ecs.EcsDeploymentSet `strategy` of training nodes (AvailabilityGroup, the third provider
+value, spreads groups of instances, which a training cluster has no use for)."""
+ESS_SYSTEM_DISK_GIB: Final = (20, 500)
+"""ess.ScalingConfiguration `system_disk_size` bounds in GiB (ecs.Instance allows more; one
+bound serves both fleets)."""
+
+# ess.ScalingGroup
+MultiAzPolicy = Literal["COST_OPTIMIZED", "BALANCE", "PRIORITY"]
+"""`multi_az_policy` (COMPOSABLE, the fourth provider value, needs weights we do not
+offer)."""
+REFRESH_MULTI_AZ_POLICY: Final[MultiAzPolicy] = "PRIORITY"
+"""StartInstanceRefresh (API doc, 2025-11): only for ECS groups with multi-AZ policy PRIORITY,
+not in reclaim modes recycle/forceRecycle; MinHealthyPercentage defaults to 80; one task at
+a time per group; standby and protected instances are skipped."""
+HealthCheckType = Literal["ECS", "LOAD_BALANCER"]
+"""`health_check_types`: an instance failing one is replaced (NONE turns healing off)."""
+ScaleInMode = Literal["release", "recycle"]
+"""`scaling_policy` (reclaim mode): release deletes scaled-in instances, recycle stops them
+(economical mode) and starts them again on scale-out (the force variants skip the graceful
+stop)."""
+ESS_MAX_INSTANCE_TYPES: Final = 10
+"""Instance types one ess.ScalingConfiguration may list (UNCONFIRMED in the provider, which
+declares no bound: Auto Scaling quota "instance types per scaling configuration")."""
+MIN_INSTANCE_LIFETIME_DAYS: Final = 1
+"""`max_instance_lifetime` is at least one day (86400 s)."""
+
+# ess.ScalingRule, ess.Alarm, ess.LifecycleHook, ess.ScheduledTask, ess.InstanceRefresh
+TargetMetric = Literal["CpuUtilization", "IntranetRx", "IntranetTx"]
+"""ess.ScalingRule `metric_name` of target tracking on ECS groups (ESS system metrics;
+UNCONFIRMED in the provider, which takes any string)."""
+EssAlarmPeriod = Literal[60, 120, 300, 900]
+"""ess.Alarm `period` in seconds."""
+MAX_EVALUATION_COUNT: Final = 100
+"""Most consecutive periods an ESS alarm waits before it fires. Our bound, not Alibaba's:
+the provider only asks for at least 0; 100 periods of 900 s is 25 hours, longer is a
+mistake."""
+HEARTBEAT_TIMEOUT_SECONDS: Final = (30, 21600)
+"""ess.LifecycleHook `heartbeat_timeout` bounds (drain and readiness hooks)."""
+RecurrenceType = Literal["Daily", "Weekly", "Monthly", "Cron"]
+"""ess.ScheduledTask `recurrence_type`."""
+MAX_LAUNCH_DAYS_AHEAD: Final = 90
 """ESS: a scheduled task's launch time may be at most 90 days after the task is created or
 modified, otherwise it does not take effect (Auto Scaling "Create a scheduled task",
 alibabacloud.com/help/en/auto-scaling/latest/scheduled-tasks-create-a-scheduled-task,
 retrieved 2026-12-01)."""
-MAX_EVALUATION_COUNT = 100
-"""Most consecutive periods an ESS alarm waits before it fires. Our bound, not Alibaba's:
-the provider only asks for at least 0 (resource_alicloud_ess_alarm.go, IntAtLeast(0));
-100 periods of 900 s is 25 hours, longer is a mistake."""
+REFRESH_MIN_HEALTHY_PERCENT: Final = (0, 100)
+REFRESH_MAX_HEALTHY_PERCENT: Final = (100, 200)
+"""ess.InstanceRefresh min/max_healthy_percentage bounds (every input ForceNew)."""
 
-RI_OFFERING_TYPES = ("No Upfront", "Partial Upfront", "All Upfront")
-RI_SCOPES = ("Region", "Zone")
-RI_PERIOD_UNITS = ("Year", "Month")
-EA_PERIOD_UNITS = ("Month", "Year")
-CAPACITY_RESERVATION_END_TIME_TYPES = ("Limited", "Unlimited")
+# ecs.ReservedInstance, ecs.ElasticityAssurance
+ReservedOffering = Literal["No Upfront", "Partial Upfront", "All Upfront"]
+"""ecs.ReservedInstance `offering_type` (payment option)."""
+ReservedTermYears = Literal[1, 3, 5]
+"""ecs.ReservedInstance `period` with `period_unit` Year."""
+ReservedScope = Literal["Region", "Zone"]
+"""ecs.ReservedInstance `scope`."""
+ASSURANCE_MONTHS: Final = (1, 2, 3, 4, 5, 6, 7, 8, 9)
+ASSURANCE_YEARS: Final = (1, 2, 3, 4, 5)
+"""ecs.ElasticityAssurance `period` with `period_unit` Month, and with Year."""
+ASSURANCE_TERMS_MONTHS: Final = (*ASSURANCE_MONTHS, *(12 * years for years in ASSURANCE_YEARS))
+"""Elasticity assurance terms a stack may ask for, in months."""
 
-ESS_HEALTH_CHECK_TYPES = ("ECS", "NONE", "LOAD_BALANCER")
-"""ess.ScalingGroup health_check_types (TF docs, v1.228.0+): an instance failing one is
-replaced."""
-ESS_SCALING_POLICIES = ("recycle", "release", "forceRecycle", "forceRelease")
-"""ess.ScalingGroup scaling_policy (reclaim mode): recycle stops scaled-in instances
-(economical mode) and starts them again on scale-out; release deletes them."""
-MAX_INSTANCE_LIFETIME_MIN_SECONDS = 86400
-"""ess.ScalingGroup max_instance_lifetime: at least one day (TF IntAtLeast(86400))."""
-REFRESH_MIN_HEALTHY_RANGE = (0, 100)
-REFRESH_MAX_HEALTHY_RANGE = (100, 200)
-"""ess.InstanceRefresh min/max_healthy_percentage (TF IntBetween; every input ForceNew).
-StartInstanceRefresh (API doc, 2025-11): only for ECS groups with multi-AZ policy PRIORITY,
-not in reclaim modes recycle/forceRecycle; MinHealthyPercentage defaults to 80; one task at
-a time per group; standby and protected instances are skipped."""
-REFRESH_MULTI_AZ_POLICY = "PRIORITY"
-NAS_USER_ACCESS_TYPES = ("no_squash", "root_squash", "all_squash")
-NAS_RW_ACCESS_TYPES = ("RDWR", "RDONLY")
-"""nas.AccessRule user_access_type and rw_access_type (TF StringInSlice)."""
+
+def assurance_period(months: int) -> tuple[int, Literal["Month", "Year"]]:
+    """`period` and `period_unit` of an elasticity assurance of `months` (one of
+    ASSURANCE_TERMS_MONTHS): whole years from 12 months, months below."""
+    return (months // 12, "Year") if months >= 12 else (months, "Month")
+
+
+# nas.AccessRule
+NasUserAccess = Literal["root_squash", "all_squash", "no_squash"]
+"""`user_access_type`: how users on the nodes map on the file system."""
+NasReadWrite = Literal["RDWR", "RDONLY"]
+"""`rw_access_type`."""
+
+# oss.Bucket
+ArchiveClass = Literal["IA", "Archive", "ColdArchive"]
+"""Storage classes a lifecycle transition moves objects to, from warm to cold
+(DeepColdArchive, the coldest provider value, is not offered: hours to restore)."""
+ARCHIVE_CLASSES: Final = get_args(ArchiveClass)
+StorageClass = Literal["Standard", ArchiveClass]
+"""Bucket storage classes, for the expected sizes of the cost estimate."""
+
+# cms.Alarm (fleet alarms)
+ComparisonOperator = Literal[">", ">=", "<", "<=", "!="]
+"""Threshold operators of `cms.Alarm` escalations (provider list minus `==` and the relative
+ones such as GreaterThanYesterday, which take no absolute threshold)."""
+GROUP_OPERATORS: Final[dict[ComparisonOperator, str]] = {
+    ">": "GreaterThanThreshold", ">=": "GreaterThanOrEqualToThreshold",
+    "<": "LessThanThreshold", "<=": "LessThanOrEqualToThreshold",
+    "!=": "NotEqualToThreshold",
+}
+"""The same operators in the vocabulary of alert templates and group rules
+(`cms.MetricRuleTemplate` escalations), which differs from `cms.Alarm`'s."""
+AlarmStatistic = Literal["Average", "Minimum", "Maximum"]
+"""Escalation `statistics` of cms.Alarm, as CloudMonitor publishes them for the ECS and GPU
+metrics used (UNCONFIRMED in the provider, which takes any string)."""
+AlarmPeriod = Literal[60, 300, 900, 3600]
+"""cms.Alarm `period` in seconds, multiples of 60 that CloudMonitor offers (UNCONFIRMED in
+the provider, which takes any number)."""
+SILENCE_SECONDS: Final = (300, 86400)
+"""cms.Alarm `silence_time` bounds."""

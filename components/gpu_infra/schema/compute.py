@@ -12,11 +12,30 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from gpu_infra.limits.allowed import (
+    ASSURANCE_TERMS_MONTHS,
+    ESS_MAX_INSTANCE_TYPES,
+    ESS_SYSTEM_DISK_GIB,
+    HEARTBEAT_TIMEOUT_SECONDS,
     MAX_EVALUATION_COUNT,
     MAX_LAUNCH_DAYS_AHEAD,
-    REFRESH_MAX_HEALTHY_RANGE,
-    REFRESH_MIN_HEALTHY_RANGE,
+    MIN_INSTANCE_LIFETIME_DAYS,
+    PREPAID_PERIODS,
+    REFRESH_MAX_HEALTHY_PERCENT,
+    REFRESH_MIN_HEALTHY_PERCENT,
     REFRESH_MULTI_AZ_POLICY,
+    DeploymentSetStrategy,
+    EssAlarmPeriod,
+    HealthCheckType,
+    MultiAzPolicy,
+    PerformanceLevel,
+    PrepaidPeriodUnit,
+    RecurrenceType,
+    ReservedOffering,
+    ReservedScope,
+    ReservedTermYears,
+    ScaleInMode,
+    SpotStrategy,
+    TargetMetric,
 )
 from gpu_infra.schema.base import StrictModel
 from gpu_infra.schema.node import DriverConfig, ImageChoice
@@ -28,14 +47,6 @@ INSTANCE_TYPE_PATTERN = r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$"
 Capacity = Literal["on_demand", "spot", "prepaid"]
 """How fixed nodes are paid for: on_demand (PostPaid), spot (PostPaid + spot strategy) or
 prepaid (PrePaid subscription)."""
-SpotStrategy = Literal["SpotAsPriceGo", "SpotWithPriceLimit"]
-"""Spot bidding: follow the market price, or cap it with `spot_price_limit`."""
-PerformanceLevel = Literal["PL0", "PL1", "PL2", "PL3"]
-PREPAID_PERIODS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 24, 36, 48, 60)
-"""`period` values ecs.Instance accepts with PrePaid."""
-TargetMetric = Literal["CpuUtilization", "IntranetRx", "IntranetTx"]
-"""ESS system metrics for target tracking on ECS scaling groups."""
-RecurrenceType = Literal["Daily", "Weekly", "Monthly", "Cron"]
 LAUNCH_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$"
 """ESS scheduled task launch time: UTC `YYYY-MM-DDThh:mmZ`."""
 END_TIME_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$"
@@ -48,11 +59,11 @@ class ReservedInstances(StrictModel):
 
     count: int = Field(ge=1, le=1000)
     """Instances covered. Required."""
-    offering_type: Literal["No Upfront", "Partial Upfront", "All Upfront"] = "No Upfront"
+    offering_type: ReservedOffering = "No Upfront"
     """Payment option. Default No Upfront."""
-    period_years: Literal[1, 3, 5] = 1
+    period_years: ReservedTermYears = 1
     """Term in years. Default 1."""
-    scope: Literal["Region", "Zone"] = "Region"
+    scope: ReservedScope = "Region"
     """Region-wide coupon, or zonal (tied to the fleet's first zone; it also reserves
     capacity there). Default Region."""
 
@@ -66,8 +77,16 @@ class CapacityGuarantee(StrictModel):
     Default capacity_reservation."""
     count: int = Field(ge=1, le=1000)
     """Instances guaranteed. Required."""
-    period_months: int = Field(default=1, ge=1, le=60)
-    """Term of an elasticity assurance, in months. Default 1; unused for reservations."""
+    period_months: int = 1
+    """Term of an elasticity assurance, in months: 1-9, 12, 24, 36, 48 or 60 (whole years
+    are bought as years). Default 1; unused for reservations."""
+
+    @model_validator(mode="after")
+    def _check_term(self) -> CapacityGuarantee:
+        if self.period_months not in ASSURANCE_TERMS_MONTHS:
+            raise ValueError(f"period_months: {self.period_months} not allowed; allowed: "
+                             f"{', '.join(map(str, ASSURANCE_TERMS_MONTHS))}")
+        return self
 
 
 class ReservedCapacityConfig(StrictModel):
@@ -90,7 +109,8 @@ class FleetBase(StrictModel):
     """GPU driver route and pinned versions. Default: Alibaba's first-boot auto-install with
     the family's pinned driver, CUDA and cuDNN (vws families: set route grid or
     preinstalled)."""
-    system_disk_gib: int = Field(default=200, ge=20, le=500)
+    system_disk_gib: int = Field(default=200, ge=ESS_SYSTEM_DISK_GIB[0],
+                                 le=ESS_SYSTEM_DISK_GIB[1])
     """ESSD system disk size in GiB. Default 200; 20-500 (the ESS limit)."""
     system_disk_performance_level: PerformanceLevel = "PL1"
     """ESSD performance level of the system disk. Default PL1."""
@@ -128,12 +148,12 @@ class TrainingFleet(FleetBase):
     force the replacement of existing nodes when changed."""
     prepaid_period: int = 1
     """Subscription length with prepaid capacity: 1-9, 12, 24, 36, 48 or 60. Default 1."""
-    prepaid_period_unit: Literal["Week", "Month"] = "Month"
+    prepaid_period_unit: PrepaidPeriodUnit = "Month"
     """Unit of prepaid_period. Default Month."""
     erdma: Literal["auto", "on", "off"] = "auto"
     """eRDMA on the primary interface: auto (on where the family supports it), on (an
     ERROR on families without it) or off. Default auto."""
-    placement: Literal["auto", "LowLatency", "Availability"] = "auto"
+    placement: Literal["auto", DeploymentSetStrategy] = "auto"
     """Deployment-set strategy: auto is LowLatency for several nodes of a family that
     supports it, Availability otherwise. Default auto."""
     interruptible: bool = False
@@ -231,7 +251,7 @@ class QueueScaling(StrictModel):
     """Percent of the capacity removed each time the scale-in alarm fires (at least one
     instance). Default by layout: 25 for inference (an empty queue means keeping up, not
     idle), 100 for rendering (its backlog counts running jobs, so 0 means idle)."""
-    period_seconds: Literal[60, 120, 300, 900] = 60
+    period_seconds: EssAlarmPeriod = 60
     """Alarm period. Default 60."""
     evaluation_count: int = Field(default=3, ge=1, le=MAX_EVALUATION_COUNT)
     """Periods in a row at or above the threshold before the fleet grows, 1 to 100.
@@ -331,11 +351,11 @@ class RollingRefresh(StrictModel):
     enabled: bool | None = None
     """Default: on where ESS supports it (multi_az_policy PRIORITY, scale_in_mode release,
     min_size at least 1); true elsewhere is an error."""
-    min_healthy_percent: int = Field(default=80, ge=REFRESH_MIN_HEALTHY_RANGE[0],
-                                     le=REFRESH_MIN_HEALTHY_RANGE[1])
+    min_healthy_percent: int = Field(default=80, ge=REFRESH_MIN_HEALTHY_PERCENT[0],
+                                     le=REFRESH_MIN_HEALTHY_PERCENT[1])
     """Capacity kept healthy during the refresh, percent. Default 80 (the ESS default)."""
-    max_healthy_percent: int = Field(default=120, ge=REFRESH_MAX_HEALTHY_RANGE[0],
-                                     le=REFRESH_MAX_HEALTHY_RANGE[1])
+    max_healthy_percent: int = Field(default=120, ge=REFRESH_MAX_HEALTHY_PERCENT[0],
+                                     le=REFRESH_MAX_HEALTHY_PERCENT[1])
     """Capacity allowed during the refresh, percent (new instances first). Default 120."""
     checkpoint_percent: int | None = Field(default=50, ge=1, le=99)
     """Pause when this percent of instances is new. Default 50; null: no pause."""
@@ -424,7 +444,7 @@ def _utc_time(text: str) -> datetime | None:
 class ScalingFleet(FleetBase):
     """An auto-scaling GPU fleet (inference, rendering) over the zones of the network."""
 
-    instance_types: list[InstanceType] = Field(min_length=1, max_length=10)
+    instance_types: list[InstanceType] = Field(min_length=1, max_length=ESS_MAX_INSTANCE_TYPES)
     """Instance types the group may launch, in order of preference (each one is a spot
     pool). Required; at most 10 (ESS limit)."""
     min_size: int = Field(default=0, ge=0, le=2000)
@@ -433,7 +453,7 @@ class ScalingFleet(FleetBase):
     """Most instances. Default 4."""
     desired_size: int | None = Field(default=None, ge=0, le=2000)
     """Instances to keep when no rule acts. Default none (ESS keeps between min and max)."""
-    multi_az_policy: Literal["COST_OPTIMIZED", "BALANCE", "PRIORITY"] = "COST_OPTIMIZED"
+    multi_az_policy: MultiAzPolicy = "COST_OPTIMIZED"
     """COST_OPTIMIZED (cheapest types first, needed for a spot mix), BALANCE (even across
     zones) or PRIORITY (zones and types in the order given; the only policy ESS can
     refresh). BALANCE and PRIORITY are on-demand only. Default COST_OPTIMIZED."""
@@ -448,16 +468,16 @@ class ScalingFleet(FleetBase):
     compensate_with_on_demand: bool = True
     """Launch on-demand instances when spot stock or price cannot meet the capacity (spot
     mixes only). Default true: a fleet short of spot still serves, at on-demand price."""
-    health_checks: list[Literal["ECS", "LOAD_BALANCER"]] | None = Field(default=None,
-                                                                       min_length=1)
+    health_checks: list[HealthCheckType] | None = Field(default=None, min_length=1)
     """What makes ESS replace an instance: ECS (the instance is stopped or failed) and
     LOAD_BALANCER (it fails the load balancer's health check). Default: both behind a load
     balancer (inference), ECS otherwise."""
-    scale_in_mode: Literal["release", "recycle"] = "release"
+    scale_in_mode: ScaleInMode = "release"
     """release deletes scaled-in instances; recycle (ESS economical mode, a warm pool) stops
     them and starts them again on the next scale-out, so that skips the boot and driver
     install while billing only their disks. recycle cannot be refreshed. Default release."""
-    max_instance_lifetime_days: int | None = Field(default=None, ge=1, le=365)
+    max_instance_lifetime_days: int | None = Field(default=None, ge=MIN_INSTANCE_LIFETIME_DAYS,
+                                                   le=365)
     """Replace every instance after this many days (ESS max_instance_lifetime), so fleets
     that cannot be refreshed pick up configuration changes. Default none."""
     refresh: RollingRefresh = RollingRefresh()
@@ -468,7 +488,8 @@ class ScalingFleet(FleetBase):
     """Step scaling on a custom queue-length metric. Default none."""
     schedules: list[ScheduledScaling] = []
     """Scheduled size changes. Default none."""
-    drain_seconds: int | None = Field(default=600, ge=30, le=21600)
+    drain_seconds: int | None = Field(default=600, ge=HEARTBEAT_TIMEOUT_SECONDS[0],
+                                      le=HEARTBEAT_TIMEOUT_SECONDS[1])
     """Scale-in lifecycle hook: seconds an instance may drain its work before release
     (30-21600). null: no hook. Default 600."""
 

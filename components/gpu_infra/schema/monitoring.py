@@ -1,8 +1,7 @@
 """The `monitoring` section: CloudMonitor contacts, GPU fleet alarms and ECS event alerts.
 
-Allowed values live here once (operators, statistics, periods, ranges); the monitoring block
-and the tests use the same constants.
-"""
+The provider's allowed values (operators, statistics, periods, silence time) come from
+limits.allowed."""
 
 from __future__ import annotations
 
@@ -10,26 +9,15 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
+from gpu_infra.limits.allowed import (
+    SILENCE_SECONDS,
+    AlarmPeriod,
+    AlarmStatistic,
+)
 from gpu_infra.schema.base import SECRET_PLACEHOLDER, MaybeSecure, StrictModel
 
-ComparisonOperator = Literal[">", ">=", "<", "<=", "!="]
-"""Threshold operators of `cms.Alarm` escalations (provider list minus the relative ones
-such as GreaterThanYesterday, which take no absolute threshold)."""
-GROUP_OPERATORS: dict[str, str] = {
-    ">": "GreaterThanThreshold", ">=": "GreaterThanOrEqualToThreshold",
-    "<": "LessThanThreshold", "<=": "LessThanOrEqualToThreshold",
-    "!=": "NotEqualToThreshold",
-}
-"""The same operators in the vocabulary of alert templates and group rules
-(`cms.MetricRuleTemplate` escalations), which differs from `cms.Alarm`'s."""
-Statistic = Literal["Average", "Minimum", "Maximum"]
-"""Aggregations CloudMonitor publishes for the ECS and GPU metrics used here."""
-AlarmPeriod = Literal[60, 300, 900, 3600]
-"""Aggregation periods in seconds (multiples of 60 that CloudMonitor offers)."""
 AlarmLevel = Literal["critical", "warn", "info"]
 """Alarm level: selects `escalations_critical`, `escalations_warn` or `escalations_info`."""
-SILENCE_RANGE = (300, 86400)
-"""`cms.Alarm.silence_time` bounds in seconds."""
 PERCENT_RANGE = (0.0, 100.0)
 TEMPERATURE_RANGE = (30.0, 110.0)
 """Sensible GPU temperature thresholds in degrees C."""
@@ -58,7 +46,7 @@ class AlarmSettings(StrictModel):
     """Aggregation period in seconds: 60, 300, 900 or 3600. Default 300."""
     times: int = Field(default=3, ge=1, le=100)
     """Consecutive periods over the threshold before the alarm fires. Default 3."""
-    statistics: Statistic = "Average"
+    statistics: AlarmStatistic = "Average"
     """Average, Minimum or Maximum over the period. Default Average."""
 
     @model_validator(mode="after")
@@ -82,7 +70,7 @@ class GpuIdleAlarm(AlarmSettings):
     """Default 900 s."""
     times: int = Field(default=8, ge=1, le=100)
     """Default 8 (2 hours at the default period)."""
-    statistics: Statistic = "Maximum"
+    statistics: AlarmStatistic = "Maximum"
     """Default Maximum: even the busiest moment of each period was idle."""
 
 
@@ -101,7 +89,7 @@ class GpuTemperatureAlarm(AlarmSettings):
     """Fires at or above this GPU temperature in degrees C (30-110). Default 85."""
     level: AlarmLevel = "critical"
     """Default critical."""
-    statistics: Statistic = "Maximum"
+    statistics: AlarmStatistic = "Maximum"
     """Default Maximum."""
 
 
@@ -194,7 +182,7 @@ class MonitoringConfig(StrictModel):
     webhook: Annotated[str | None, MaybeSecure] = None
     """Extra https:// URL that receives the event alerts (spot, failures); may be a secret
     (`secure:`). Default none."""
-    silence_time: int = Field(default=86400, ge=SILENCE_RANGE[0], le=SILENCE_RANGE[1])
+    silence_time: int = Field(default=86400, ge=SILENCE_SECONDS[0], le=SILENCE_SECONDS[1])
     """Seconds before a firing alarm notifies again (300-86400). Default 86400."""
     effective_interval: str = Field(default="00:00-23:59", pattern=EFFECTIVE_INTERVAL_PATTERN)
     """Hours in which alarms notify, hh:mm-hh:mm. Default 00:00-23:59."""

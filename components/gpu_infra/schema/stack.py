@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import Field, field_validator, model_validator
 
 from gpu_infra.catalog.recommend import Workload
+from gpu_infra.limits.allowed import HealthCheckType
 from gpu_infra.limits.regions import REGIONS, zone_belongs_to
 from gpu_infra.limits.tags import MAX_TAGS_PER_RESOURCE, tag_problems
 from gpu_infra.schema.base import Environment, StrictModel
@@ -162,7 +163,7 @@ class InferenceConfig(StackBase):
     """The load balancer in front of the fleet. Default: an intranet NLB."""
 
     @property
-    def health_check_types(self) -> list[str]:
+    def health_check_types(self) -> list[HealthCheckType]:
         """`fleet.health_checks`, else ECS and LOAD_BALANCER: an instance the load balancer
         finds unhealthy is replaced, not just taken out of rotation."""
         return list(self.fleet.health_checks or ("ECS", "LOAD_BALANCER"))
@@ -201,7 +202,7 @@ class RenderingConfig(StackBase):
     """The scaling GPU fleet. Required."""
 
     @property
-    def health_check_types(self) -> list[str]:
+    def health_check_types(self) -> list[HealthCheckType]:
         """`fleet.health_checks`, else ECS (no load balancer in front)."""
         return list(self.fleet.health_checks or ("ECS",))
 

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from gpu_infra.limits.allowed import ARCHIVE_CLASSES, NasReadWrite, NasUserAccess, StorageClass
 from gpu_infra.limits.autopl import AUTOPL_SIZE_RANGE, autopl_problems
 from gpu_infra.schema.base import StrictModel
 
@@ -21,9 +22,6 @@ BUCKET_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
 """OSS bucket names: 3-63 lowercase letters, digits, hyphens; start and end alphanumeric."""
 BUCKET_PREFIX_PATTERN = r"^[a-z0-9][a-z0-9-]*[a-z0-9]$|^[a-z0-9]$"
 LONGEST_SUFFIX = max([*BUCKET_PURPOSES, LOG_BUCKET_SUFFIX], key=len)
-ArchiveClass = Literal["IA", "Archive", "ColdArchive"]
-TIER_ORDER: tuple[str, ...] = ("IA", "Archive", "ColdArchive")
-"""OSS storage classes from warm to cold (values the provider's lifecycle accepts)."""
 FsKind = Literal["nas_performance", "nas_capacity", "extreme", "cpfs"]
 CAPACITY_KINDS = frozenset({"extreme", "cpfs"})
 """Kinds that are bought by capacity (`capacity` is required by the provider)."""
@@ -101,12 +99,12 @@ class SharedFileSystemConfig(StrictModel):
     Default none."""
     zone: str | None = None
     """Zone of an extreme or cpfs file system. Default: the first of `network.zones`."""
-    squash: Literal["root_squash", "all_squash", "no_squash"] = "root_squash"
+    squash: NasUserAccess = "root_squash"
     """NAS access rule user mapping: root_squash maps root on the nodes to nobody, so a
     compromised or careless root process cannot rewrite everyone's files (run jobs as a
     non-root user, or choose no_squash knowingly); all_squash maps every user. Default
     root_squash."""
-    access: Literal["RDWR", "RDONLY"] = "RDWR"
+    access: NasReadWrite = "RDWR"
     """Read-write or read-only mounts for the nodes. Default RDWR."""
 
     @model_validator(mode="after")
@@ -155,12 +153,12 @@ class LifecycleConfig(StrictModel):
     def transitions(self) -> dict[str, int]:
         """Storage class -> days, warm to cold, tiers that are on."""
         days = (self.ia_days, self.archive_days, self.cold_archive_days)
-        return {tier: day for tier, day in zip(TIER_ORDER, days, strict=True)
+        return {tier: day for tier, day in zip(ARCHIVE_CLASSES, days, strict=True)
                 if day is not None}
 
     @model_validator(mode="after")
     def _check_order(self) -> LifecycleConfig:
-        fields = dict(zip(TIER_ORDER, ("ia_days", "archive_days", "cold_archive_days"),
+        fields = dict(zip(ARCHIVE_CLASSES, ("ia_days", "archive_days", "cold_archive_days"),
                           strict=True))
         tiers = list(self.transitions.items())
         problems = [f"{fields[colder]}: {later} must be more than {fields[warmer]} ({earlier});"
@@ -188,8 +186,7 @@ class BucketsConfig(StrictModel):
     logging: bool | None = None
     """Write access logs to a `<prefix>-logs` bucket (versioned in prod). Default: on in
     prod, off elsewhere."""
-    expected_gib: dict[BucketPurpose, dict[Literal["Standard", "IA", "Archive",
-                                                   "ColdArchive"], int]] = {}
+    expected_gib: dict[BucketPurpose, dict[StorageClass, int]] = {}
     """Expected GiB per purpose and storage class, for the cost estimate. Default none."""
 
     @model_validator(mode="after")

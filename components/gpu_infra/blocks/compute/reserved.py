@@ -7,6 +7,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.limits.allowed import assurance_period
 from gpu_infra.schema.compute import ReservedCapacityConfig
 
 
@@ -48,10 +49,11 @@ class ReservedCapacity(pulumi.ComponentResource):
         guarantee = config.guarantee
         self.guarantee = None
         if guarantee is not None and guarantee.kind == "elasticity_assurance":
+            period, period_unit = assurance_period(guarantee.period_months)
             self.guarantee = alicloud.ecs.ElasticityAssurance(
                 child_name(name, "ea"), private_pool_options_name=child_name(name, "ea"),
                 instance_type=instance_type, instance_amount=guarantee.count,
-                zone_ids=[zone_id], period=guarantee.period_months, period_unit="Month",
+                zone_ids=[zone_id], period=period, period_unit=period_unit,
                 assurance_times="Unlimited", private_pool_options_match_criteria="Open",
                 tags=conventions.tags_for(child_name(name, "ea")), opts=prepaid)
         elif guarantee is not None:

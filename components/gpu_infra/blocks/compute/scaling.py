@@ -17,6 +17,7 @@ from gpu_infra.blocks.compute.fleet_ops import (
     scaling_error_notice,
 )
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
+from gpu_infra.limits.allowed import HealthCheckType
 from gpu_infra.limits.cloudmonitor import FLEET_DIMENSION
 from gpu_infra.schema.compute import ScalingFleet
 
@@ -78,7 +79,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  user_data: pulumi.Input[str] | UserDataFor | None = None,
                  data_disks: Sequence[alicloud.ess.ScalingConfigurationDataDiskArgs] = (),
                  kms_key_id: pulumi.Input[str] | None = None,
-                 health_check_types: Sequence[str] = ("ECS",),
+                 health_check_types: Sequence[HealthCheckType] = ("ECS",),
                  scale_in_percent: int = 25,
                  contact_group: pulumi.Input[str] | None = None,
                  readiness_seconds: int | None = None,

@@ -14,9 +14,10 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpu_infra.limits.allowed import ReservedOffering
+
 PRICES_FILE = Path(__file__).with_name("prices.yaml")
 Unit = Literal["hour", "GiB-month", "IOPS-month", "month", "GB", "LCU-hour", "CU-hour"]
-OfferingType = Literal["No Upfront", "Partial Upfront", "All Upfront"]
 
 
 class _Frozen(BaseModel):
@@ -49,7 +50,7 @@ class Discounts(_Frozen):
     spot_price_factor: Factor
     prepaid_month_factor: Factor
     prepaid_year_factor: Factor
-    reserved_factor: dict[OfferingType, dict[int, float]]
+    reserved_factor: dict[ReservedOffering, dict[int, float]]
     reserved_month_factor: Factor
 
 

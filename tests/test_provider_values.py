@@ -1,0 +1,248 @@
+"""The values we pass to pulumi-alicloud are ones the provider documents.
+
+Two sources, both outside this project: the docstrings of the installed pulumi-alicloud SDK
+(the `:param` text of each argument, e.g. "Valid values: `PL0`, `PL1`...") and the upstream
+Terraform provider's validation lists, vendored with their source in
+tests/data/provider_values.json. A value must be accepted by every source that speaks about
+the argument; an argument neither documents fails the test (nothing is checked against
+itself). Checked: every allowed-value set and bound in limits.allowed, and every planned
+value of those arguments in the recorded plans of the shipped stacks and a few variants
+that use the values the shipped stacks do not."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+import re
+import typing
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpu_infra.limits import allowed
+from gpu_infra_policies.gpu import PERFORMANCE_LEVELS
+
+from .conftest import BASE_INFERENCE, BASE_TRAINING, PROJECT_DIR, merged, utc_in
+
+TERRAFORM: dict[str, dict[str, Any]] = json.loads(
+    (Path(__file__).parent / "data" / "provider_values.json").read_text())["arguments"]
+GOLDEN = sorted((PROJECT_DIR / "tests" / "golden").glob("*.json"))
+
+
+def values(literal: Any) -> tuple[Any, ...]:
+    return typing.get_args(literal)
+
+
+def span(low: int, high: int) -> tuple[int, int]:
+    """A bound pair is checked at both ends."""
+    return (low, high)
+
+
+LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
+    "SpotStrategy": (values(allowed.SpotStrategy),
+                     ("ecs.Instance.spot_strategy", "ess.ScalingConfiguration.spot_strategy")),
+    "PerformanceLevel": (values(allowed.PerformanceLevel),
+                         ("ecs.Instance.system_disk_performance_level",)),
+    "PrepaidPeriodUnit": (values(allowed.PrepaidPeriodUnit), ("ecs.Instance.period_unit",)),
+    "PREPAID_PERIODS": (allowed.PREPAID_PERIODS, ("ecs.Instance.period",)),
+    "DeploymentSetStrategy": (values(allowed.DeploymentSetStrategy),
+                              ("ecs.EcsDeploymentSet.strategy",)),
+    "ESS_SYSTEM_DISK_GIB": (span(*allowed.ESS_SYSTEM_DISK_GIB),
+                            ("ess.ScalingConfiguration.system_disk_size",)),
+    "MultiAzPolicy": (values(allowed.MultiAzPolicy), ("ess.ScalingGroup.multi_az_policy",)),
+    "REFRESH_MULTI_AZ_POLICY": ((allowed.REFRESH_MULTI_AZ_POLICY,),
+                                ("ess.ScalingGroup.multi_az_policy",)),
+    "HealthCheckType": (values(allowed.HealthCheckType),
+                        ("ess.ScalingGroup.health_check_types",)),
+    "ScaleInMode": (values(allowed.ScaleInMode), ("ess.ScalingGroup.scaling_policy",)),
+    "MIN_INSTANCE_LIFETIME_DAYS": ((allowed.MIN_INSTANCE_LIFETIME_DAYS * 86400,),
+                                   ("ess.ScalingGroup.max_instance_lifetime",)),
+    "EssAlarmPeriod": (values(allowed.EssAlarmPeriod), ("ess.Alarm.period",)),
+    "MAX_EVALUATION_COUNT": (span(1, allowed.MAX_EVALUATION_COUNT),
+                             ("ess.Alarm.evaluation_count",)),
+    "HEARTBEAT_TIMEOUT_SECONDS": (span(*allowed.HEARTBEAT_TIMEOUT_SECONDS),
+                                  ("ess.LifecycleHook.heartbeat_timeout",)),
+    "RecurrenceType": (values(allowed.RecurrenceType), ("ess.ScheduledTask.recurrence_type",)),
+    "REFRESH_MIN_HEALTHY_PERCENT": (span(*allowed.REFRESH_MIN_HEALTHY_PERCENT),
+                                    ("ess.InstanceRefresh.min_healthy_percentage",)),
+    "REFRESH_MAX_HEALTHY_PERCENT": (span(*allowed.REFRESH_MAX_HEALTHY_PERCENT),
+                                    ("ess.InstanceRefresh.max_healthy_percentage",)),
+    "ReservedOffering": (values(allowed.ReservedOffering),
+                         ("ecs.ReservedInstance.offering_type",)),
+    "ReservedTermYears": (values(allowed.ReservedTermYears), ("ecs.ReservedInstance.period",)),
+    "ReservedScope": (values(allowed.ReservedScope), ("ecs.ReservedInstance.scope",)),
+    "ASSURANCE_MONTHS": (allowed.ASSURANCE_MONTHS, ("ecs.ElasticityAssurance.period",)),
+    "ASSURANCE_YEARS": (allowed.ASSURANCE_YEARS, ("ecs.ElasticityAssurance.period",)),
+    "assurance_period units": (
+        tuple({allowed.assurance_period(months)[1]
+               for months in allowed.ASSURANCE_TERMS_MONTHS}),
+        ("ecs.ElasticityAssurance.period_unit",)),
+    "NasUserAccess": (values(allowed.NasUserAccess), ("nas.AccessRule.user_access_type",)),
+    "NasReadWrite": (values(allowed.NasReadWrite), ("nas.AccessRule.rw_access_type",)),
+    "StorageClass": (values(allowed.StorageClass),
+                     ("oss.Bucket.lifecycle_rules.transitions.storage_class",)),
+    "ComparisonOperator": (values(allowed.ComparisonOperator),
+                           tuple(f"cms.Alarm.escalations_{level}.comparison_operator"
+                                 for level in ("critical", "warn", "info"))),
+    "GROUP_OPERATORS": (tuple(allowed.GROUP_OPERATORS.values()),
+                        tuple(f"cms.MetricRuleTemplate.alert_templates.escalations.{level}."
+                              "comparison_operator" for level in ("critical", "warn", "info"))),
+    "SILENCE_SECONDS": (span(*allowed.SILENCE_SECONDS), ("cms.Alarm.silence_time",)),
+    "gpu_infra_policies PERFORMANCE_LEVELS": (PERFORMANCE_LEVELS,
+                                              ("ecs.Instance.data_disks.performance_level",)),
+}
+"""Each name of limits.allowed that bounds a provider input -> its values (both ends of a
+range) and the provider arguments they are passed to."""
+UNDOCUMENTED = {"TargetMetric", "ESS_MAX_INSTANCE_TYPES", "MAX_LAUNCH_DAYS_AHEAD",
+                "AlarmStatistic", "AlarmPeriod"}
+"""Names the provider documents no list or bound for (their docstrings in limits.allowed
+give the source, or UNCONFIRMED). Helpers built only from checked names are not listed."""
+DERIVED = {"ArchiveClass", "ARCHIVE_CLASSES", "ASSURANCE_TERMS_MONTHS", "assurance_period"}
+"""Names made from checked ones (StorageClass, ASSURANCE_MONTHS/YEARS)."""
+
+
+def _param_text(args_class: type, name: str) -> str | None:
+    doc = inspect.getdoc(args_class.__init__) or ""
+    found = re.search(rf":param [^\n]*?\b{name}: (.*?)(?=\n\s*:param |\Z)", doc, re.S)
+    return found.group(1) if found else None
+
+
+@cache
+def sdk_text(argument: str) -> str | None:
+    """The SDK docstring of `module.Resource.argument[.nested...]` (None if it has none)."""
+    module, resource, *path = argument.split(".")
+    args_class = getattr(importlib.import_module(f"pulumi_alicloud.{module}"), f"{resource}Args")
+    for name in path[:-1]:
+        annotation = inspect.signature(args_class.__init__).parameters[name].annotation
+        nested = re.search(r"ForwardRef\('(\w+Args)'\)", repr(annotation))
+        assert nested, f"{argument}: {name} takes no nested arguments"
+        args_class = getattr(importlib.import_module(f"pulumi_alicloud.{module}._inputs"),
+                             nested.group(1))
+    return _param_text(args_class, path[-1])
+
+
+def mentions(text: str, value: Any) -> bool:
+    return re.search(rf"(?<![\w<>=!]){re.escape(str(value))}(?![\w<>=!])", text) is not None
+
+
+def refusal(argument: str, value: Any) -> str | None:
+    """Why the provider's documentation does not accept `value` for `argument` (None: it
+    does). The SDK text speaks about string values when it names two or more of the
+    Terraform values (one is often just the default), or when there is no Terraform list:
+    then it alone decides."""
+    terraform = TERRAFORM.get(argument)
+    text = sdk_text(argument)
+    if terraform is None and text is None:
+        return f"{argument}: documented nowhere"
+    if terraform is not None:
+        if "values" in terraform and value not in terraform["values"]:
+            return f"{argument}: {value!r} not in {terraform['values']} ({terraform['file']})"
+        low, high = terraform.get("between", (terraform.get("at_least"), None))
+        if low is not None and not (low <= value and (high is None or value <= high)):
+            return f"{argument}: {value!r} outside {low}..{high or ''} ({terraform['file']})"
+    speaks = text is not None and isinstance(value, str) and (
+        terraform is None
+        or sum(mentions(text, known) for known in terraform.get("values", ())) >= 2)
+    if speaks and not mentions(text or "", value):
+        return f"{argument}: {value!r} is not among the values the SDK docstring names"
+    if terraform is None and not speaks:
+        return f"{argument}: the SDK docstring names no values and Terraform has no list"
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(LIMITS))
+def test_allowed_values_are_documented_by_the_provider(name):
+    checked, arguments = LIMITS[name]
+    assert checked, name
+    problems = [p for argument in arguments for value in checked
+                if (p := refusal(argument, value))]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_name_in_limits_allowed_is_checked_or_says_why_not():
+    tree = ast.parse(Path(allowed.__file__).read_text())
+    public = {node.name if isinstance(node, ast.FunctionDef) else node.target.id
+              if isinstance(node, ast.AnnAssign) else node.targets[0].id
+              for node in tree.body
+              if isinstance(node, (ast.FunctionDef, ast.AnnAssign, ast.Assign))}
+    assert public - set(LIMITS) - UNDOCUMENTED - DERIVED == set()
+    assert (UNDOCUMENTED | DERIVED) - public == set()
+
+
+def test_the_check_refuses_what_the_provider_does_not_document():
+    assert refusal("ess.ScalingConfiguration.system_disk_category", "cloud_auto")
+    assert refusal("ecs.Instance.system_disk_performance_level", "PL4")
+    assert refusal("ess.ScalingGroup.health_check_types", "ELB")  # SDK docstring only
+    assert refusal("ess.LifecycleHook.heartbeat_timeout", 21601)
+    assert refusal("ess.ScalingGroup.max_instance_lifetime", 3600)
+    assert refusal("ess.ScalingRule.metric_name", "CpuUtilization")  # documented nowhere
+    assert refusal("ess.ScalingConfiguration.system_disk_category", "cloud_essd") is None
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _argument_of(type_token: str) -> str:
+    """alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet -> ecs.EcsDeploymentSet."""
+    _, module_path, name = type_token.split(":")
+    return f"{module_path.split('/')[0]}.{name}"
+
+
+def planned_values(resources: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """(argument, value) for every planned input of the arguments checked here."""
+    watched = set(TERRAFORM) | {a for _, arguments in LIMITS.values() for a in arguments} | {
+        "ess.ScalingGroup.removal_policies"}
+    found: list[tuple[str, Any]] = []
+
+    def walk(path: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(f"{path}.{_snake(key)}", item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(path, item)
+        elif path in watched and value is not None:
+            found.append((path, value))
+
+    for resource in resources:
+        walk(_argument_of(resource["type"]), resource.get("inputs", {}))
+    return found
+
+
+VARIANTS = {
+    "training prepaid, reserved, assured": merged(BASE_TRAINING, environment="prod", fleet={
+        "instance_type": "ecs.gn7i-c8g1.2xlarge", "nodes": 2, "capacity": "prepaid",
+        "prepaid_period": 1, "prepaid_period_unit": "Week",
+        "reserved": {"reserved_instances": {"count": 1, "scope": "Zone", "period_years": 3,
+                                            "offering_type": "All Upfront"},
+                     "guarantee": {"kind": "elasticity_assurance", "count": 1,
+                                   "period_months": 24}}}),
+    "inference recycled, refreshed, scheduled": merged(BASE_INFERENCE, fleet={
+        "instance_types": ["ecs.gn7i-c8g1.2xlarge"], "min_size": 1, "max_size": 4,
+        "multi_az_policy": "PRIORITY", "max_instance_lifetime_days": 7,
+        "target_tracking": {"metric": "IntranetRx", "target_value": 1000},
+        "schedules": [{"name": "night", "launch_time": utc_in(1), "recurrence_type": "Daily",
+                       "recurrence_value": "1", "recurrence_end_time": utc_in(30),
+                       "min_size": 1}]}),
+}
+
+
+@pytest.mark.parametrize("golden", GOLDEN, ids=lambda path: path.stem)
+def test_planned_values_of_shipped_stacks_are_documented(golden):
+    found = planned_values(json.loads(golden.read_text())["resources"])
+    assert found
+    problems = sorted({p for argument, value in found if (p := refusal(argument, value))})
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_planned_values_of_variants_are_documented(variant, plan_cluster):
+    plan = plan_cluster(VARIANTS[variant])
+    found = planned_values([{"type": r.type, "inputs": r.inputs} for r in plan.resources])
+    problems = sorted({p for argument, value in found if (p := refusal(argument, value))})
+    assert not problems, "\n".join(problems)
