@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from gpu_infra.schema.environment import policy_demands
 from gpu_infra_policies import types as t
 from gpu_infra_policies.base import Context, Resource, ResourceRule, StackRule
 from gpu_infra_policies.rules import RULES_BY_NAME
@@ -10,11 +13,18 @@ TAGS = {"CostCenter": "cc", "Owner": "me", "Project": "gpu-infra", "Environment"
 PROD = {**TAGS, "Environment": "prod"}
 
 
+def with_profile(ctx: Context | None) -> Context:
+    """`ctx` (default: an empty one) with the environment profile's demands, as the pack
+    and the plan pass them, unless it brings its own."""
+    ctx = ctx or Context()
+    return ctx if ctx.demands is not None else replace(ctx, demands=policy_demands)
+
+
 def messages(rule_name: str, resource: Resource, ctx: Context | None = None,
              **thresholds) -> list[str]:
     rule = RULES_BY_NAME[rule_name]
     assert isinstance(rule, ResourceRule)
-    return list(rule.check(resource, {**rule.defaults, **thresholds}, ctx or Context()))
+    return list(rule.check(resource, {**rule.defaults, **thresholds}, with_profile(ctx)))
 
 
 def stack_messages(rule_name: str, resources: list[Resource], ctx: Context | None = None,
@@ -22,7 +32,7 @@ def stack_messages(rule_name: str, resources: list[Resource], ctx: Context | Non
     rule = RULES_BY_NAME[rule_name]
     assert isinstance(rule, StackRule)
     return [(r.name if r else None, m) for r, m in
-            rule.check(resources, {**rule.defaults, **thresholds}, ctx or Context())]
+            rule.check(resources, {**rule.defaults, **thresholds}, with_profile(ctx))]
 
 
 def sg_rule(**props) -> Resource:

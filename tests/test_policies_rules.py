@@ -10,7 +10,7 @@ from gpu_infra_policies.base import UNKNOWN, Context, Resource
 from gpu_infra_policies.rules import RULES, default_settings, evaluate
 
 from .hostile_resources import CASES
-from .rule_helpers import PROD, TAGS, bucket, messages, sg_rule, stack_messages
+from .rule_helpers import PROD, TAGS, bucket, messages, sg_rule, stack_messages, with_profile
 
 # --- rule metadata --------------------------------------------------------------------
 
@@ -290,7 +290,7 @@ def test_evaluate_levels_and_disabled_rules():
 @pytest.mark.parametrize(("rule", "resources"), CASES,
                          ids=[f"{rule}-{resources[0].name}" for rule, resources in CASES])
 def test_what_a_reviewer_tries_is_caught(rule, resources):
-    verdicts = evaluate(resources)
+    verdicts = evaluate(resources, context=with_profile(None))
     assert rule in {v.rule for v in verdicts if v.resource_name == resources[0].name}
 
 

@@ -15,6 +15,7 @@ import pytest
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
+from gpu_infra.schema.environment import policy_demands
 from gpu_infra.schema.registry import layouts_suited
 from gpu_infra.tools.plan.engine import Plan
 from gpu_infra.tools.review.policy import as_policy_resource, check_plan
@@ -160,7 +161,7 @@ def test_what_a_reviewer_tries_gets_the_same_verdicts_from_pack_and_plan(analyze
     configure(analyzer, parse_policy_config({}))
     found = pack_verdicts(analyzer, resources)
     offline = [(v.rule, v.level, v.resource_name, v.message) for v in evaluate(
-        resources, context=Context(catalog=layouts_suited))]
+        resources, context=Context(catalog=layouts_suited, demands=policy_demands))]
     assert sorted(found, key=str) == sorted(offline, key=str)
     assert {rule for rule, _ in CASES} <= {rule for rule, *_ in found}
     # the 1500-deep document is reported, and the analyzer still answers afterwards

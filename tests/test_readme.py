@@ -1,6 +1,6 @@
 """The README stays true: its command lines parse (the cheap ones run), the paths it names
-exist, and its generated sections (stack files, architecture pictures, cost figures) are what
-the code produces today.
+exist, and its generated sections (stack files, architecture pictures, cost figures, the
+environments table) are what the code produces today.
 
 A generated section sits between `<!-- generated: KIND STACK -->` and `<!-- end generated -->`;
 after a deliberate change, rewrite them with `GPU_INFRA_UPDATE_README=1 .venv/bin/pytest
@@ -17,6 +17,7 @@ from functools import cache
 
 import pytest
 
+from gpu_infra.schema.environment import profile_table
 from gpu_infra.tools.cli import build_parser, main
 from gpu_infra.tools.cost import estimate_plan
 from gpu_infra.tools.plan.diagram import render_mermaid
@@ -51,8 +52,13 @@ def _cost_summary(stack: str) -> str:
     return f"`{estimate_plan(planned(stack)).summary()}`\n"
 
 
+def _environments(_: str) -> str:
+    return profile_table()
+
+
 KINDS: dict[str, Callable[[str], str]] = {
-    "stack": _stack, "mermaid": _mermaid, "cost-summary": _cost_summary}
+    "stack": _stack, "mermaid": _mermaid, "cost-summary": _cost_summary,
+    "environments": _environments}
 
 
 def regenerated(text: str) -> str:

@@ -21,6 +21,10 @@ EnforcementLevel = Literal["advisory", "mandatory", "disabled"]
 ENFORCEMENT_LEVELS: tuple[EnforcementLevel, ...] = ("advisory", "mandatory", "disabled")
 """Levels a rule may run at; `remediate` is not offered (no rule rewrites resources)."""
 Category = Literal["security", "reliability", "cost", "gpu"]
+Demand = Literal["protected", "versioned", "snapshots", "access_logs", "kms_key",
+                 "deletion_protection"]
+"""What an environment may demand of its resources: the `protect` option on data, bucket
+versioning, disk snapshots, bucket access logs, a KMS key on disks, deletion protection."""
 
 UNKNOWN_SENTINELS = frozenset({
     "04da6b54-80e4-46f7-96ec-b56ff0331ba9",  # string (also what pulumi.runtime.rpc.UNKNOWN is)
@@ -86,6 +90,10 @@ class Context:
 
     environment: str | None = None
     """The stack's environment (dev, staging, prod), when known."""
+    demands: Callable[[str], frozenset[Demand]] | None = None
+    """Environment -> what it demands of resources: gpu_infra's environment profile
+    (schema.environment.policy_demands), passed in by the pack and the plan. None: no
+    environment demands anything."""
     catalog: Callable[[str], frozenset[str] | None] | None = None
     """Instance type -> the layouts it suits, or None if not in the GPU catalog.
     None: no catalog available, catalog rules do not run."""
@@ -93,9 +101,14 @@ class Context:
     """Estimated monthly cost of the stack (the offline plan's estimate, components/cost);
     None under CrossGuard, which has none."""
 
-    def is_prod(self, resource: Resource) -> bool:
-        """Prod if the resource is tagged Environment=prod or the stack is prod."""
-        return resource.tags().get("Environment") == "prod" or self.environment == "prod"
+    def demanded_by(self, resource: Resource, demand: Demand) -> str | None:
+        """The environment that demands `demand` of `resource`: its Environment tag's, else
+        the stack's; None when neither does."""
+        for environment in (resource.tags().get("Environment"), self.environment):
+            if isinstance(environment, str) and self.demands is not None \
+                    and demand in self.demands(environment):
+                return environment
+        return None
 
 
 ResourceCheck = Callable[[Resource, Mapping[str, Any], Context], Iterable[str]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pulumi_policy import (
@@ -24,7 +25,15 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import _DictProxy, _ListProxy
 
-from gpu_infra_policies.base import Context, Resource, ResourceRule, Rule, RuleInfo, StackRule
+from gpu_infra_policies.base import (
+    Context,
+    Demand,
+    Resource,
+    ResourceRule,
+    Rule,
+    RuleInfo,
+    StackRule,
+)
 from gpu_infra_policies.rules import RULES
 
 PACK_NAME = "gpu-infra"
@@ -45,11 +54,14 @@ def plain(value: Any) -> Any:
 
 CatalogLookup = Callable[[str], "frozenset[str] | None"]
 """Instance type -> the layouts it suits (None if not in the catalog)."""
+DemandsLookup = Callable[[str], frozenset[Demand]]
+"""Environment -> what it demands of resources (gpu_infra's environment profile)."""
 
 
-def stack_context(catalog: CatalogLookup | None) -> Context:
-    """The stack's environment from the program's config (PULUMI_CONFIG, which the CLI
-    passes to the pack) and the catalog lookup (None turns the catalog rule off)."""
+def stack_context(lookups: Context) -> Context:
+    """`lookups` (the catalog and environment demands the pack was built with) with the
+    stack's environment from the program's config (PULUMI_CONFIG, which the CLI passes to
+    the pack)."""
     environment = None
     try:
         cluster = json.loads(json.loads(os.environ.get("PULUMI_CONFIG", "{}"))
@@ -57,25 +69,25 @@ def stack_context(catalog: CatalogLookup | None) -> Context:
         environment = cluster.get("environment") if isinstance(cluster, dict) else None
     except (TypeError, ValueError):
         environment = None
-    return Context(environment=environment, catalog=catalog)
+    return replace(lookups, environment=environment if isinstance(environment, str) else None)
 
 
 def _thresholds(rule: RuleInfo, config: Mapping[str, Any] | None) -> dict[str, Any]:
     return {**rule.defaults, **{k: v for k, v in (config or {}).items() if k in rule.schema}}
 
 
-def _resource_policy(rule: ResourceRule, catalog: CatalogLookup | None) -> ResourceValidationPolicy:
+def _resource_policy(rule: ResourceRule, lookups: Context) -> ResourceValidationPolicy:
     def validate(args: ResourceValidationArgs, report_violation: ReportViolation) -> None:
         resource = Resource(args.resource_type, plain(args.props), args.name, args.urn,
                             bool(args.opts.protect) if args.opts else False)
         for message in rule.check(resource, _thresholds(rule, args.get_config()),
-                                  stack_context(catalog)):
+                                  stack_context(lookups)):
             report_violation(message, None)
 
     return ResourceValidationPolicy(rule.name, rule.description, validate, **_metadata(rule))
 
 
-def _stack_policy(rule: StackRule, catalog: CatalogLookup | None) -> StackValidationPolicy:
+def _stack_policy(rule: StackRule, lookups: Context) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report_violation: ReportViolation) -> None:
         resources = []
         for r in args.resources:
@@ -85,7 +97,7 @@ def _stack_policy(rule: StackRule, catalog: CatalogLookup | None) -> StackValida
                                       bool(r.opts.protect) if r.opts else False,
                                       dependencies=tuple(sorted(urns))))
         for resource, message in rule.check(resources, _thresholds(rule, args.get_config()),
-                                            stack_context(catalog)):
+                                            stack_context(lookups)):
             report_violation(message, resource.urn if resource else None)
 
     return StackValidationPolicy(rule.name, rule.description, validate, **_metadata(rule))
@@ -101,15 +113,15 @@ def _metadata(rule: RuleInfo) -> dict[str, Any]:
             "remediation_steps": rule.remediation, "tags": [rule.category]}
 
 
-def build_policies(catalog: CatalogLookup | None = None,
+def build_policies(catalog: CatalogLookup | None = None, demands: DemandsLookup | None = None,
                    ) -> list[ResourceValidationPolicy | StackValidationPolicy]:
-    """One CrossGuard policy per rule; `catalog` feeds the GPU catalog rule (default None:
-    that rule is off)."""
-    return [_policy(rule, catalog) for rule in RULES]
+    """One CrossGuard policy per rule; `catalog` feeds the GPU catalog rule, `demands` the
+    rules of what an environment demands (default None: those rules find nothing)."""
+    lookups = Context(catalog=catalog, demands=demands)
+    return [_policy(rule, lookups) for rule in RULES]
 
 
-def _policy(rule: Rule, catalog: CatalogLookup | None,
-            ) -> ResourceValidationPolicy | StackValidationPolicy:
+def _policy(rule: Rule, lookups: Context) -> ResourceValidationPolicy | StackValidationPolicy:
     if isinstance(rule, StackRule):
-        return _stack_policy(rule, catalog)
-    return _resource_policy(rule, catalog)
+        return _stack_policy(rule, lookups)
+    return _resource_policy(rule, lookups)

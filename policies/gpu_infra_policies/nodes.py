@@ -104,13 +104,14 @@ def eip_on_instance(resources: Sequence[Resource], _: Mapping[str, Any],
                 yield association, f"an EIP is bound to instance {instance.name}"
 
 
-def _disk_problem(where: str, encrypted: Any, kms_key: Any, prod: bool) -> str | None:
+def _disk_problem(where: str, encrypted: Any, kms_key: Any,
+                  key_required_in: str | None) -> str | None:
     if is_unknown(encrypted):
         return None
     if not _is_true(encrypted):
         return f"{where} is not encrypted"
-    if prod and kms_key in (None, ""):
-        return f"{where} is encrypted without a KMS key, required in prod"
+    if key_required_in and kms_key in (None, ""):
+        return f"{where} is encrypted without a KMS key, required in {key_required_in}"
     return None
 
 
@@ -132,11 +133,12 @@ def _disks(resource: Resource) -> Iterator[tuple[str, Any, Any]]:
 
 
 def disk_encryption(resource: Resource, cfg: Mapping[str, Any], ctx: Context) -> Iterator[str]:
-    """Every disk encrypted (provider default: not encrypted), with a KMS key in prod: system
-    and data disks of every node type, ecs.EcsDisk and ecs.Disk."""
-    prod = ctx.is_prod(resource) and cfg["kmsInProd"]
+    """Every disk encrypted (provider default: not encrypted), with a KMS key where the
+    environment demands one (prod) unless `kmsInProd` is off: system and data disks of every
+    node type, ecs.EcsDisk and ecs.Disk."""
+    key_required_in = ctx.demanded_by(resource, "kms_key") if cfg["kmsInProd"] else None
     for where, encrypted, kms_key in _disks(resource):
-        problem = _disk_problem(where, encrypted, kms_key, prod)
+        problem = _disk_problem(where, encrypted, kms_key, key_required_in)
         if problem:
             yield problem
 
@@ -169,17 +171,18 @@ def metadata_hardened(resource: Resource, _: Mapping[str, Any], __: Context) -> 
 
 def deletion_protection(resource: Resource, _: Mapping[str, Any],
                         ctx: Context) -> Iterator[str]:
-    """Prod instances have deletion protection (provider default off); spot instances,
-    which the provider cannot protect, are exempt."""
+    """Instances have deletion protection where the environment demands it (prod; provider
+    default off); spot instances, which the provider cannot protect, are exempt."""
     shape = NODE_SHAPES.get(resource.type)
-    if shape is None or not shape.deletion_protection or not ctx.is_prod(resource):
+    environment = ctx.demanded_by(resource, "deletion_protection")
+    if shape is None or not shape.deletion_protection or not environment:
         return
     props = resource.props
     if props.get("spotStrategy") in SPOT_STRATEGIES or is_unknown(props.get("spotStrategy")):
         return
     protected = props.get(shape.deletion_protection, False)
     if not is_unknown(protected) and not _is_true(protected):
-        yield f"prod node without {shape.deletion_protection}; set it true"
+        yield f"{environment} node without {shape.deletion_protection}; set it true"
 
 
 NODE_RULES: tuple[Rule, ...] = (

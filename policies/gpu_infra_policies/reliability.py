@@ -19,9 +19,13 @@ from gpu_infra_policies.base import (
 
 
 def data_protected(resource: Resource, _: Mapping[str, Any], ctx: Context) -> Iterator[str]:
-    """Prod buckets, file systems and disks carry the `protect` resource option."""
-    if resource.type in t.DATA_TYPES and ctx.is_prod(resource) and not resource.protect:
-        yield "prod data resource is not protected (ResourceOptions(protect=True))"
+    """Buckets, file systems and disks carry the `protect` resource option where the
+    environment demands it (prod)."""
+    if resource.type not in t.DATA_TYPES or resource.protect:
+        return
+    environment = ctx.demanded_by(resource, "protected")
+    if environment:
+        yield f"{environment} data resource is not protected (ResourceOptions(protect=True))"
 
 
 def _versioned(bucket: Resource, resources: Sequence[Resource]) -> bool:
@@ -41,22 +45,27 @@ def _snapshotted(disk: Resource, resources: Sequence[Resource]) -> bool:
 
 def data_versioned(resources: Sequence[Resource], _: Mapping[str, Any],
                    ctx: Context) -> Iterator[tuple[Resource | None, str]]:
-    """Prod buckets have versioning Enabled (inline or oss.BucketVersioning); prod ecs disks,
-    and instance data disks kept after the instance (deleteWithInstance false; scratch is
-    deleted with it, the provider default), have an automatic snapshot policy."""
+    """Where the environment demands it (prod): buckets have versioning Enabled (inline or
+    oss.BucketVersioning); ecs disks, and instance data disks kept after the instance
+    (deleteWithInstance false; scratch is deleted with it, the provider default), have an
+    automatic snapshot policy."""
     for resource in resources:
-        if not ctx.is_prod(resource):
+        if resource.type == t.BUCKET:
+            environment = ctx.demanded_by(resource, "versioned")
+            if environment and not _versioned(resource, resources):
+                yield resource, f"{environment} bucket has no versioning (status Enabled)"
             continue
-        if resource.type == t.BUCKET and not _versioned(resource, resources):
-            yield resource, "prod bucket has no versioning (status Enabled)"
-        elif resource.type in t.DISKS and not _snapshotted(resource, resources):
-            yield resource, "prod disk has no automatic snapshot policy"
+        environment = ctx.demanded_by(resource, "snapshots")
+        if not environment:
+            continue
+        if resource.type in t.DISKS and not _snapshotted(resource, resources):
+            yield resource, f"{environment} disk has no automatic snapshot policy"
         elif resource.type == t.INSTANCE:
             for index, disk in enumerate(as_list(resource.props.get("dataDisks"))):
                 if isinstance(disk, Mapping) and disk.get("deleteWithInstance") is False \
                         and disk.get("autoSnapshotPolicyId") is None:
-                    yield resource, (f"prod dataDisks[{index}] has no automatic snapshot "
-                                     "policy (autoSnapshotPolicyId)")
+                    yield resource, (f"{environment} dataDisks[{index}] has no automatic "
+                                     "snapshot policy (autoSnapshotPolicyId)")
 
 
 def inference_spread(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iterator[str]:

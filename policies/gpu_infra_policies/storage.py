@@ -115,20 +115,22 @@ def _logs_inline(bucket: Resource) -> Any:
 
 def bucket_logging(resources: Sequence[Resource], _: Mapping[str, Any],
                    ctx: Context) -> Iterator[tuple[Resource | None, str]]:
-    """Prod buckets write access logs (inline `logging`, or an oss.BucketLogging); a bucket
-    that receives other buckets' logs is exempt (it is the log)."""
+    """Buckets write access logs where the environment demands it (prod: inline `logging`,
+    or an oss.BucketLogging); a bucket that receives other buckets' logs is exempt (it is
+    the log)."""
     buckets = [r for r in resources if r.type == t.BUCKET]
     logged = _buckets_with(resources, t.BUCKET_LOGGING)
     log_targets = _buckets_with(resources, t.BUCKET_LOGGING, target="targetBucket")
     inline_targets = [_logs_inline(b) for b in buckets]
     for bucket in buckets:
-        if not ctx.is_prod(bucket) or bucket.urn in logged or _logs_inline(bucket):
+        environment = ctx.demanded_by(bucket, "access_logs")
+        if not environment or bucket.urn in logged or _logs_inline(bucket):
             continue
         if bucket.urn in log_targets or any(_points_at(bucket, bucket, target)
                                             for target in inline_targets if target):
             continue
-        yield bucket, ("prod bucket keeps no access log; add an oss.BucketLogging to a logs "
-                       "bucket (storage.buckets.logging, on in prod)")
+        yield bucket, (f"{environment} bucket keeps no access log; add an oss.BucketLogging "
+                       f"to a logs bucket (storage.buckets.logging, on in {environment})")
 
 
 def nas_encrypted(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:

@@ -18,19 +18,22 @@ def no_internet_egress(stack: ClusterConfig) -> Iterable[Finding]:
 
 
 def prod_without_kms(stack: ClusterConfig) -> Iterable[Finding]:
-    """ERROR: prod data must be encrypted with a customer key. The encryption policy rules
-    are mandatory in prod, so without the key every plan would fail on them; this says so
-    at `validate` time, once, with the field."""
-    if stack.is_prod and not stack.kms_encryption:
+    """ERROR: where the environment requires a KMS key (prod), data must be encrypted with
+    it. The encryption policy rules are mandatory there, so without the key every plan would
+    fail on them; this says so at `validate` time, once, with the field."""
+    if stack.profile.kms_required and not stack.kms_encryption:
+        environment = stack.environment
         yield Finding("prod-without-kms", Level.ERROR, "security.kms_encryption",
-                      "false in prod: prod disks and buckets must be encrypted with a KMS key "
-                      "(the policy pack's encryption rules are mandatory); leave it unset or "
-                      "true, or use environment staging")
+                      f"false in {environment}: {environment} disks and buckets must be "
+                      "encrypted with a KMS key (the policy pack's encryption rules are "
+                      "mandatory); leave it unset or true, or use an environment that does "
+                      "not require it")
 
 
 def world_open_cidrs(stack: ClusterConfig) -> Iterable[Finding]:
     """Admin or client CIDRs that admit the whole internet (judged by address space; the
-    schema refuses them in prod, elsewhere this warns)."""
+    schema refuses them where the environment's profile says so (prod), elsewhere this
+    warns)."""
     for field, why in stack.security.world_open_fields():
         yield Finding("world-open-cidrs", Level.WARNING, f"security.{field}",
                       f"{why}: anyone on the internet can connect; list the CIDRs that need "

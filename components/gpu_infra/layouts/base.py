@@ -61,7 +61,8 @@ class LayoutBase(pulumi.ComponentResource):
         self.conventions = Conventions(
             tags=stack_tags(project=project, stack=stack_name, environment=cluster.environment,
                             layout=cluster.layout, user_tags=cluster.tags),
-            protect_data=cluster.is_prod, deletion_protection=cluster.is_prod,
+            protect_data=cluster.profile.protect_data,
+            deletion_protection=cluster.profile.deletion_protection,
             region=cluster.region)
         self.child = pulumi.ResourceOptions(parent=self)
         self.network = Network(f"{name}-net", config=cluster.network,
@@ -139,13 +140,14 @@ class LayoutBase(pulumi.ComponentResource):
         self.log_bucket = Bucket(
             f"{name}-{LOG_BUCKET_SUFFIX}", config=lifecycle, bucket_name=log_name,
             conventions=self.conventions, kms_key_id=self.kms_key_id,
-            versioning=self.cluster.is_prod,
+            versioning=self.cluster.profile.version_every_bucket,
             opts=self.child) if log_name else None
         self.buckets = {
             purpose: Bucket(
                 f"{name}-{purpose}", config=lifecycle, bucket_name=bucket_name,
                 conventions=self.conventions, purpose=purpose,
-                versioning=purpose in VERSIONED_PURPOSES or self.cluster.is_prod,
+                versioning=(purpose in VERSIONED_PURPOSES
+                            or self.cluster.profile.version_every_bucket),
                 kms_key_id=self.kms_key_id,
                 log_bucket=self.log_bucket.bucket_name if self.log_bucket else None,
                 opts=self.child)
@@ -159,7 +161,7 @@ class LayoutBase(pulumi.ComponentResource):
             kms_key_id=self.kms_key_id, opts=self.child) if shared.enabled else None
         self.disks = DataDisks(
             f"{name}-disks", config=storage, gpu_count=self.gpu_count(),
-            conventions=self.conventions, take_snapshots=self.cluster.is_prod,
+            conventions=self.conventions, take_snapshots=self.cluster.profile.snapshots,
             kms_key_id=self.kms_key_id, opts=self.child)
         mount_address = self.shared_fs.mount_address if self.shared_fs else None
         fs_type = FS_TYPES[shared.kind].file_system_type

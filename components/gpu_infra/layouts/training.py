@@ -54,7 +54,7 @@ class TrainingCluster(LayoutBase):
             conventions=self.conventions, key_name=self.security.key_pair_name,
             role_name=self.role.role_name, user_data=self.node_user_data(f"{name}-gpu"),
             data_disks=self.disks.instance_disks(), kms_key_id=self.kms_key_id,
-            protect=self.cluster.is_prod and self.disks.holds_data, opts=self.child)
+            protect=self.conventions.protect_data and self.disks.holds_data, opts=self.child)
         self.reserved = ReservedCapacity(
             f"{name}-reserved", config=fleet.reserved, instance_type=fleet.instance_type,
             zone_id=zone, conventions=self.conventions,

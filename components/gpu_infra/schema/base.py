@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from ipaddress import IPv4Network
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
-
-Environment = Literal["dev", "staging", "prod"]
-"""Deployment environment; later sections derive defaults (protection, encryption) from it."""
 
 Port = Annotated[int, Field(ge=1, le=65535)]
 """A TCP/UDP port number."""

@@ -10,8 +10,14 @@ from gpu_infra.catalog.recommend import Workload
 from gpu_infra.limits.allowed import HealthCheckType
 from gpu_infra.limits.regions import REGIONS, zone_belongs_to
 from gpu_infra.limits.tags import MAX_TAGS_PER_RESOURCE, tag_problems
-from gpu_infra.schema.base import Environment, StrictModel
+from gpu_infra.schema.base import StrictModel
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
+from gpu_infra.schema.environment import (
+    DEFAULT_ENVIRONMENT,
+    Environment,
+    EnvironmentProfile,
+    profile_for,
+)
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra.schema.monitoring import MonitoringConfig
 from gpu_infra.schema.network import NetworkConfig
@@ -48,9 +54,11 @@ class StackBase(StrictModel):
     """Cluster name; prefixes every resource and bucket name. Required."""
     region: str
     """Alibaba Cloud region, read from `alicloud:region`. Required."""
-    environment: Environment = "dev"
-    """dev, staging or prod. Default dev. prod turns on deletion protection, KMS encryption
-    and data protection, and refuses world-open CIDRs."""
+    environment: Environment = DEFAULT_ENVIRONMENT
+    """dev, staging or prod. Default dev. Its profile (schema.environment, the README's
+    environments table) says what it turns on: prod turns on deletion protection, KMS
+    encryption, data protection, versioning, snapshots and access logs, and refuses
+    world-open CIDRs."""
     tags: dict[str, str] = {}
     """Extra tags on every taggable resource, e.g. CostCenter, Owner. Default none; at most
     13, since Project, Stack, Environment, Layout, ManagedBy, Name and GpuFleet are always
@@ -100,31 +108,32 @@ class StackBase(StrictModel):
         return tags
 
     @property
-    def is_prod(self) -> bool:
-        """True in the prod environment."""
-        return self.environment == "prod"
+    def profile(self) -> EnvironmentProfile:
+        """What the stack's environment turns on."""
+        return profile_for(self.environment)
 
     @property
     def kms_encryption(self) -> bool:
-        """Whether a KMS key encrypts disks and buckets (security.kms_encryption, default
-        on in prod)."""
+        """Whether a KMS key encrypts disks and buckets (security.kms_encryption, default:
+        the environment's profile, on in prod)."""
         explicit = self.security.kms_encryption
-        return self.is_prod if explicit is None else explicit
+        return self.profile.kms_encryption if explicit is None else explicit
 
     @property
     def bucket_logging(self) -> bool:
-        """Whether buckets write access logs (storage.buckets.logging, default on in
-        prod)."""
+        """Whether buckets write access logs (storage.buckets.logging, default: the
+        environment's profile, on in prod)."""
         explicit = self.storage.buckets.logging
-        return self.is_prod if explicit is None else explicit
+        return self.profile.bucket_logging if explicit is None else explicit
 
     @model_validator(mode="after")
     def _check_across_sections(self) -> StackBase:
         problems = [f"network.zones: {zone} is not a zone of region {self.region}"
                     for zone in self.network.zones if not zone_belongs_to(zone, self.region)]
-        if self.is_prod:
-            problems += [f"security.{field}: {why}: not allowed in prod; list the CIDRs "
-                         "that need access" for field, why in self.security.world_open_fields()]
+        if self.profile.refuse_world_open:
+            problems += [f"security.{field}: {why}: not allowed in {self.environment}; list "
+                         "the CIDRs that need access"
+                         for field, why in self.security.world_open_fields()]
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")

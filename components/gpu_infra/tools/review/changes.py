@@ -160,7 +160,7 @@ def change_report(review: Review, base: dict[str, Any], against: str,
     before = estimate([_planned(r) for r in base_resources], plan.stack)
     impact = _impact(changes, before, review.cost, _switch_zones(changes))
     impact.renamed = _renamed(base_resources, plan.resources)
-    findings = _guard_rails(impact, plan.stack.environment == "prod")
+    findings = _guard_rails(impact, plan.stack.profile.guard_changes)
     unused = acknowledgements.apply(findings, ACKNOWLEDGEABLE) if acknowledgements else []
     return ChangeReport(against, changes, impact, findings, unused, list(plan.secret_keys))
 
@@ -282,8 +282,8 @@ def _renamed(base: Sequence[dict[str, Any]],
     return (old, now) if old and now and old != now else None
 
 
-def _guard_rails(impact: Impact, prod: bool) -> list[ChangeFinding]:
-    gate = Level.ERROR if prod else Level.WARNING
+def _guard_rails(impact: Impact, guarded: bool) -> list[ChangeFinding]:
+    gate = Level.ERROR if guarded else Level.WARNING
     findings: list[ChangeFinding] = []
     gone_nodes = impact.gpu_nodes.get("replaced", []) + impact.gpu_nodes.get("deleted", [])
     if gone_nodes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gpu_infra.schema.environment import policy_demands
 from gpu_infra.schema.registry import layouts_suited
 from gpu_infra.tools.plan.engine import UNKNOWN_MARK, Plan, PlannedResource
 from gpu_infra_policies.base import UNKNOWN, Context, EnforcementLevel, Resource
@@ -54,7 +55,7 @@ def check_plan(plan: Plan, settings: Mapping[str, RuleSettings] | None = None,
     settings = with_stack_budget(settings or default_settings(),
                                  plan.stack.monthly_budget_cny)
     context = Context(environment=plan.stack.environment, catalog=layouts_suited,
-                      monthly_cost=monthly_cost)
+                      demands=policy_demands, monthly_cost=monthly_cost)
     resources = [as_policy_resource(r) for r in plan.resources if r.custom]
     return evaluate(resources, settings, context)
 
