@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE_ROOTS = {"gpu_infra": ROOT / "components", "gpu_infra_policies": ROOT / "policies"}
 
 LAYERS = ["limits", "catalog", "schema", "knowhow", "blocks", "layouts", "program",
-          "tools.files", "tools.plan", "tools.cost", "tools.review", "tools.clone",
-          "tools.metrics", "tools.cli"]
+          "tools.interrupt", "tools.files", "tools.plan", "tools.cost", "tools.review",
+          "tools.clone", "tools.metrics", "tools.cli", "tools.console"]
 """gpu_infra's layers, lowest first: a module imports only from its own layer or below."""
 
 PULUMI_FREE = ("limits", "catalog", "schema", "knowhow")

@@ -7,11 +7,14 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import yaml
+
+from gpu_infra.tools.cli.common import EXIT_PIPE_CLOSED
 
 from .conftest import PROJECT_DIR
 from .hostile import (
@@ -94,7 +97,42 @@ def test_clone_into_a_closed_pipe_is_quiet(tmp_path: Path):
     stderr = process.stderr.read()
     process.wait(timeout=CASE_BOUND_S)
     assert first.startswith(f"wrote {tmp_path}/Pulumi.copy.yaml")
-    assert stderr == "" and process.returncode in (0, 1)
+    assert stderr == "" and process.returncode in (0, EXIT_PIPE_CLOSED)  # done before close
+
+
+CONSOLE_SCRIPT = str(Path(sys.executable).with_name("gpu-infra"))
+"""The installed `gpu-infra` (its entry point, not `python -c main()`)."""
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("plan", "--help"), ("catalog",),
+                                  ("validate", "training-dev"),
+                                  ("plan", "training-dev", "--json", "-")], ids=" ".join)
+def test_output_into_a_closed_pipe_ends_quietly_with_141(argv: tuple[str, ...]):
+    """The read end is closed before the command writes (`| head` that has had enough), so
+    its first write fails: no message, no traceback, 128 + SIGPIPE."""
+    process = subprocess.Popen([CONSOLE_SCRIPT, *argv], cwd=PROJECT_DIR,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert (process.wait(timeout=CASE_BOUND_S), stderr) == (EXIT_PIPE_CLOSED, "")
+
+
+def test_ctrl_c_while_the_commands_load_exits_130_without_a_traceback():
+    """SIGINT arrives while the console script imports the commands (the moment `pulumi` is
+    first imported), before the command's own handler exists."""
+    interrupt_while_loading = "\n".join([
+        "import os, signal, sys",
+        "from importlib.metadata import entry_points",
+        "class InterruptOnPulumi:",
+        "    def find_spec(self, name, path=None, target=None):",
+        "        if name == 'pulumi':",
+        "            os.kill(os.getpid(), signal.SIGINT)",
+        "sys.meta_path.insert(0, InterruptOnPulumi())",
+        "sys.argv = ['gpu-infra', 'schema']",
+        "entry_points(group='console_scripts')['gpu-infra'].load()()"])
+    done = subprocess.run([sys.executable, "-c", interrupt_while_loading], cwd=PROJECT_DIR,
+                          capture_output=True, text=True, timeout=CASE_BOUND_S)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "\ninterrupted\n")
 
 
 CLONES = 20

@@ -4,7 +4,7 @@ browse the GPU catalog.
 Exit codes: 0 success; 1 the plan found mandatory policy violations or the program failed;
 2 bad input (unreadable or invalid stack file, bad arguments) or output that cannot be
 written (a full or read-only disk, a full stdout; nothing half-written is left behind);
-130 interrupted (Ctrl-C).
+130 interrupted (Ctrl-C); 141 the reader of the output went away (`| head`), quietly.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from gpu_infra.tools.cli import (
     catalog,
@@ -28,7 +28,10 @@ from gpu_infra.tools.cli import (
     validate,
 )
 from gpu_infra.tools.cli.common import EXIT_BAD_INPUT, stdout_failed
-from gpu_infra.tools.cli.interrupt import exit_on_interrupt
+from gpu_infra.tools.interrupt import exit_on_interrupt
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 COMMANDS = (validate, schema, plan, clone, catalog, cost, publish, pr_comment, completion)
 """Command modules; each has `add_parser(subparsers)`, `run(args) -> int`, a docstring (the
@@ -39,6 +42,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # argparse exits 2 on bad arguments too
         self.print_usage(sys.stderr)
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """As argparse's, without swallowing OSError: `--help | head` ends like every
+        other command into a closed pipe (main)."""
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def package_version() -> str:
@@ -73,9 +82,13 @@ def _describe(parser: argparse.ArgumentParser, command: ModuleType) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gpu-infra` console script."""
-    args = build_parser().parse_args(argv)
     with exit_on_interrupt():
         try:
+            try:
+                args = build_parser().parse_args(argv)
+            except SystemExit:  # --help, --version, bad arguments: flushed here, not at exit
+                sys.stdout.flush()
+                raise
             code: int = args.run(args)
             sys.stdout.flush()  # a full disk behind stdout shows here, not at exit
         except OSError as error:

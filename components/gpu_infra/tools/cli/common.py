@@ -12,6 +12,11 @@ from pathlib import Path
 from gpu_infra.schema import ConfigError, resolve_stack_path
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_PIPE_CLOSED = 141
+"""The reader of the output went away (`gpu-infra ... | head`): 128 + SIGPIPE, the status
+every tool killed by SIGPIPE reports (cat, grep, git log), so `set -o pipefail` tells cut
+output from complete output; 0 would claim output nobody read in full, 1 means a failed
+program or a policy violation here."""
 
 
 def project_dir() -> Path:
@@ -36,17 +41,20 @@ def stack_path(args: argparse.Namespace) -> Path:
 
 def stdout_failed(error: OSError) -> int:
     """Report once that stdout cannot be written (e.g. it is /dev/full) and return the
-    bad-input exit code; a closed pipe (`| head`) is quiet and exits 1, as Python does.
-    stdout is pointed at /dev/null first, so the text still buffered for it does not fail
-    again, with a traceback, when Python exits."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError, io.UnsupportedOperation):  # stdout without a descriptor
-        pass
-    if isinstance(error, BrokenPipeError):  # the reader stopped early (`| head`): quiet
-        return EXIT_FAILED
+    bad-input exit code. A closed pipe (`| head`: the reader has what it wanted) is quiet and
+    returns EXIT_PIPE_CLOSED. stdout (and, for a closed pipe, stderr) is pointed at
+    /dev/null first, so the text still buffered for it does not fail again, with a
+    traceback, when Python exits."""
+    closed = isinstance(error, BrokenPipeError)
+    for stream in (sys.stdout, sys.stderr) if closed else (sys.stdout,):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, io.UnsupportedOperation):  # a stream without a descriptor
+            pass
+    if closed:
+        return EXIT_PIPE_CLOSED
     print(f"gpu-infra: cannot write the output: {error.strerror or error}", file=sys.stderr)
     return EXIT_BAD_INPUT
 

@@ -1,5 +1,6 @@
 """Ctrl-C: the command ends at once with exit code 130 (128 + SIGINT, the shell convention)
-and one line on stderr, never a traceback or a hang.
+and one line on stderr, never a traceback or a hang. Standard library only, so the console
+script (tools/console.py) installs it before anything heavy is imported.
 
 At once, from the signal handler, rather than by a KeyboardInterrupt: raised inside the
 mock engine's event loop, a KeyboardInterrupt is swallowed by the SDK and the plan then
@@ -27,14 +28,15 @@ def exit_on_interrupt() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, _interrupted)
+    previous = signal.signal(signal.SIGINT, exit_interrupted)
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def _interrupted(signum: int, frame: FrameType | None) -> None:
+def exit_interrupted(signum: int, frame: FrameType | None) -> None:
+    """SIGINT handler: flush what was printed, say `interrupted`, exit EXIT_INTERRUPTED."""
     for stream in (sys.stdout, sys.stderr):
         with suppress(OSError, RuntimeError, ValueError):  # closed, or interrupted mid-write
             stream.flush()

@@ -1,0 +1,22 @@
+"""The `gpu-infra` console script ([project.scripts] in pyproject.toml).
+
+It installs the Ctrl-C handler (tools/interrupt.py) first and only then imports the commands:
+loading them, and Pulumi with them, takes about a second, and a Ctrl-C in that second used to
+end in a KeyboardInterrupt traceback. The late import is for that order, not to dodge a
+circle (console is the top layer; it imports only downwards)."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import NoReturn
+
+from gpu_infra.tools.interrupt import exit_interrupted
+
+
+def main() -> NoReturn:
+    """Run `gpu-infra` with sys.argv; Ctrl-C exits 130 from the first instruction on."""
+    signal.signal(signal.SIGINT, exit_interrupted)
+    from gpu_infra.tools import cli
+
+    sys.exit(cli.main())
