@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
 from gpu_infra.tools.interrupt import exit_interrupted
 
 
-def main() -> NoReturn:
-    """Run `gpu-infra` with sys.argv; Ctrl-C exits 130 from the first instruction on."""
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    """Run `gpu-infra` with `argv` (default sys.argv[1:]) and exit with its code; Ctrl-C exits
+    130 from the first instruction on."""
     signal.signal(signal.SIGINT, exit_interrupted)
     from gpu_infra.tools import cli
 
-    sys.exit(cli.main())
+    sys.exit(cli.main(argv))
