@@ -15,7 +15,8 @@ from typing import Any
 PLAN_TIMEOUT_SECONDS = 600
 """A base plan that takes longer than this has hung."""
 CLI_ENTRY = "gpu_infra.tools.cli:main"
-"""The console script of this and later revisions (older ones: read from pyproject)."""
+"""Where the base revision's CLI is when its pyproject cannot be read: every revision since
+the restructure has it (the console script, tools/console.py, calls it)."""
 
 
 class BaseError(Exception):
