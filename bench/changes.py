@@ -50,7 +50,7 @@ def measure_changes(template: Path, nodes: int | None, median_seconds) -> dict:
         report = change_report(planned, json.loads(base_json.read_text()), "base")
         alone = median_seconds(lambda: change_report(
             planned, json.loads(base_json.read_text()), "base"))
-    return {"stack": planned.plan.stack_name, "nodes": planned.plan.stack.fleet.nodes,
+    return {"stack": planned.plan.stack_name, "nodes": planned.plan.cluster.fleet.nodes,
             "resources": sum(1 for r in planned.plan.resources if r.custom),
             "replaced": report.counts()["replace"], "plan_s": round(plain, 4),
             "against_s": round(against, 4), "ratio": round(against / plain, 3),

@@ -254,11 +254,11 @@ def test_file_systems_by_kind():
 
 
 def test_buckets_use_expected_sizes_from_the_config():
-    stack = stack_config(merged(BASE_TRAINING, storage={"buckets": {"expected_gib": {
+    cluster = stack_config(merged(BASE_TRAINING, storage={"buckets": {"expected_gib": {
         "datasets": {"Standard": 1000, "IA": 500, "Archive": 1000}}}}))
     buckets = [res("alicloud:oss/bucket:Bucket", f"b-{p}", {"bucket": f"t01-dev-{p}"})
                for p in ("datasets", "models")]
-    result = estimate(buckets, stack=stack)
+    result = estimate(buckets, cluster=cluster)
     datasets, models = result.resources
     assert datasets.monthly_cost == pytest.approx(1000 * 0.12 + 500 * 0.08 + 1000 * 0.033)
     assert models.monthly_cost is None and models.components[0].usage_based

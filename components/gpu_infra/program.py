@@ -22,7 +22,7 @@ from gpu_infra.schema import (
 from gpu_infra.schema.secrets import holds_secure_field_values, secure_field_paths
 
 
-def stack_from_pulumi_config() -> ClusterConfig:
+def cluster_from_pulumi_config() -> ClusterConfig:
     """Read `gpu-infra:cluster` and `alicloud:region`, validate them and run the validators.
 
     Problems stop the program with a RunError (one line each, no traceback); WARNING and INFO
@@ -33,28 +33,28 @@ def stack_from_pulumi_config() -> ClusterConfig:
     raw = {CLUSTER_KEY: pulumi.Config(PROJECT).get_object("cluster"),
            REGION_KEY: pulumi.Config("alicloud").get("region")}
     try:
-        stack = parse_stack({key: value for key, value in raw.items() if value is not None},
-                            source=f"stack {pulumi.get_stack()}")
+        cluster = parse_stack({key: value for key, value in raw.items() if value is not None},
+                              source=f"stack {pulumi.get_stack()}")
     except ConfigError as error:
         raise pulumi.RunError("invalid stack config:\n" + "\n".join(error.problems)) from None
-    if is_config_secret(CLUSTER_KEY) and not holds_secure_field_values(stack):
+    if is_config_secret(CLUSTER_KEY) and not holds_secure_field_values(cluster):
         raise pulumi.RunError(
             f"invalid stack config:\n{CLUSTER_KEY}: holds a secure: value but none of the "
-            f"fields that may be secure ({', '.join(sorted(secure_field_paths(type(stack))))})"
+            f"fields that may be secure ({', '.join(sorted(secure_field_paths(type(cluster))))})"
             " is set: it would reach resources and the state in clear; `gpu-infra validate` "
             "names its path")
-    findings = run_validators(stack)
+    findings = run_validators(cluster)
     for finding in findings:
         log = pulumi.log.info if finding.level is Level.INFO else pulumi.log.warn
         log(finding.line())
     if errors_in(findings):
         raise pulumi.RunError("\n".join(finding.line() for finding in errors_in(findings)))
-    return stack
+    return cluster
 
 
 def run() -> None:
     """The program body: the validated config, its layout, the layout's exports."""
-    cluster = stack_from_pulumi_config()
+    cluster = cluster_from_pulumi_config()
     layout = build_layout(cluster, pulumi.get_stack())
     for key, value in layout.exports.items():
         pulumi.export(key, value)

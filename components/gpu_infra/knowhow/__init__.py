@@ -28,23 +28,23 @@ def validator_name(validator: Validator) -> str:
 VALIDATOR_NAMES: frozenset[str] = frozenset(map(validator_name, VALIDATORS))
 
 
-def unknown_suppress(stack: ClusterConfig) -> Iterable[Finding]:
+def unknown_suppress(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: a name under `suppress:` that is no validator (a typo would silence nothing)."""
-    for index, name in enumerate(stack.suppress):
+    for index, name in enumerate(cluster.suppress):
         if name not in VALIDATOR_NAMES:
             yield Finding("unknown-suppress", Level.ERROR, f"suppress[{index}]",
                           f"{name!r} is not a validator name; known: "
                           f"{', '.join(sorted(VALIDATOR_NAMES))}")
 
 
-def run_validators(stack: ClusterConfig,
+def run_validators(cluster: ClusterConfig,
                    validators: Iterable[Validator] = VALIDATORS) -> list[Finding]:
-    """All findings for `stack`, minus suppressed WARNING/INFO ones (ERRORs always stay),
+    """All findings for `cluster`, minus suppressed WARNING/INFO ones (ERRORs always stay),
     plus an ERROR for every unknown name under `suppress:`."""
-    suppressed = set(stack.suppress)
-    found = [finding for validator in validators for finding in validator(stack)
+    suppressed = set(cluster.suppress)
+    found = [finding for validator in validators for finding in validator(cluster)
              if finding.level is Level.ERROR or finding.validator not in suppressed]
-    return [*unknown_suppress(stack), *found]
+    return [*unknown_suppress(cluster), *found]
 
 
 def errors_in(findings: Iterable[Finding]) -> list[Finding]:

@@ -22,9 +22,9 @@ def _finding(validator: str, level: str, path: str, message: str) -> Finding:
     return Finding(validator, Level(level), path, message)
 
 
-def _fleet_types(stack: ClusterConfig) -> Iterator[tuple[str, str]]:
+def _fleet_types(cluster: ClusterConfig) -> Iterator[tuple[str, str]]:
     """(field path, instance type) of every type the fleet uses."""
-    fleet = stack.fleet
+    fleet = cluster.fleet
     if isinstance(fleet, TrainingFleet):
         yield "fleet.instance_type", fleet.instance_type
     else:
@@ -32,9 +32,9 @@ def _fleet_types(stack: ClusterConfig) -> Iterator[tuple[str, str]]:
             yield f"fleet.instance_types[{index}]", instance_type
 
 
-def unknown_instance_type(stack: ClusterConfig) -> Iterable[Finding]:
+def unknown_instance_type(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: a type the catalog does not know, or one without a GPU."""
-    for path, instance_type in _fleet_types(stack):
+    for path, instance_type in _fleet_types(cluster):
         if catalog.get(instance_type) is None:
             family = catalog.family_of(instance_type)
             known = sorted({entry.family for entry in catalog.entries()})
@@ -44,9 +44,9 @@ def unknown_instance_type(stack: ClusterConfig) -> Iterable[Finding]:
                            "(see `gpu-infra catalog`)")
 
 
-def erdma_unsupported(stack: ClusterConfig) -> Iterable[Finding]:
+def erdma_unsupported(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: eRDMA asked for on a family without it."""
-    fleet = stack.fleet
+    fleet = cluster.fleet
     if isinstance(fleet, TrainingFleet) and fleet.erdma == "on":
         entry = catalog.get(fleet.instance_type)
         if entry is not None and not entry.erdma:
@@ -56,12 +56,12 @@ def erdma_unsupported(stack: ClusterConfig) -> Iterable[Finding]:
                            f"family with eRDMA: {', '.join(with_erdma)}")
 
 
-def low_latency_placement(stack: ClusterConfig) -> Iterable[Finding]:
+def low_latency_placement(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: LowLatency asked for on a family deployment sets do not support.
 
     The model avoids the other LowLatency traps: nodes all go in one zone (the first of
     network.zones) and more than 20 nodes are split over ceil(N/20) sets (INFO)."""
-    fleet = stack.fleet
+    fleet = cluster.fleet
     if not isinstance(fleet, TrainingFleet):
         return
     entry = catalog.get(fleet.instance_type)
@@ -79,9 +79,9 @@ def low_latency_placement(stack: ClusterConfig) -> Iterable[Finding]:
                        f"sets of at most {limit}; traffic between sets is not low-latency")
 
 
-def multi_node_interconnect(stack: ClusterConfig) -> Iterable[Finding]:
+def multi_node_interconnect(cluster: ClusterConfig) -> Iterable[Finding]:
     """WARNING: multi-node training on a family with neither NVLink nor eRDMA."""
-    fleet = stack.fleet
+    fleet = cluster.fleet
     if isinstance(fleet, TrainingFleet) and fleet.nodes > 1:
         entry = catalog.get(fleet.instance_type)
         if entry is not None and not entry.nvlink and not entry.erdma:
@@ -90,9 +90,9 @@ def multi_node_interconnect(stack: ClusterConfig) -> Iterable[Finding]:
                            "eRDMA: gradients cross PCIe and TCP; prefer gn8v or ebmgn8v")
 
 
-def low_vcpu_per_gpu(stack: ClusterConfig) -> Iterable[Finding]:
+def low_vcpu_per_gpu(cluster: ClusterConfig) -> Iterable[Finding]:
     """WARNING: fewer than MIN_VCPU_PER_GPU vCPUs per GPU."""
-    for path, instance_type in _fleet_types(stack):
+    for path, instance_type in _fleet_types(cluster):
         entry = catalog.get(instance_type)
         per_gpu = entry.vcpu_per_gpu if entry else None
         if per_gpu is not None and per_gpu < MIN_VCPU_PER_GPU:
@@ -101,9 +101,9 @@ def low_vcpu_per_gpu(stack: ClusterConfig) -> Iterable[Finding]:
                            f"{MIN_VCPU_PER_GPU}): data loading may starve the GPUs")
 
 
-def spot_non_interruptible(stack: ClusterConfig) -> Iterable[Finding]:
+def spot_non_interruptible(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: spot capacity for a fleet marked non-interruptible."""
-    fleet = stack.fleet
+    fleet = cluster.fleet
     if fleet.interruptible:
         return
     if isinstance(fleet, TrainingFleet) and fleet.capacity == "spot":
@@ -118,22 +118,22 @@ def spot_non_interruptible(stack: ClusterConfig) -> Iterable[Finding]:
                        "interruptible: true")
 
 
-def not_offered_in_region(stack: ClusterConfig) -> Iterable[Finding]:
+def not_offered_in_region(cluster: ClusterConfig) -> Iterable[Finding]:
     """WARNING: a type the catalog knows is not offered in the stack's region."""
-    for path, instance_type in _fleet_types(stack):
+    for path, instance_type in _fleet_types(cluster):
         entry = catalog.get(instance_type)
-        if entry is not None and entry.offered_in(stack.region) is False:
+        if entry is not None and entry.offered_in(cluster.region) is False:
             yield _finding("not-offered-in-region", "WARNING", path,
-                           f"{instance_type} is not offered in {stack.region} per the catalog "
+                           f"{instance_type} is not offered in {cluster.region} per the catalog "
                            f"(offered in: {', '.join(entry.regions or ())})")
 
 
-def disk_too_large(stack: ClusterConfig) -> Iterable[Finding]:
+def disk_too_large(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: a disk sized per GPU whose size on the fleet's nodes (size_gib x GPUs per node
     of the first instance type) is outside the ESSD AutoPL range."""
-    _, instance_type = next(_fleet_types(stack))
+    _, instance_type = next(_fleet_types(cluster))
     gpus = catalog.gpus_per_node(instance_type)
-    for index, disk in enumerate(stack.storage.disks):
+    for index, disk in enumerate(cluster.storage.disks):
         size = disk.size_for(gpus)
         problems = autopl_problems(size, 0) if disk.per == "gpu" else []
         if problems:
@@ -142,9 +142,9 @@ def disk_too_large(stack: ClusterConfig) -> Iterable[Finding]:
                            f"{size} GiB; {problems[0].partition(': ')[2]}")
 
 
-def no_rolling_refresh(stack: ClusterConfig) -> Iterable[Finding]:
+def no_rolling_refresh(cluster: ClusterConfig) -> Iterable[Finding]:
     """INFO: a long-lived scaling fleet ESS cannot refresh, with nothing renewing it."""
-    fleet = stack.fleet
+    fleet = cluster.fleet
     if (isinstance(fleet, ScalingFleet) and not fleet.refreshes and fleet.min_size >= 1
             and fleet.max_instance_lifetime_days is None):
         why = ("scale_in_mode recycle" if fleet.scale_in_mode == "recycle"

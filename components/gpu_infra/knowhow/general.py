@@ -8,21 +8,21 @@ from gpu_infra.knowhow.findings import Finding, Level
 from gpu_infra.schema import ClusterConfig
 
 
-def no_internet_egress(stack: ClusterConfig) -> Iterable[Finding]:
+def no_internet_egress(cluster: ClusterConfig) -> Iterable[Finding]:
     """Nodes have no public IP: without a NAT gateway they cannot pull images, drivers,
     packages or datasets from the internet."""
-    if not stack.network.creates_nat and not stack.network.existing_vpc_id:
+    if not cluster.network.creates_nat and not cluster.network.existing_vpc_id:
         yield Finding("no-internet-egress", Level.WARNING, "network.nat_gateway",
                       "nodes get no public IP and no NAT gateway: they cannot reach the "
                       "internet (drivers, images, packages); fine only with private mirrors")
 
 
-def prod_without_kms(stack: ClusterConfig) -> Iterable[Finding]:
+def prod_without_kms(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: where the environment requires a KMS key (prod), data must be encrypted with
     it. The encryption policy rules are mandatory there, so without the key every plan would
     fail on them; this says so at `validate` time, once, with the field."""
-    if stack.profile.kms_required and not stack.kms_encryption:
-        environment = stack.environment
+    if cluster.profile.kms_required and not cluster.kms_encryption:
+        environment = cluster.environment
         yield Finding("prod-without-kms", Level.ERROR, "security.kms_encryption",
                       f"false in {environment}: {environment} disks and buckets must be "
                       "encrypted with a KMS key (the policy pack's encryption rules are "
@@ -30,20 +30,20 @@ def prod_without_kms(stack: ClusterConfig) -> Iterable[Finding]:
                       "not require it")
 
 
-def world_open_cidrs(stack: ClusterConfig) -> Iterable[Finding]:
+def world_open_cidrs(cluster: ClusterConfig) -> Iterable[Finding]:
     """Admin or client CIDRs that admit the whole internet (judged by address space; the
     schema refuses them where the environment's profile says so (prod), elsewhere this
     warns)."""
-    for field, why in stack.security.world_open_fields():
+    for field, why in cluster.security.world_open_fields():
         yield Finding("world-open-cidrs", Level.WARNING, f"security.{field}",
                       f"{why}: anyone on the internet can connect; list the CIDRs that need "
                       "access (refused in prod)")
 
 
-def cpfs_not_encrypted_or_mounted(stack: ClusterConfig) -> Iterable[Finding]:
+def cpfs_not_encrypted_or_mounted(cluster: ClusterConfig) -> Iterable[Finding]:
     """WARNING: CPFS is neither encrypted (the provider cannot) nor mounted by the node
     bootstrap (the provider exports no address for its NFS exports)."""
-    shared = stack.storage.shared_fs
+    shared = cluster.storage.shared_fs
     if shared.enabled and shared.kind == "cpfs":
         yield Finding("cpfs-not-encrypted-or-mounted", Level.WARNING, "storage.shared_fs.kind",
                       "CPFS data is not encrypted at rest and the nodes do not mount it: "

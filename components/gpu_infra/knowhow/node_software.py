@@ -80,10 +80,10 @@ def _finding(name: str, level: Level, path: str, message: str) -> Finding:
     return Finding(name, level, path, message)
 
 
-def driver_route_missing(stack: ClusterConfig) -> Iterable[Finding]:
+def driver_route_missing(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: a GPU fleet whose nodes would get no driver, or the wrong kind of driver."""
-    plan = driver_plan(stack.fleet)
-    families = {catalog.family_of(t) for t in fleet_types(stack.fleet)}
+    plan = driver_plan(cluster.fleet)
+    families = {catalog.family_of(t) for t in fleet_types(cluster.fleet)}
     graphics = sorted(families & GRAPHICS_FAMILIES)
     tesla = sorted(families - GRAPHICS_FAMILIES)
     if plan.route is None:
@@ -101,10 +101,10 @@ def driver_route_missing(stack: ClusterConfig) -> Iterable[Finding]:
                        "preinstalled")
 
 
-def driver_incompatible(stack: ClusterConfig) -> Iterable[Finding]:
+def driver_incompatible(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: a pinned driver known not to work with a family of the fleet, or types whose
     families pin different drivers while the stack pins none."""
-    fleet = stack.fleet
+    fleet = cluster.fleet
     plan = driver_plan(fleet)
     for family in sorted({catalog.family_of(t) for t in fleet_types(fleet)}):
         reason = driver_incompatibility(family, plan.stack.driver)
@@ -118,9 +118,9 @@ def driver_incompatible(stack: ClusterConfig) -> Iterable[Finding]:
                        " set one version that suits all of them")
 
 
-def preinstalled_on_public_image(stack: ClusterConfig) -> Iterable[Finding]:
+def preinstalled_on_public_image(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: route preinstalled on a public image, which carries no GPU driver."""
-    fleet = stack.fleet
+    fleet = cluster.fleet
     image = fleet.image
     public = image.name is None and (image.id is None or image.id in DEFAULT_IMAGES.values()
                                      or not image.id.startswith("m-"))
@@ -134,12 +134,12 @@ def _outside(cidr: IPv4Network, vpc: IPv4Network) -> bool:
     return not cidr.subnet_of(vpc)
 
 
-def admin_cidr_unrouted(stack: ClusterConfig) -> Iterable[Finding]:
+def admin_cidr_unrouted(cluster: ClusterConfig) -> Iterable[Finding]:
     """WARNING: SSH opened to a CIDR outside the VPC, which this stack creates no route to."""
-    network = stack.network
+    network = cluster.network
     if network.existing_vpc_id:
         return
-    for index, cidr in enumerate(stack.security.admin_cidrs):
+    for index, cidr in enumerate(cluster.security.admin_cidrs):
         if _outside(cidr, network.vpc_cidr):
             yield _finding("admin-cidr-unrouted", Level.WARNING, f"security.admin_cidrs[{index}]",
                            f"{cidr} is outside the VPC {network.vpc_cidr} and this stack "

@@ -87,9 +87,10 @@ def run(args: argparse.Namespace) -> int:
             write_stack_file(clone, source, force=args.force)
     except ConfigError as error:
         return report_problems(error, "clone failed")
-    print(f"wrote {clone.path}: cluster '{clone.stack.name}', VPC {clone.stack.network.vpc_cidr}"
-          f" (from {source}: '{clone.source_stack.name}', "
-          f"{clone.source_stack.network.vpc_cidr})")
+    cluster = clone.cluster
+    print(f"wrote {clone.path}: cluster '{cluster.name}', VPC {cluster.network.vpc_cidr}"
+          f" (from {source}: '{clone.source_cluster.name}', "
+          f"{clone.source_cluster.network.vpc_cidr})")
     for note in clone.notes:
         print(f"  note: {note}")
     print("next:")

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         plan = _plan(path)
         after = estimate_plan(plan, assumptions)
-        project = CostProject(plan.stack_name, str(path), after, plan.stack.name)
+        project = CostProject(plan.stack_name, str(path), after, plan.cluster.name)
         if args.compare is None and args.compare_revision is None:
             print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2)
                   if args.json else render_text(after))
@@ -129,10 +129,10 @@ def run(args: argparse.Namespace) -> int:
         return failure.code
     before = (estimate_plan(base, assumptions) if base is not None
               else Estimate(after.currency, after.hours_per_month, [], after.assumptions))
-    project = replace(project, past=before, past_cluster=base.stack.name if base else "")
+    project = replace(project, past=before, past_cluster=base.cluster.name if base else "")
     if args.json:
         print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2))
     else:
-        comparison = compare(before, after, project.past_cluster, plan.stack.name)
+        comparison = compare(before, after, project.past_cluster, plan.cluster.name)
         print(comparison.render_text(label, args.stack))
     return EXIT_OK

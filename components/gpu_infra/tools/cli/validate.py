@@ -33,10 +33,10 @@ def run(args: argparse.Namespace) -> int:
     """Exit 0 with a one-line summary, or 2 with one line per problem."""
     path = stack_path(args)
     try:
-        stack_file, stack = load_stack(path)
+        stack_file, cluster = load_stack(path)
     except ConfigError as error:
         return report_problems(error)
-    findings = run_validators(stack)
+    findings = run_validators(cluster)
     for finding in findings:
         print(finding.line(), file=sys.stderr)
     if errors_in(findings):
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_BAD_INPUT
     warnings = len(findings)
-    print(f"{stack_file.name}: valid {stack.layout} cluster '{stack.name}' "
-          f"({stack.environment}, {stack.region}, zones {', '.join(stack.network.zones)})"
+    print(f"{stack_file.name}: valid {cluster.layout} cluster '{cluster.name}' "
+          f"({cluster.environment}, {cluster.region}, zones {', '.join(cluster.network.zones)})"
           + (f"; {warnings} warning(s)" if warnings else ""))
     return EXIT_OK

@@ -58,9 +58,9 @@ class Clone:
     path: Path
     """Where it goes: STACKS_DIR/Pulumi.<new>.yaml."""
     text: str
-    stack: ClusterConfig
-    """The new stack, as validated (secrets stood in by SECRET_PLACEHOLDER)."""
-    source_stack: ClusterConfig
+    cluster: ClusterConfig
+    """The new cluster config, as validated (secrets stood in by SECRET_PLACEHOLDER)."""
+    source_cluster: ClusterConfig
     secrets: list[ConfigPath] = field(default_factory=list)
     """The source's `secure:` values, not copied: the user sets them again."""
     notes: list[str] = field(default_factory=list)
@@ -103,9 +103,9 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
         raise ConfigError(where, [f"{new_stack}: is the source stack itself"])
     if target.exists() and not force:
         raise ConfigError(where, [f"{target}: exists; pass --force to overwrite it"])
-    _, source_stack = load_stack(source)
+    _, source_cluster = load_stack(source)
     document, dumper = _load_round_trip(source)
-    clone = Clone(target, "", source_stack, source_stack,
+    clone = Clone(target, "", source_cluster, source_cluster,
                   secrets_provider=document.get("secretsprovider"))
     config: CommentedMap = document["config"]
     _drop_encryption(document, clone)
@@ -116,11 +116,11 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
     others, unreadable = _other_stacks(stacks_dir, source, target)
     problems += unreadable + _name_problems(config, others)
     if not problems:
-        problems += _lay_out_network(config, source_stack, overrides, pool, others, clone)
+        problems += _lay_out_network(config, source_cluster, overrides, pool, others, clone)
     if problems:
         raise ConfigError(where, problems)
     clone.text = _header(source) + _dump(dumper, document)
-    clone.stack = _validate(clone, where)
+    clone.cluster = _validate(clone, where)
     return clone
 
 
@@ -359,7 +359,7 @@ def _name_problems(config: CommentedMap, others: list[_Other]) -> list[str]:
             for other in others if name is not None and other.cluster_name == name]
 
 
-def _lay_out_network(config: CommentedMap, source_stack: ClusterConfig,
+def _lay_out_network(config: CommentedMap, source_cluster: ClusterConfig,
                      overrides: Sequence[Override], pool: IPv4Network, others: list[_Other],
                      clone: Clone) -> list[str]:
     """Set the new VPC CIDR and move explicit vSwitch CIDRs into it."""
@@ -367,7 +367,7 @@ def _lay_out_network(config: CommentedMap, source_stack: ClusterConfig,
     if not isinstance(network, CommentedMap):
         return []
     overridden = {o.path.parts for o in overrides if o.path.key == CLUSTER_KEY}
-    old_vpc = source_stack.network.vpc_cidr
+    old_vpc = source_cluster.network.vpc_cidr
     taken = {other.stack: other.vpc_cidr for other in others if other.vpc_cidr}
     if network.get("existing_vpc_id"):
         new_vpc = _cidr(network.get("vpc_cidr", DEFAULT_VPC_CIDR))
@@ -418,8 +418,8 @@ def _validate(clone: Clone, where: str) -> ClusterConfig:
     placeholder; validator ERRORs are problems too, WARNINGs become notes."""
     config = load_plain(clone.text, where)["config"]
     with_secrets = _with_placeholders(config, clone.secrets)
-    stack = parse_stack(with_secrets, where)
-    findings = run_validators(stack)
+    cluster = parse_stack(with_secrets, where)
+    findings = run_validators(cluster)
     errors = [finding.line() for finding in findings if finding.level is Level.ERROR]
     if errors:
         raise ConfigError(where, errors)
@@ -430,7 +430,7 @@ def _validate(clone: Clone, where: str) -> ClusterConfig:
         except ConfigError as error:
             clone.notes.append("until the secrets are set the stack does not validate: "
                                + "; ".join(error.problems))
-    return stack
+    return cluster
 
 
 def _with_placeholders(config: dict[str, Any], secrets: list[ConfigPath]) -> dict[str, Any]:

@@ -67,10 +67,10 @@ class Assumptions:
 class _Estimator:
     """One estimate: the price book, the plan's resources by id and urn, the stack."""
 
-    def __init__(self, resources: Sequence[PlannedResource], stack: ClusterConfig | None,
+    def __init__(self, resources: Sequence[PlannedResource], cluster: ClusterConfig | None,
                  book: PriceBook, assumptions: Assumptions):
         self.book = book
-        self.stack = stack
+        self.cluster = cluster
         self.resources = [r for r in resources if r.custom]
         self.by_urn = {r.urn: r for r in resources}
         self.by_id = {r.id: r for r in self.resources if r.id}
@@ -300,8 +300,8 @@ class _Estimator:
         zrs = resource.inputs.get("redundancyType") == "ZRS"
         expected: dict[str, int] = {}
         purpose = None
-        if self.stack is not None:
-            sizes = self.stack.storage.buckets.expected_gib
+        if self.cluster is not None:
+            sizes = self.cluster.storage.buckets.expected_gib
             purpose = next((p for p in sizes if name.endswith(f"-{p}")), None)
             expected = {str(tier): gib for tier, gib in sizes.get(purpose, {}).items()} \
                 if purpose else {}
@@ -405,13 +405,13 @@ class _Estimator:
                     f"{slot.instance_type})", 1, 0.0)
 
 
-def estimate(resources: Sequence[PlannedResource], stack: ClusterConfig | None = None,
+def estimate(resources: Sequence[PlannedResource], cluster: ClusterConfig | None = None,
              assumptions: Assumptions | None = None,
              book: PriceBook | None = None) -> Estimate:
-    """The cost of creating `resources` (a plan's; components are skipped). `stack` supplies
+    """The cost of creating `resources` (a plan's; components are skipped). `cluster` supplies
     the expected bucket sizes."""
     book = book or price_book()
-    estimator = _Estimator(resources, stack, book, assumptions or Assumptions())
+    estimator = _Estimator(resources, cluster, book, assumptions or Assumptions())
     costs = {r.urn: estimator.resource_cost(r) for r in estimator.resources}
     estimator.apply_reservations(costs)
     return Estimate(book.currency, book.hours_per_month, list(costs.values()),
@@ -423,7 +423,7 @@ def estimate(resources: Sequence[PlannedResource], stack: ClusterConfig | None =
 
 def estimate_plan(plan: Plan, assumptions: Assumptions | None = None) -> Estimate:
     """The estimate of an offline plan."""
-    return estimate(plan.resources, plan.stack, assumptions)
+    return estimate(plan.resources, plan.cluster, assumptions)
 
 
 def _number(value: Any) -> float | None:

@@ -88,7 +88,9 @@ class Plan:
 
     project: str
     stack_name: str
-    stack: ClusterConfig
+    """The Pulumi stack name (`plan --json` key `stack`)."""
+    cluster: ClusterConfig
+    """The stack's validated cluster config."""
     resources: list[PlannedResource]
     outputs: dict[str, Any]
     secret_keys: list[str] = field(default_factory=list)
@@ -115,8 +117,8 @@ class Plan:
             counts[resource.type] = counts.get(resource.type, 0) + 1
         return {
             "project": self.project, "stack": self.stack_name,
-            "layout": self.stack.layout, "environment": self.stack.environment,
-            "region": self.stack.region,
+            "layout": self.cluster.layout, "environment": self.cluster.environment,
+            "region": self.cluster.region,
             "summary": {"create": len(custom), "components": len(self.resources) - len(custom),
                         "byType": dict(sorted(counts.items()))},
             "secretKeys": self.secret_keys,
@@ -228,28 +230,28 @@ def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Pla
 
     Raises ConfigError (bad stack file), ValidatorErrors, or ProgramError.
     """
-    stack_file, stack = load_stack(stack_path)
-    findings = run_validators(stack)
+    stack_file, cluster = load_stack(stack_path)
+    findings = run_validators(cluster)
     if errors_in(findings):
         raise ValidatorErrors(errors_in(findings))
     resources, outputs = run_under_mocks(
-        stack, stack_file.name, program, config=stack_file.config,
+        cluster, stack_file.name, program, config=stack_file.config,
         secret_keys=stack_file.secret_keys)
-    return Plan(PROJECT, stack_file.name, stack, resources, outputs,
+    return Plan(PROJECT, stack_file.name, cluster, resources, outputs,
                 stack_file.secret_keys, findings, str(stack_path))
 
 
-def run_under_mocks(stack: ClusterConfig, stack_name: str, build: Callable[[], Any],
+def run_under_mocks(cluster: ClusterConfig, stack_name: str, build: Callable[[], Any],
                     config: dict[str, Any] | None = None,
                     secret_keys: list[str] | None = None
                     ) -> tuple[list[PlannedResource], dict[str, Any]]:
     """Run `build` (a program, or a test constructing one component) under the mock engine,
-    with the Pulumi config `config` and invokes answered from `stack`.
+    with the Pulumi config `config` and invokes answered from `cluster`.
 
     Returns the resources registered, in order, and the resolved stack exports.
     Raises ProgramError if `build` or anything it started fails.
     """
-    monitor = _RecordingMonitor(FakeCloud(stack))
+    monitor = _RecordingMonitor(FakeCloud(cluster))
     ROOT.set(None)  # no root stack: set_mocks creates a fresh one
     mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack_name, preview=False,
                     monitor=monitor)

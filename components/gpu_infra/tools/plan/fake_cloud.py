@@ -45,8 +45,8 @@ NUMERIC_IDS = frozenset({"alicloud:cms/monitorGroup:MonitorGroup"})
 class FakeCloud:
     """Deterministic ids and outputs for one plan."""
 
-    def __init__(self, stack: ClusterConfig):
-        self.stack = stack
+    def __init__(self, cluster: ClusterConfig):
+        self.cluster = cluster
         self._inputs_by_id: dict[str, dict[str, Any]] = {}
         self._hosts_used: dict[str, set[int]] = {}
         self.output_makers: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
@@ -61,9 +61,9 @@ class FakeCloud:
             "alicloud:ram/role:Role": lambda _, inputs: {
                 "arn": f"acs:ram::{ACCOUNT_ID}:role/{inputs.get('roleName', '')}"},
             "alicloud:kms/key:Key": lambda rid, _: {
-                "arn": f"acs:kms:{self.stack.region}:{ACCOUNT_ID}:key/{rid}"},
+                "arn": f"acs:kms:{self.cluster.region}:{ACCOUNT_ID}:key/{rid}"},
             "alicloud:ess/scalingRule:ScalingRule": lambda rid, _: {
-                "ari": f"ari:acs:ess:{self.stack.region}:{ACCOUNT_ID}:scalingrule/{rid}"},
+                "ari": f"ari:acs:ess:{self.cluster.region}:{ACCOUNT_ID}:scalingrule/{rid}"},
             "alicloud:alb/loadBalancer:LoadBalancer": self._dns_outputs("alb"),
             "alicloud:nlb/loadBalancer:LoadBalancer": self._dns_outputs("nlb"),
             "alicloud:vpc/natGateway:NatGateway": lambda rid, _: {
@@ -84,8 +84,8 @@ class FakeCloud:
     def call(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
         """Answer an invoke from the stack config; unknown invokes are an error."""
         if token == "alicloud:index/getZones:getZones":
-            zones = self.stack.network.zones
-            return {"ids": zones, "id": self.stack.region, "zones": [
+            zones = self.cluster.network.zones
+            return {"ids": zones, "id": self.cluster.region, "zones": [
                 {"id": zone, "localName": zone, "multi": False, "multiZoneIds": [],
                  "slbSlaveZoneIds": [], "availableInstanceTypes": [],
                  "availableResourceCreations": ["Instance", "Disk", "VSwitch"],
@@ -101,7 +101,7 @@ class FakeCloud:
                 {"id": image_id, "imageId": image_id, "name": image_id,
                  "osType": "linux", "architecture": "x86_64"}]}
         if token == "alicloud:index/getRegions:getRegions":
-            region = self.stack.region
+            region = self.cluster.region
             return {"ids": [region], "regions": [{"id": region, "regionId": region,
                                                   "localName": region}]}
         raise LookupError(f"the offline plan has no answer for invoke {token}; "
@@ -109,7 +109,7 @@ class FakeCloud:
 
     def _existing_vswitches(self, ids: list[str]) -> dict[str, Any]:
         """Bring-your-own vSwitches, as configured (zone and CIDR from the network section)."""
-        network = self.stack.network
+        network = self.cluster.network
         zone_of = {vsw_id: zone for zone, vsw_id in network.existing_vswitch_ids.items()}
         vswitches: list[dict[str, Any]] = [
             {"id": vsw_id, "vswitchId": vsw_id, "zoneId": zone_of[vsw_id],
@@ -142,16 +142,16 @@ class FakeCloud:
 
     def _mount_target_outputs(self, resource_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
         return {"mountTargetDomain": f"{resource_id[:10]}-{resource_id[-5:]}."
-                                     f"{self.stack.region}.nas.aliyuncs.com"}
+                                     f"{self.cluster.region}.nas.aliyuncs.com"}
 
     def _bucket_outputs(self, _: str, inputs: dict[str, Any]) -> dict[str, Any]:
-        region = self.stack.region
+        region = self.cluster.region
         return {"extranetEndpoint": f"oss-{region}.aliyuncs.com",
                 "intranetEndpoint": f"oss-{region}-internal.aliyuncs.com",
                 "location": f"oss-{region}"}
 
     def _dns_outputs(self, product: str) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
-        return lambda rid, _: {"dnsName": f"{rid}.{self.stack.region}.{product}.aliyuncs.com"}
+        return lambda rid, _: {"dnsName": f"{rid}.{self.cluster.region}.{product}.aliyuncs.com"}
 
 
 def _digest(text: str) -> str:

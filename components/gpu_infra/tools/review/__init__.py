@@ -30,7 +30,7 @@ class Review:
         """The cost as Infracost JSON (one project: this stack, nothing exists yet)."""
         plan = self.plan
         return infracost_document([CostProject(plan.stack_name, plan.source, self.cost,
-                                               plan.stack.name)], "gpu-infra plan")
+                                               plan.cluster.name)], "gpu-infra plan")
 
     def to_json(self) -> dict[str, Any]:
         """The full record written by `plan --json`: the plan, with the policy verdicts,

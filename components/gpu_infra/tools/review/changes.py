@@ -157,10 +157,10 @@ def change_report(review: Review, base: dict[str, Any], against: str,
     plan = review.plan
     base_resources = base.get("resources") or []
     changes = diff_records(base_resources, [r.to_json() for r in plan.resources])
-    before = estimate([_planned(r) for r in base_resources], plan.stack)
+    before = estimate([_planned(r) for r in base_resources], plan.cluster)
     impact = _impact(changes, before, review.cost, _switch_zones(changes))
     impact.renamed = _renamed(base_resources, plan.resources)
-    findings = _guard_rails(impact, plan.stack.profile.guard_changes)
+    findings = _guard_rails(impact, plan.cluster.profile.guard_changes)
     unused = acknowledgements.apply(findings, ACKNOWLEDGEABLE) if acknowledgements else []
     return ChangeReport(against, changes, impact, findings, unused, list(plan.secret_keys))
 

@@ -53,8 +53,8 @@ def check_plan(plan: Plan, settings: Mapping[str, RuleSettings] | None = None,
     is None); `monthly_cost` (default None: unknown) feeds the monthly-budget rule, which the
     stack's `monthly_budget_cny` turns on."""
     settings = with_stack_budget(settings or default_settings(),
-                                 plan.stack.monthly_budget_cny)
-    context = Context(environment=plan.stack.environment, catalog=layouts_suited,
+                                 plan.cluster.monthly_budget_cny)
+    context = Context(environment=plan.cluster.environment, catalog=layouts_suited,
                       demands=policy_demands, monthly_cost=monthly_cost)
     resources = [as_policy_resource(r) for r in plan.resources if r.custom]
     return evaluate(resources, settings, context)

@@ -93,12 +93,12 @@ def render_text(review: Review, changes: ChangeReport | None = None) -> str:
 def render_markdown(review: Review, changes: ChangeReport | None = None) -> str:
     """A summary fit for a pull-request comment: the change report first (with `changes`)."""
     plan = review.plan
-    stack = plan.stack
+    cluster = plan.cluster
     custom = sum(1 for r in plan.resources if r.custom)
     out = [f"### gpu-infra plan: `{plan.stack_name}`", ""]
     if changes:
         out += _changes_markdown(changes)
-    out += [f"{stack.layout} · {stack.environment} · {stack.region} · "
+    out += [f"{cluster.layout} · {cluster.environment} · {cluster.region} · "
             f"**{custom} resources in the plan**", "",
             "| Resource type | Count |", "|---|---:|"]
     out += [f"| `{kind}` | {count} |" for kind, count in type_counts(plan)]
