@@ -3,7 +3,9 @@
 stand-in that records its arguments in calls.log and plays a small fake node kept in state/.
 
 Knobs (files under state/): `gpus` (GPUs the fake node shows after the driver install),
-`fail-auto-install`, `no-erdma` (the eRDMA install yields no device), `nvswitch`.
+`fail-auto-install`, `no-erdma` (the eRDMA install yields no device), `nvswitch`. Data disks
+are attached with `attach_disk` (metadata disks/<serial>/name and a /dev/disk/by-id link),
+at boot or on the first `sleep` (a disk attached after the instance boots).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from pathlib import Path
 from gpu_infra.blocks.bootstrap import BootstrapSpec, user_data
 
 HOSTNAME = "t01-gpu-node-000"
+SCRATCH_SERIAL = "2ze0scratch000000001"
+"""The serial of the sandbox's default `scratch` disk (its id is d-<serial>)."""
 INSTANCE_TYPE = "ecs.gn8v-8x.48xlarge"
 
 RECORD = 'echo "$(basename "$0") $*" >> "$SANDBOX/calls.log"\n'
@@ -29,6 +33,7 @@ case $url in
   http://100.100.100.200/latest/api/token) echo sandbox-token; exit ;;
   http://100.100.100.200/latest/meta-data/*)
     item=${url#http://100.100.100.200/latest/meta-data/}
+    if [ -d "$SANDBOX/meta/$item" ]; then ls -1 "$SANDBOX/meta/$item"; exit; fi
     cat "$SANDBOX/meta/$item"; exit ;;
 esac
 case $url in
@@ -56,13 +61,9 @@ esac
 ''',
     "mountpoint": '[ -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)" ]\n',
     "mount": 'touch "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
-    "lsblk": r'''
-case "$*" in
-  *PKNAME*) echo vda ;;
-  *) printf '/dev/vda disk\n/dev/vdb disk\n' ;;
-esac
-''',
-    "findmnt": "echo /dev/vda1\n",
+    "sleep": 'if [ -f "$SANDBOX/on-sleep" ]; then bash "$SANDBOX/on-sleep"; '
+             'rm -f "$SANDBOX/on-sleep"; fi\n',
+    "xfs_growfs": "exit 0\n",
     "blkid": r'''
 disk=${!#}
 case "$*" in
@@ -149,7 +150,8 @@ class Sandbox:
     """A fake node under `directory`: install the user data, then run the bootstrap."""
 
     def __init__(self, directory: Path, gpus: int = 8,
-                 peers: tuple[tuple[str, str, str], ...] = ()):
+                 peers: tuple[tuple[str, str, str], ...] = (), scratch: bool = True):
+        """`scratch`: attach the default `scratch` disk at boot (SCRATCH_SERIAL, vdb)."""
         self.dir = directory
         self.root = directory / "root"
         self.state = directory / "state"
@@ -174,6 +176,22 @@ class Sandbox:
         rows = peers or ((HOSTNAME, "10.1.0.10", "healthy"),)
         (directory / "peers.tsv").write_text("".join(
             f"{host}\t{ip}\tAAAA{host}\tHOST{host}\t{health}\n" for host, ip, health in rows))
+        if scratch:
+            self.attach_disk("scratch", SCRATCH_SERIAL, "vdb")
+
+    def attach_disk(self, name: str, serial: str, device: str, *, late: bool = False,
+                    link: str = "virtio-{serial}") -> None:
+        """Attach disk `name` (ECS disk name) with `serial` as /dev/`device`: in instance
+        metadata and under /dev/disk/by-id (`link`); `late`: on the node's first sleep."""
+        by_id = self.root / "dev/disk/by-id"
+        script = (f'mkdir -p "$SANDBOX/meta/disks/{serial}" "{by_id}"\n'
+                  f'echo {name} > "$SANDBOX/meta/disks/{serial}/name"\n'
+                  f'touch "{self.root}/dev/{device}"\n'
+                  f'ln -sf "{self.root}/dev/{device}" "{by_id}/{link.format(serial=serial)}"\n')
+        if late:
+            (self.dir / "on-sleep").write_text(script)
+        else:
+            subprocess.run(["bash", "-c", script], env=self.env(), check=True)
 
     def knob(self, name: str, value: str = "") -> None:
         """Set a fake-node knob (see the module docstring)."""

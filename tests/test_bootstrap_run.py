@@ -12,7 +12,7 @@ import pytest
 from gpu_infra.blocks.bootstrap import BootstrapSpec, GridPackage, SharedFsMount
 from gpu_infra.limits import node_stack
 
-from .bootstrap_sandbox import HOSTNAME, INSTANCE_TYPE, Sandbox, clear_calls
+from .bootstrap_sandbox import HOSTNAME, INSTANCE_TYPE, SCRATCH_SERIAL, Sandbox, clear_calls
 
 PIN = node_stack.DEFAULT_DRIVER_STACK
 TRAINING = BootstrapSpec(
@@ -98,6 +98,48 @@ def test_second_boot_installs_nothing_again(tmp_path):
     assert second.file("/etc/fstab").count("/mnt/scratch") == 1
     assert second.file("/etc/fstab").count("/mnt/shared") == 1
     assert "gpu-infra-api tag GpuInfraHealth=healthy" in second.calls
+
+
+def disk_booted(tmp_path, spec: BootstrapSpec, *disks: tuple) -> tuple[Sandbox, object]:
+    """Boot with only `disks` attached: (name, serial, device[, attach options])."""
+    sandbox = Sandbox(tmp_path, scratch=False)
+    for name, serial, device, *options in disks:
+        sandbox.attach_disk(name, serial, device, **(options[0] if options else {}))
+    assert sandbox.install(spec).code == 0
+    return sandbox, sandbox.boot()
+
+
+def test_data_disks_are_mounted_by_name_not_by_device_order(tmp_path):
+    """Each disk's device is found by the serial its ECS name maps to in instance metadata,
+    whatever order the devices came up in (virtio and NVMe alike)."""
+    spec = dataclasses.replace(TRAINING, data_disks=("scratch", "ckpt"))
+    _, run = disk_booted(tmp_path, spec, ("ckpt", "2ze0ckpt000000000002", "vdb"),
+                         ("scratch", SCRATCH_SERIAL, "nvme1n1",
+                          {"link": "nvme-Alibaba_Cloud_Elastic_Block_Storage_{serial}"}))
+    assert run.code == 0, run.output
+    fstab = run.file("/etc/fstab")
+    assert "UUID=uuid-nvme1n1 /mnt/scratch xfs" in fstab
+    assert "UUID=uuid-vdb /mnt/ckpt xfs" in fstab
+    assert {c for c in run.calls if c.startswith("mkfs.xfs")} == {
+        f"mkfs.xfs -q {tmp_path}/root/dev/nvme1n1", f"mkfs.xfs -q {tmp_path}/root/dev/vdb"}
+    assert "xfs_growfs /mnt/scratch" in run.calls  # grows after an online resize
+
+
+def test_a_disk_attached_after_boot_is_waited_for(tmp_path):
+    _, run = disk_booted(tmp_path, TRAINING, ("scratch", SCRATCH_SERIAL, "vdb", {"late": True}))
+    assert run.code == 0, run.output
+    assert "waiting for data disk scratch" in run.output
+    assert "sleep 5" in run.calls
+    assert "UUID=uuid-vdb /mnt/scratch xfs" in run.file("/etc/fstab")
+
+
+def test_a_disk_never_attached_makes_the_node_unhealthy(tmp_path):
+    """A disk of another name is not taken for it (the old rule took any non-root disk)."""
+    _, run = disk_booted(tmp_path, TRAINING, ("other", SCRATCH_SERIAL, "vdb"))
+    assert run.code != 0
+    assert "data disk scratch: not attached after 600s" in run.output
+    assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "data_disks"
+    assert not [c for c in run.calls if c.startswith("mkfs.xfs")]
 
 
 def test_failed_driver_install_marks_the_node_unhealthy_and_abandons_it(tmp_path):

@@ -37,7 +37,7 @@ def test_dangerous_prod_change_exits_1_and_says_so_first(prod_stack, tmp_path, c
     assert text.startswith("Changes against ")
     assert "GPU nodes deleted: 2" in text.splitlines()[1]
     record = json.loads(out.read_text())
-    assert record["changes"]["counts"]["delete"] == 4
+    assert record["changes"]["counts"]["delete"] == 8  # nodes, roles, disks, attachments
     assert {d["name"] for d in record["changes"]["deleted"]} >= {"llm-pretrain-gpu-node-007"}
     node = next(r for r in record["resources"] if r["name"] == "llm-pretrain-gpu-node-000")
     assert (node["change"], node["restart"], node["because"]) == ("same", False, [])

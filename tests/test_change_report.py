@@ -77,12 +77,16 @@ MEMBERS = "llm-pretrain-alarms-node-group-members"
 MEMBERS_RESIZED = ("update", False, ["instances.instanceId", "instances.instanceName",
                                      "instances.regionId", "instances.category"])
 MEMBERS_RENEWED = ("update", False, ["instances.instanceId"])
+DISKS = "llm-pretrain-gpu-node-00?-scratch"
+REATTACHED = ("replace", False, ["instanceId"])
+"""A replaced node's disk is detached and attached to the new node (the disk stays)."""
 
 
 def test_nodes_up_creates_only_the_new_nodes(report):
     result = report("nodes-up")
     expect(result, {"llm-pretrain-gpu-node-00[89]": ("create", False, []),
                     "llm-pretrain-gpu-node-00[89]-role": ("create", False, []),
+                    "llm-pretrain-gpu-node-00[89]-scratch*": ("create", False, []),
                     ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
     assert result.impact.gpu_nodes == {"created": ["llm-pretrain-gpu-node-008",
                                                    "llm-pretrain-gpu-node-009"]}
@@ -94,6 +98,7 @@ def test_nodes_down_in_prod_names_the_nodes_and_is_blocked(report):
     result = report("nodes-down")
     expect(result, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
                     "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
+                    "llm-pretrain-gpu-node-00[67]-scratch*": ("delete", False, []),
                     ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
     assert result.impact.gpu_nodes["deleted"] == ["llm-pretrain-gpu-node-006",
                                                   "llm-pretrain-gpu-node-007"]
@@ -125,6 +130,7 @@ def test_spot_strategy_replaces_the_node_outside_prod_as_a_warning(report):
     expect(result, {"llm-train-gpu-node-000": ("replace", False,
                                                ["spotStrategy", "spotPriceLimit"]),
                     "llm-train-gpu-node-000-role": ("replace", False, ["instanceId"]),
+                    "llm-train-gpu-node-000-scratch-attachment": REATTACHED,
                     "llm-train-alarms-[!n]*": ALARM_UPDATE,
                     "llm-train-alarms-node-group-members": MEMBERS_RENEWED})
     assert rules(result) == {"replaces-gpu-nodes": "WARNING"}
@@ -135,6 +141,7 @@ def test_erdma_off_replaces_every_node(report):
     result = report("erdma-off")
     expect(result, {NODES: ("replace", False, ["networkInterfaceTrafficMode"]),
                     ROLES: ("replace", False, ["instanceId"]), ALARMS: ALARM_UPDATE,
+                    f"{DISKS}-attachment": REATTACHED,
                     MEMBERS: MEMBERS_RENEWED})
     assert result.impact.gpu_causes == {"networkInterfaceTrafficMode": 8}
 
@@ -147,6 +154,89 @@ def test_multi_az_policy_releases_the_whole_scaling_group(report):
     assert "chat-serve-gpu-config" in dependants
     assert result.impact.gpu_nodes["replaced"] == ["chat-serve-gpu-asg"]
     assert rules(result)["replaces-gpu-nodes"] == "ERROR"
+
+
+@pytest.mark.parametrize(("edit", "cause"), [("disk-size", "size"),
+                                             ("disk-iops", "provisionedIops")])
+def test_disk_size_and_iops_change_the_disks_in_place_not_the_nodes(report, edit, cause):
+    result = report(edit)
+    expect(result, {DISKS: ("update", False, [cause])})
+    assert not result.impact.gpu_nodes
+    assert not result.findings
+
+
+def test_keep_changes_the_disks_in_place_and_snapshots_them(report):
+    """keep is the disk's deleteWithInstance (ModifyDiskAttribute); the attachment's copy is
+    never updated by the provider, which the report says."""
+    result = report("disk-keep")
+    expect(result, {DISKS: ("update", False, ["deleteWithInstance"]),
+                    f"{DISKS}-attachment": ("update", False, ["deleteWithInstance"]),
+                    f"{DISKS}-snapshots": ("create", False, []),
+                    "llm-pretrain-disks-snapshots": ("create", False, [])})
+    assert not result.impact.gpu_nodes
+    assert rules(result) == {"change-ignored": "WARNING"}
+    disk = next(c for c in result.changes if c.name == "llm-pretrain-gpu-node-000-scratch")
+    assert disk.new["protect"] is True  # a kept disk is protected in prod, the node is not
+    node = next(c for c in result.changes if c.name == "llm-pretrain-gpu-node-000")
+    assert not node.new["protect"]
+
+
+def test_disk_shrink_is_refused(report):
+    result = report("disk-shrink")
+    expect(result, {DISKS: ("update", False, ["size"])})
+    assert "size 4000 -> 3200" in result.impact.blocked[0][1]
+    assert rules(result) == {"blocked-by-protection": "ERROR"}
+
+
+def test_attachments_are_replaced_delete_first(report):
+    """A disk is attached to one instance at a time: the attachment to a replacement node
+    can only be made once the old one is detached."""
+    attachment = next(c for c in report("erdma-off").changes
+                      if c.name == "llm-pretrain-gpu-node-000-scratch-attachment")
+    assert attachment.new["deleteBeforeReplace"] is True
+
+
+@pytest.fixture(scope="module")
+def inline_plan(tmp_path_factory):
+    """training-prod as a stack deployed with inline data disks keeps planning it."""
+    data = yaml.safe_load((STACKS_DIR / "Pulumi.training-prod.yaml").read_text())
+    data["config"]["gpu-infra:cluster"]["storage"]["inline_disks"] = True
+    stack = tmp_path_factory.mktemp("inline") / "Pulumi.training-prod.yaml"
+    stack.write_text(yaml.safe_dump(data))
+    return stack, review(run_plan(stack))
+
+
+def test_dropping_inline_disks_replaces_the_nodes_and_says_so_first(report, inline_plan):
+    """A stack whose nodes carry inline disks, planned with separate disks: the provider
+    replaces every node (data_disks is ForceNew), and the report says why before anything."""
+    _, inline = inline_plan
+    base = {"resources": [r.to_json() for r in inline.plan.resources]}
+    result = change_report(review(run_plan(STACKS_DIR / "Pulumi.training-prod.yaml")), base,
+                           "inline")
+    nodes = {c.name: c for c in result.changes if fnmatchcase(c.name, NODES)}
+    assert {c.change for c in nodes.values()} == {"replace"}
+    assert "dataDisks.size" in nodes["llm-pretrain-gpu-node-000"].because
+    assert len(result.impact.inline_disks_removed) == 8
+    assert result.summary_lines()[0].startswith("Inline data disks removed from 8 node(s)")
+    assert "storage.inline_disks: true" in result.summary_lines()[0]
+    assert rules(result)["replaces-gpu-nodes"] == "ERROR"
+
+
+def test_inline_disks_keep_running_nodes_as_they_are(inline_plan, tmp_path):
+    """With storage.inline_disks the nodes keep their inline disks, and a disk edit reaches
+    new nodes only (ignoreChanges), instead of replacing the running ones."""
+    stack, inline = inline_plan
+    node = next(r for r in inline.plan.resources if r.name == "llm-pretrain-gpu-node-000")
+    assert node.inputs["dataDisks"][0]["size"] == 4000
+    assert "dataDisks" in node.ignore_changes and node.protect is False
+    assert not [r for r in inline.plan.resources if r.type.endswith("ecsDisk:EcsDisk")]
+    data = yaml.safe_load(stack.read_text())
+    data["config"]["gpu-infra:cluster"]["storage"]["disks"][0]["size_gib"] = 600
+    edited = tmp_path / "Pulumi.training-prod.yaml"
+    edited.write_text(yaml.safe_dump(data))
+    base = {"resources": [r.to_json() for r in inline.plan.resources]}
+    result = change_report(review(run_plan(edited)), base, "inline")
+    assert not [c for c in result.changes if c.custom and c.change != "same"]
 
 
 def test_image_change_restarts_nodes(report):
@@ -252,6 +342,7 @@ def test_scale_in_in_prod_takes_two_documented_steps(report, tmp_path):
     step2 = change_report(review(run_plan(stack)), step1_record, "step 1", acknowledged)
     expect(step2, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
                    "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
+                   "llm-pretrain-gpu-node-00[67]-scratch*": ("delete", False, []),
                    ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
     assert rules(step2) == {"replaces-gpu-nodes": "INFO"}
     assert not step2.blocked

@@ -166,8 +166,8 @@ def test_compare_revision_of_a_stack_file(tmp_path: Path, capsys):
     changed = json.loads(capsys.readouterr().out)
     assert errors_of(changed) == []
     diff = changed["projects"][0]["diff"]["resources"]
-    assert [(r["name"], r["metadata"]["change"]) for r in diff] == [("t01-gpu-node-002",
-                                                                     "added")]
+    assert sorted((r["name"], r["metadata"]["change"]) for r in diff) == [
+        ("t01-gpu-node-002", "added"), ("t01-gpu-node-002-scratch", "added")]
     assert main(["cost", str(path), "--compare-revision", "HEAD"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("Cost difference HEAD:Pulumi.rev.yaml -> ")

@@ -26,12 +26,14 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 46, {":Instance": 1, ":EcsDeploymentSet": 1, ":Bucket": 4,
+    ("training-dev", 48, {":Instance": 1, ":EcsDisk": 1, ":EcsDiskAttachment": 1,
+                          ":EcsDeploymentSet": 1, ":Bucket": 4,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
                           ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 70, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
+    ("training-prod", 86, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
+                           ":EcsDisk": 8, ":EcsDiskAttachment": 8,
                            ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                            ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
     ("inference-prod", 50, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
@@ -77,10 +79,16 @@ def test_training_prod_nodes_are_packed_fast_encrypted_and_protected():
         assert (inputs["instanceChargeType"], inputs["spotStrategy"]) == ("PostPaid", "NoSpot")
         assert inputs["deletionProtection"] is True
         assert (inputs["systemDiskEncrypted"], inputs["systemDiskKmsKeyId"]) == (True, key.id)
-        [scratch] = inputs["dataDisks"]
+        assert "dataDisks" not in inputs and not node.protect  # the disks are separate
+        [attachment] = [a for a in plan.by_type(
+            "alicloud:ecs/ecsDiskAttachment:EcsDiskAttachment")
+            if a.inputs["instanceId"] == node.id]
+        [scratch] = [d.inputs for d in plan.by_type("alicloud:ecs/ecsDisk:EcsDisk")
+                     if d.id == attachment.inputs["diskId"]]
         assert (scratch["category"], scratch["size"], scratch["provisionedIops"],
-                scratch["encrypted"], scratch["kmsKeyId"]) == ("cloud_auto", 4000, 20000,
-                                                               True, key.id)
+                scratch["encrypted"], scratch["kmsKeyId"], scratch["zoneId"],
+                scratch["diskName"], scratch["deleteWithInstance"], scratch["type"]) == (
+            "cloud_auto", 4000, 20000, True, key.id, "cn-beijing-l", "scratch", True, "online")
         assert "password" not in inputs
     reserved = plan.one("alicloud:ecs/reservedInstance:ReservedInstance")
     assert (reserved.inputs["instanceAmount"], reserved.inputs["scope"],

@@ -51,6 +51,17 @@ def test_prod_data_protected(token):
     assert messages("prod-data-protected", Resource(token, {"tags": TAGS})) == []
 
 
+@pytest.mark.parametrize("token", sorted(t.DISKS))
+def test_prod_scratch_disks_need_no_protection(token):
+    """A disk released with its instance is scratch; one that outlives it holds data."""
+    scratch = Resource(token, {"tags": PROD, "deleteWithInstance": True})
+    kept = Resource(token, {"tags": PROD, "deleteWithInstance": False})
+    assert messages("prod-data-protected", scratch) == []
+    assert len(messages("prod-data-protected", kept)) == 1
+    assert stack_messages("prod-data-versioned", [scratch], Context("prod")) == []
+    assert len(stack_messages("prod-data-versioned", [kept], Context("prod"))) == 1
+
+
 def test_prod_data_versioned():
     ctx = Context("prod")
     assert stack_messages("prod-data-versioned", [bucket()], ctx) == [

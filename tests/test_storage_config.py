@@ -83,7 +83,8 @@ def test_defaults():
     ({"snapshots": {"retention_days": 0}},
      f"{P}.snapshots.retention_days: 0 is out of range; allowed 1 to 65536, or -1 (keep "
      "until deleted)"),
-    ({"unknown": 1}, f"{P}.unknown: unknown key; allowed: disks, snapshots, shared_fs, buckets"),
+    ({"unknown": 1}, f"{P}.unknown: unknown key; allowed: disks, snapshots, inline_disks, "
+     "shared_fs, buckets"),
 ])
 def test_problem_lines(storage, expected):
     assert problems_of(storage) == [expected]

@@ -18,10 +18,16 @@ from gpu_infra_policies.base import (
 )
 
 
+def _scratch(resource: Resource) -> bool:
+    """A stand-alone disk released with its instance (deleteWithInstance true): scratch, like
+    an inline data disk with the provider default, not data to keep."""
+    return resource.type in t.DISKS and resource.props.get("deleteWithInstance") is True
+
+
 def data_protected(resource: Resource, _: Mapping[str, Any], ctx: Context) -> Iterator[str]:
-    """Buckets, file systems and disks carry the `protect` resource option where the
-    environment demands it (prod)."""
-    if resource.type not in t.DATA_TYPES or resource.protect:
+    """Buckets, file systems and disks (but scratch disks, deleted with their instance)
+    carry the `protect` resource option where the environment demands it (prod)."""
+    if resource.type not in t.DATA_TYPES or resource.protect or _scratch(resource):
         return
     environment = ctx.demanded_by(resource, "protected")
     if environment:
@@ -46,9 +52,8 @@ def _snapshotted(disk: Resource, resources: Sequence[Resource]) -> bool:
 def data_versioned(resources: Sequence[Resource], _: Mapping[str, Any],
                    ctx: Context) -> Iterator[tuple[Resource | None, str]]:
     """Where the environment demands it (prod): buckets have versioning Enabled (inline or
-    oss.BucketVersioning); ecs disks, and instance data disks kept after the instance
-    (deleteWithInstance false; scratch is deleted with it, the provider default), have an
-    automatic snapshot policy."""
+    oss.BucketVersioning); disks kept after their instance (deleteWithInstance false,
+    stand-alone or inline; scratch is deleted with it) have an automatic snapshot policy."""
     for resource in resources:
         if resource.type == t.BUCKET:
             environment = ctx.demanded_by(resource, "versioned")
@@ -58,7 +63,8 @@ def data_versioned(resources: Sequence[Resource], _: Mapping[str, Any],
         environment = ctx.demanded_by(resource, "snapshots")
         if not environment:
             continue
-        if resource.type in t.DISKS and not _snapshotted(resource, resources):
+        if resource.type in t.DISKS and not _scratch(resource) \
+                and not _snapshotted(resource, resources):
             yield resource, f"{environment} disk has no automatic snapshot policy"
         elif resource.type == t.INSTANCE:
             for index, disk in enumerate(as_list(resource.props.get("dataDisks"))):

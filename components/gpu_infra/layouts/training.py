@@ -10,7 +10,7 @@ import pulumi
 from gpu_infra.blocks.bootstrap.permissions import grant_bootstrap
 from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.compute.images import image_id_for
-from gpu_infra.blocks.compute.nodes import GpuNodes
+from gpu_infra.blocks.compute.nodes import GpuNodes, NodeDiskArgs
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.knowhow.placement import erdma_for
 from gpu_infra.layouts.base import LayoutBase
@@ -53,8 +53,7 @@ class TrainingCluster(LayoutBase):
             image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
             role_name=self.role.role_name, user_data=self.node_user_data(f"{name}-gpu"),
-            data_disks=self.disks.instance_disks(), kms_key_id=self.kms_key_id,
-            protect=self.conventions.protect_data and self.disks.holds_data, opts=self.child)
+            kms_key_id=self.kms_key_id, opts=self.child, **self._disk_args(zone))
         self.reserved = ReservedCapacity(
             f"{name}-reserved", config=fleet.reserved, instance_type=fleet.instance_type,
             zone_id=zone, conventions=self.conventions,
@@ -63,6 +62,15 @@ class TrainingCluster(LayoutBase):
             f"{name}-gpu", role_name=self.role.role_name, account=account_id(self),
             conventions=self.conventions, parent=self.nodes, peers=True)
         return f"{name}-gpu", pulumi.Output.all(*self.nodes.instance_ids)
+
+    def _disk_args(self, zone: str) -> NodeDiskArgs:
+        """GpuNodes' disk arguments: separate disks in the nodes' zone, or inline ones
+        (`storage.inline_disks`) whose nodes are protected with the stack's data (prod)
+        when a disk is kept."""
+        if self.cluster.storage.inline_disks:
+            return {"data_disks": self.disks.instance_disks(),
+                    "protect": self.conventions.protect_data and self.disks.holds_data}
+        return {"attached_disks": self.disks.node_disks(), "zone_id": zone}
 
     def fleet_instance_names(self) -> pulumi.Input[Sequence[str]]:
         """The nodes' instance names."""

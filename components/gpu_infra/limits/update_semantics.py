@@ -40,6 +40,8 @@ class ResourceSemantics:
     restart: Mapping[str, Rule]
     ignored: Mapping[str, Rule]
     suppressed: Mapping[str, Rule]
+    grow_only: Mapping[str, Rule] = field(default_factory=dict)
+    """Numeric inputs the provider changes in place only upward (the API refuses less)."""
     on_delete: Rule | None = None
     unique_name: str | None = None
     billing: str | None = None
@@ -97,7 +99,7 @@ def _load() -> tuple[dict[str, Any], dict[str, ResourceSemantics]]:
         table[token] = ResourceSemantics(
             type=token, tf=spec["tf"], file=spec["file"], replace=_rules(spec.get("replace")),
             restart=_rules(spec.get("restart")), ignored=_rules(spec.get("ignored")),
-            suppressed=_rules(spec.get("suppressed")),
+            suppressed=_rules(spec.get("suppressed")), grow_only=_rules(spec.get("grow_only")),
             on_delete=Rule(path="", **on_delete) if on_delete else None,
             unique_name=spec.get("unique_name"), billing=spec.get("billing"),
             notes=spec.get("notes", ""))

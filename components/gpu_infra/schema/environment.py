@@ -32,7 +32,8 @@ class EnvironmentProfile:
     deletion_protection: bool = _row(
         "Deletion protection (instances, groups, NAT, EIP, LB, KMS)")
     protect_data: bool = _row(
-        "Pulumi `protect` on data (buckets, file systems, nodes with kept disks)")
+        "Pulumi `protect` on data (buckets, file systems, kept disks; nodes with kept inline "
+        "disks)")
     kms_encryption: bool = _row(
         "KMS key for disks and buckets (default of `security.kms_encryption`)")
     kms_required: bool = _row(

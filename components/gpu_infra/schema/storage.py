@@ -218,6 +218,16 @@ class StorageConfig(StrictModel):
     snapshots: SnapshotPolicyConfig = SnapshotPolicyConfig()
     """Auto-snapshot policy for disks with `keep` (prod only). Default daily at 02:00,
     kept 7 days."""
+    inline_disks: bool = False
+    """Declare the fixed nodes' `disks` inline on each instance (ecs.Instance data_disks), the
+    way gpu-infra created them before separate disks. Only for stacks whose nodes were
+    created so: the provider replaces a running instance whose inline disks are removed
+    (ForceNew), so keep it true there until the nodes are rebuilt anyway. With true, disk
+    edits (size, IOPS, keep) reach new nodes only (ignoreChanges on dataDisks) and nodes with
+    kept disks are protected in prod. Default false: every fixed node gets each disk as a
+    separate ecs.EcsDisk plus ecs.EcsDiskAttachment, whose size (grow only), IOPS, bursting
+    and keep change in place without touching the node. Scaling-group fleets always declare
+    their disks in the scaling configuration (ESS has no separate attachment)."""
     shared_fs: SharedFileSystemConfig = SharedFileSystemConfig()
     """Shared file system. Default off."""
     buckets: BucketsConfig = BucketsConfig()

@@ -33,6 +33,10 @@ MASTER_PORT = 29500
 """torchrun rendezvous port on node 0 (inside the cluster's security group)."""
 MAX_REBOOTS = 2
 """Reboots the driver step may ask for before it gives up."""
+DISK_WAIT_SECONDS = 600
+DISK_POLL_SECONDS = 5
+"""How long a node waits for each data disk to be attached (separate disks are attached
+after the instance boots; ESS and inline disks are there at boot), and how often it looks."""
 READY_MARKER = "/var/lib/gpu-infra/ready"
 UNHEALTHY_MARKER = "/var/lib/gpu-infra/unhealthy"
 LOG_FILE = "/var/log/gpu-infra/bootstrap.log"
@@ -76,6 +80,7 @@ class BootstrapSpec:
     fabric_manager: bool = False
     """The family may have NVSwitch: the node detects it and runs fabric manager if so."""
     data_disks: tuple[str, ...] = ()
+    """Data disk names (the ECS disk names): the node mounts each at DATA_ROOT/<name>."""
     shared_fs: SharedFsMount | None = None
     cluster: bool = False
     """Training wiring: SSH trust, hostfile and torchrun environment from the fleet's tags."""
@@ -86,7 +91,7 @@ class BootstrapSpec:
 
     @property
     def mount_points(self) -> list[str]:
-        """Data disk mount points, in attachment order."""
+        """Data disk mount points, in `data_disks` order."""
         return [f"{DATA_ROOT}/{name}" for name in self.data_disks]
 
     def node_steps(self) -> list[str]:
@@ -144,7 +149,8 @@ def config_script(spec: BootstrapSpec) -> str:
         "CMS_AGENT_VERSION": node_stack.CLOUDMONITOR_AGENT_VERSION,
         "SHARED_FS_SOURCE": spec.shared_fs.source if spec.shared_fs else "",
         "SHARED_FS_OPTIONS": spec.shared_fs.options if spec.shared_fs else "",
-        "SHARED_FS_MOUNT_POINT": SHARED_FS_MOUNT_POINT,
+        "SHARED_FS_MOUNT_POINT": SHARED_FS_MOUNT_POINT, "DATA_ROOT": DATA_ROOT,
+        "DISK_WAIT_SECONDS": DISK_WAIT_SECONDS, "DISK_POLL_SECONDS": DISK_POLL_SECONDS,
         "GRID_BUCKET": spec.grid.bucket if spec.grid else "",
         "GRID_OBJECT": spec.grid.key if spec.grid else "",
         "GRID_SHA256": (spec.grid.sha256 or "") if spec.grid else "",
@@ -158,7 +164,7 @@ def config_script(spec: BootstrapSpec) -> str:
     }
     mounts = spec.mount_points + ([SHARED_FS_MOUNT_POINT] if spec.shared_fs else [])
     arrays = {
-        "MOUNT_POINTS": spec.mount_points, "MOUNTS": mounts,
+        "DATA_DISKS": list(spec.data_disks), "MOUNTS": mounts,
         "NCCL_ENV": [f"{k}={v}" for k, v in node_stack.NCCL_ERDMA_ENV.items()],
         "NCCL_MULTI_NIC_ENV": [f"{k}={v}"
                                for k, v in node_stack.NCCL_ERDMA_MULTI_NIC_ENV.items()],

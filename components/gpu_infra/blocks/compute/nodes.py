@@ -17,6 +17,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra import catalog
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
+from gpu_infra.blocks.storage.disks import NodeDisk, attach_disks
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.schema.compute import TrainingFleet
 
@@ -32,6 +33,9 @@ IGNORED_ON_RUNNING_NODES = ["userData"]
 """Inputs an update does not push to existing nodes: cloud-init runs user data on the
 first boot only, and changing it stops and starts the instance (the provider's update),
 so a new bootstrap reaches new nodes only."""
+IGNORED_INLINE_DISKS = "dataDisks"
+"""Also ignored on nodes with inline data disks: every field of ecs.Instance data_disks is
+ForceNew, so a disk edit would replace the node; it reaches new nodes only."""
 
 
 class ChargingArgs(TypedDict, total=False):
@@ -45,6 +49,15 @@ class ChargingArgs(TypedDict, total=False):
     renewal_status: str
     auto_renew_period: int
     force_delete: bool
+
+
+class NodeDiskArgs(TypedDict, total=False):
+    """The GpuNodes arguments that say how the nodes get their data disks."""
+
+    data_disks: Sequence[alicloud.ecs.InstanceDataDiskArgs]
+    attached_disks: Sequence[NodeDisk]
+    zone_id: pulumi.Input[str]
+    protect: bool
 
 
 def charging_args(fleet: TrainingFleet) -> ChargingArgs:
@@ -81,7 +94,9 @@ class GpuNodes(pulumi.ComponentResource):
     protection follows `conventions.deletion_protection` except on spot (where it does not
     apply) and is off from node `config.scale_in_from` on (so lowering `nodes` can delete
     them). User data is not pushed to existing nodes (IGNORED_ON_RUNNING_NODES). Every
-    instance is tagged `GpuFleet=<name>`.
+    instance is tagged `GpuFleet=<name>`. Data disks: `attached_disks`, separate disks in
+    `zone_id` (storage.disks.attach_disks, changed in place), or `data_disks`, inline
+    (ForceNew; ignored on running nodes, IGNORED_INLINE_DISKS).
 
     Outputs: `instance_ids`, `private_ips`, `deployment_set_ids`.
     """
@@ -98,11 +113,16 @@ class GpuNodes(pulumi.ComponentResource):
                  role_name: pulumi.Input[str] | None = None,
                  user_data: pulumi.Input[str] | None = None,
                  data_disks: Sequence[alicloud.ecs.InstanceDataDiskArgs] = (),
+                 attached_disks: Sequence[NodeDisk] = (),
+                 zone_id: pulumi.Input[str] | None = None,
                  kms_key_id: pulumi.Input[str] | None = None, protect: bool = False,
                  opts: pulumi.ResourceOptions | None = None):
-        """`protect`: Pulumi-protect the instances (for nodes whose data disks are kept).
-        Defaults: no key, no role, no user data, no data disks, not protected. Instance
-        metadata is always in hardened mode only."""
+        """`protect`: Pulumi-protect the instances (for nodes whose inline data disks are
+        kept). `zone_id`: the vSwitch's zone, where `attached_disks` are created. Defaults:
+        no key, no role, no user data, no data disks, not protected. Instance metadata is
+        always in hardened mode only."""
+        if attached_disks and (data_disks or zone_id is None):
+            raise ValueError("attached_disks: need zone_id and no inline data_disks")
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         placement = placement_for(config)
@@ -116,6 +136,7 @@ class GpuNodes(pulumi.ComponentResource):
         deletion_protection = conventions.deletion_protection and config.capacity != "spot"
         traffic_mode = "HighPerformance" if erdma_for(config) else "Standard"
         fleet_tag = {FLEET_TAG_KEY: name}
+        ignored = IGNORED_ON_RUNNING_NODES + ([IGNORED_INLINE_DISKS] if data_disks else [])
         self.instances = []
         self.role_attachments = []
         retiring = config.nodes if config.scale_in_from is None else config.scale_in_from
@@ -139,8 +160,11 @@ class GpuNodes(pulumi.ComponentResource):
                 tags=conventions.tags_for(node, fleet_tag),
                 volume_tags=conventions.tags_for(node, fleet_tag),
                 opts=pulumi.ResourceOptions(parent=self, protect=protect and keep,
-                                            ignore_changes=IGNORED_ON_RUNNING_NODES))
+                                            ignore_changes=ignored))
             self.instances.append(instance)
+            if attached_disks and zone_id is not None:
+                attach_disks(node, instance=instance, zone_id=zone_id, disks=attached_disks,
+                             conventions=conventions, tags=fleet_tag, parent=self)
             if role_name is not None:
                 self.role_attachments.append(alicloud.ecs.RamRoleAttachment(
                     child_name(node, "role"), instance_id=instance.id,

@@ -1,13 +1,20 @@
-"""Node data disks: ESSD AutoPL (cloud_auto) for instances, an ESSD PL1 twin for ESS fleets,
-and the auto-snapshot policy for disks worth keeping.
+"""Node data disks: ESSD AutoPL (cloud_auto) for fixed nodes, an ESSD PL1 twin for ESS
+fleets, and the auto-snapshot policy for disks worth keeping.
 
-Disks are declared inline on the instance (`data_disks`), so they are created, encrypted and
-released with it. A kept disk sets `delete_with_instance=False`, so replacing or deleting an
-instance leaves the disk (and its snapshots) behind; the instance that carries it should be
-created with `conventions.data_options(...)` (see `DataDisks.holds_data`).
+Fixed nodes get each disk as a separate ecs.EcsDisk attached by ecs.EcsDiskAttachment
+(`attach_disks`): the provider changes a disk's size (grow only), IOPS and bursting in place
+(ResizeDisk online, ModifyDiskSpec) and its `delete_with_instance` (`keep`) with
+ModifyDiskAttribute, while every inline `data_disks` field of ecs.Instance is ForceNew (a
+disk edit would replace the node). A kept disk outlives its node (delete_with_instance
+false) and is protected in prod itself, so its node need not be. Stacks whose nodes were
+created with inline disks keep them (`storage.inline_disks`, `instance_data_disk_args`).
+ESS scaling configurations have no separate attachment: their disks stay inline.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -25,6 +32,61 @@ ESS_PERFORMANCE_LEVEL = "PL1"
 """PL1 has AutoPL's baseline formula (min{1800 + 50 x GiB, 50000} IOPS) without bursting."""
 ESS_ESSD_SIZE_RANGE = (20, 32768)
 """Sizes (GiB) ESS accepts for a cloud_essd data disk (PL1 needs at least 20)."""
+RESIZE_ONLINE = "online"
+"""ecs.EcsDisk `type` (online|offline, provider default offline): how ResizeDisk grows an
+attached disk; offline takes effect only after the instance restarts."""
+
+
+@dataclass(frozen=True)
+class NodeDisk:
+    """One data disk each fixed node gets as a separate ecs.EcsDisk (`attach_disks`)."""
+
+    name: str
+    """The ECS disk name: the node's bootstrap finds the disk by it (instance metadata)."""
+    size_gib: int
+    provisioned_iops: int = 0
+    bursting: bool = True
+    keep: bool = False
+    """Outlives its node (delete_with_instance false) and is protected in prod."""
+    kms_key_id: pulumi.Input[str] | None = None
+    snapshot_policy_id: pulumi.Input[str] | None = None
+
+
+def attach_disks(node: str, *, instance: alicloud.ecs.Instance, zone_id: pulumi.Input[str],
+                 disks: Sequence[NodeDisk], conventions: Conventions,
+                 tags: Mapping[str, str] | None = None,
+                 parent: pulumi.Resource) -> list[alicloud.ecs.EcsDisk]:
+    """Create `node`'s disks in `zone_id` (encrypted ESSD AutoPL, `<node>-<disk>`), attach
+    them to `instance` (`<node>-<disk>-attachment`) and, with a snapshot policy, apply it
+    (`<node>-<disk>-snapshots`). `tags`: extra tags (e.g. the fleet's).
+
+    An attachment is replaced delete-first: a disk is attached to one instance at a time, so
+    when the node is replaced the disk is detached before it is attached to the new one (and
+    a scratch disk, deleted only with an instance it is attached to, survives the swap).
+    ValueError if a size or provisioned IOPS are beyond the AutoPL limits.
+    """
+    child = pulumi.ResourceOptions(parent=parent)
+    created = []
+    for spec in disks:
+        autopl_performance(spec.size_gib, spec.provisioned_iops, spec.bursting)
+        disk_name = child_name(node, spec.name)
+        disk = alicloud.ecs.EcsDisk(
+            disk_name, disk_name=spec.name, zone_id=zone_id, category=AUTOPL_CATEGORY,
+            size=spec.size_gib, provisioned_iops=spec.provisioned_iops or None,
+            bursting_enabled=spec.bursting, encrypted=True, kms_key_id=spec.kms_key_id,
+            delete_with_instance=not spec.keep, type=RESIZE_ONLINE,
+            tags=conventions.tags_for(disk_name, tags),
+            opts=conventions.data_options(parent) if spec.keep else child)
+        alicloud.ecs.EcsDiskAttachment(
+            child_name(disk_name, "attachment"), disk_id=disk.id, instance_id=instance.id,
+            delete_with_instance=not spec.keep,
+            opts=pulumi.ResourceOptions(parent=parent, delete_before_replace=True))
+        if spec.snapshot_policy_id is not None:
+            alicloud.ecs.EcsAutoSnapshotPolicyAttachment(
+                child_name(disk_name, "snapshots"), disk_id=disk.id,
+                auto_snapshot_policy_id=spec.snapshot_policy_id, opts=child)
+        created.append(disk)
+    return created
 
 
 def instance_data_disk_args(*, name: str, size_gib: int, provisioned_iops: int = 0,
@@ -69,8 +131,9 @@ class DataDisks(pulumi.ComponentResource):
     policy (`config.snapshots`).
 
     Creates an `ecs.AutoSnapshotPolicy` when `take_snapshots` is on (default off) and a
-    disk has `keep`. `gpu_count` sizes the per-GPU disks. Callers take `instance_disks()`
-    (GpuNodes) or `scaling_disks()` (ESS).
+    disk has `keep`. `gpu_count` sizes the per-GPU disks. Callers take `node_disks()`
+    (GpuNodes, separate disks), `instance_disks()` (GpuNodes with `storage.inline_disks`) or
+    `scaling_disks()` (ESS).
     Outputs: `snapshot_policy_id` (or None), `performance` (disk name -> AutoPL figures).
     """
 
@@ -88,7 +151,7 @@ class DataDisks(pulumi.ComponentResource):
             disk.name: autopl_performance(disk.size_for(gpu_count), disk.provisioned_iops,
                                           disk.bursting) for disk in self.disks}
         self.holds_data = any(disk.keep for disk in self.disks)
-        """A disk is kept: create the instances with `conventions.data_options(...)`."""
+        """A disk is kept: inline, protect its instances (`conventions.data_options(...)`)."""
         self.snapshot_policy = None
         if take_snapshots and self.holds_data:
             schedule = config.snapshots
@@ -105,8 +168,16 @@ class DataDisks(pulumi.ComponentResource):
             "snapshot_policy_id": self.snapshot_policy_id,
             "performance": {disk: vars(perf) for disk, perf in self.performance.items()}})
 
+    def node_disks(self) -> list[NodeDisk]:
+        """The separate disks of each fixed node (`attach_disks`): kept ones snapshotted."""
+        return [NodeDisk(name=disk.name, size_gib=disk.size_for(self.gpu_count),
+                         provisioned_iops=disk.provisioned_iops, bursting=disk.bursting,
+                         keep=disk.keep, kms_key_id=self.kms_key_id,
+                         snapshot_policy_id=self._policy_for(disk)) for disk in self.disks]
+
     def instance_disks(self) -> list[alicloud.ecs.InstanceDataDiskArgs]:
-        """`data_disks` for each ecs.Instance: AutoPL, encrypted, kept disks snapshotted."""
+        """Inline `data_disks` for each ecs.Instance (`storage.inline_disks`): AutoPL,
+        encrypted, kept disks snapshotted."""
         return [instance_data_disk_args(
             name=disk.name, size_gib=disk.size_for(self.gpu_count),
             provisioned_iops=disk.provisioned_iops, bursting=disk.bursting,

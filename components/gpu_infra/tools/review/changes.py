@@ -31,11 +31,13 @@ from gpu_infra.tools.review.acknowledgements import Acknowledgements
 INSTANCE = "alicloud:ecs/instance:Instance"
 SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
 SWITCH = "alicloud:vpc/switch:Switch"
+ECS_DISK = "alicloud:ecs/ecsDisk:EcsDisk"
 DATA_KINDS = {"alicloud:oss/bucket:Bucket": "bucket",
               "alicloud:nas/fileSystem:FileSystem": "file system",
               "alicloud:kms/key:Key": "KMS key",
-              "alicloud:ecs/ecsDisk:EcsDisk": "disk"}
-"""Resources that hold data (or, for a KMS key, the means to read it)."""
+              ECS_DISK: "kept disk"}
+"""Resources that hold data (or, for a KMS key, the means to read it); a disk only when it
+outlives its instance (deleteWithInstance false): scratch disks go with their nodes."""
 LAYOUT_PREFIX = "gpu-infra:layouts:"
 GONE = ("replace", "delete")
 
@@ -88,6 +90,8 @@ class Impact:
     ignored: list[tuple[str, str, str]] = field(default_factory=list)
     """(name, input path, note) of changes the provider never applies."""
     renamed: tuple[str, str] | None = None
+    inline_disks_removed: list[str] = field(default_factory=list)
+    """Nodes whose inline data disks the new plan drops (ForceNew: they are replaced)."""
     cost_before: float = 0.0
     cost_after: float = 0.0
     currency: str = "CNY"
@@ -139,6 +143,7 @@ class ChangeReport:
                 "reserved": impact.reserved,
                 "ignored": [{"name": n, "path": p, "note": t} for n, p, t in impact.ignored],
                 "renamed": list(impact.renamed) if impact.renamed else None,
+                "inlineDisksRemoved": impact.inline_disks_removed,
                 "monthlyCost": {"before": round(impact.cost_before, 2),
                                 "after": round(impact.cost_after, 2),
                                 "currency": impact.currency,
@@ -178,6 +183,19 @@ def _is_gpu(change: ResourceChange) -> bool:
         return True
     tags = change.inputs.get("tags") or {}
     return change.type == INSTANCE and FLEET_TAG_KEY in tags
+
+
+def _holds_data(change: ResourceChange) -> bool:
+    """Data kinds hold data; a stand-alone disk only when it outlives its instance."""
+    inputs = (change.base or {}).get("inputs") or {}
+    return change.type != ECS_DISK or inputs.get("deleteWithInstance") is not True
+
+
+def _drops_inline_disks(change: ResourceChange) -> bool:
+    """The base instance had inline data disks and the new one has none (a stack whose
+    nodes were created with inline disks, planned without `storage.inline_disks`)."""
+    before = (change.base or {}).get("inputs", {}).get("dataDisks")
+    return bool(before) and not change.inputs.get("dataDisks")
 
 
 def _kept_inline_disks(change: ResourceChange) -> list[str]:
@@ -223,12 +241,14 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
             impact.gpu_nodes.setdefault(_past(kind, change.restart), []).append(change.name)
             impact.gpu_causes.update(p for p in change.because
                                      if kind == "replace" or rules.restarting(p))
-        if kind in GONE and change.type in DATA_KINDS:
+        if kind in GONE and change.type in DATA_KINDS and _holds_data(change):
             impact.data.setdefault(_past(kind), []).append((DATA_KINDS[change.type],
                                                             change.name))
         if kind in GONE and change.type == INSTANCE:
             impact.data.setdefault("orphaned", []).extend(
                 ("kept disk", f"{change.name}/{disk}") for disk in _kept_inline_disks(change))
+            if kind == "replace" and _drops_inline_disks(change):
+                impact.inline_disks_removed.append(change.name)
         why = _blocked_because(change) or _moves_zone(change, zones)
         if why:
             impact.blocked.append((change.name, why))
@@ -251,6 +271,8 @@ def _past(kind: str, restart: bool = False) -> str:
 
 def _blocked_because(change: ResourceChange) -> str | None:
     """Why protection stops this replacement or delete, if it does."""
+    if change.change == "update" and change.base is not None:
+        return _shrinks(change)
     if change.change not in GONE or change.base is None:
         return None
     base = change.base
@@ -271,6 +293,19 @@ def _blocked_because(change: ResourceChange) -> str | None:
         if same_name and not change.new.get("deleteBeforeReplace"):
             return (f"its {name_path} is unique and unchanged: create-before-delete collides "
                     "on the name (needs deleteBeforeReplace)")
+    return None
+
+
+def _shrinks(change: ResourceChange) -> str | None:
+    """Why an in-place update fails: it lowers an input the provider only grows."""
+    rules = semantics(change.type)
+    old = (change.base or {}).get("inputs") or {}
+    for path in change.because:
+        rule = rules.grow_only.get(path)
+        before, after = old.get(path), change.inputs.get(path)
+        if rule and isinstance(before, int | float) and isinstance(after, int | float) \
+                and after < before:
+            return f"{path} {before:g} -> {after:g}: {rule.note} ({rules.source(rule)})"
     return None
 
 
@@ -336,6 +371,12 @@ def summary_lines(report: ChangeReport) -> list[str]:
         lines.append(f"The cluster is renamed {impact.renamed[0]} -> {impact.renamed[1]}: "
                      "every resource is deleted and created again under the new name, "
                      "buckets and file systems included (their data does not move).")
+    if impact.inline_disks_removed:
+        lines.append(f"Inline data disks removed from {len(impact.inline_disks_removed)} "
+                     "node(s), so the provider REPLACES them (every ecs.Instance data_disks "
+                     "field is ForceNew): these nodes were created with inline disks; keep "
+                     "`storage.inline_disks: true` in this stack until you rebuild them "
+                     "anyway (README: separate data disks).")
     for key, verb in (("replaced", "replaced"), ("deleted", "deleted"),
                       ("restarted", "restarted in place"), ("created", "created")):
         names = impact.gpu_nodes.get(key, [])

@@ -87,13 +87,16 @@ EDITS: dict[str, FieldEdit] = {
                                 _fleet(max_size=24)),
     "disk-size": FieldEdit("storage.disks[].size_gib", "training-prod", "500 -> 600",
                            _disk(size_gib=600),
-                           "none with inline data disks (ForceNew in the provider)"),
+                           "grows online; the file system grows at the node's next boot "
+                           "(or `xfs_growfs /mnt/<disk>` now)"),
+    "disk-shrink": FieldEdit("storage.disks[].size_gib", "training-prod", "500 -> 400",
+                             _disk(size_gib=400),
+                             "none in place: a disk only grows; add a smaller disk under a new "
+                             "name, move the data, remove the old one"),
     "disk-iops": FieldEdit("storage.disks[].provisioned_iops", "training-prod",
-                           "20000 -> 30000", _disk(provisioned_iops=30000),
-                           "none with inline data disks (ForceNew in the provider)"),
+                           "20000 -> 30000", _disk(provisioned_iops=30000)),
     "disk-keep": FieldEdit("storage.disks[].keep", "training-prod", "false -> true",
-                           _disk(keep=True),
-                           "none with inline data disks (ForceNew in the provider)"),
+                           _disk(keep=True)),
     "shared-fs-off": FieldEdit(
         "storage.shared_fs.enabled", "training-prod", "true -> false",
         _set("storage.shared_fs.enabled", False),

@@ -73,6 +73,7 @@ def render(reports: Mapping[str, ChangeReport]) -> str:
         policy = " + ".join(p for p in policies if p != "in place" or len(policies) == 1)
         out.append(f"| `{edit.field}` | {edit.stack} | {edit.change} | **{policy}** | "
                    f"{effects(report)} | {safe} |")
+    out += ["", *DATA_DISKS_SECTION]
     out += ["", "## The provider rules behind it", "",
             f"From `limits/update_semantics.yaml` (the Terraform provider {source['repository']} "
             f"at {source['commit'][:12]}, {source['date']}, which pulumi-alicloud bridges). "
@@ -87,6 +88,30 @@ def render(reports: Mapping[str, ChangeReport]) -> str:
         out.append(f"| `{token}` | {', '.join(f'`{p}`' for p in rules.replace) or 'none'} | "
                    f"{restart} | {ignored} | {delete.replace('|', '/')} |")
     return "\n".join(out) + "\n"
+
+
+DATA_DISKS_SECTION = [
+    "## Data disks", "",
+    "- **Fixed nodes (training)** get each `storage.disks` entry as a separate `ecs.EcsDisk` "
+    "attached by `ecs.EcsDiskAttachment`: size (grow only, online), provisioned IOPS, bursting "
+    "and `keep` change the disk in place and leave the node alone. The node's bootstrap finds "
+    "each disk by its name in instance metadata and its serial under `/dev/disk/by-id` "
+    "(waiting up to 10 minutes for the attachment) and grows the file system at every boot "
+    "(`xfs_growfs /mnt/<disk>` does it at once). Replacing a node detaches its disks first and "
+    "attaches them to the new one.",
+    "- **Stacks whose nodes were created with inline disks** (`ecs.Instance` `data_disks`, as "
+    "gpu-infra did before): dropping the inline disks from a running instance **replaces it** "
+    "(every `data_disks` field is ForceNew and the block is not Computed, so removing it is a "
+    "diff too). Set `storage.inline_disks: true` in such a stack: the nodes keep their inline "
+    "disks, a disk edit reaches new nodes only (`ignoreChanges`; a node replaced for another "
+    "reason comes back with its recorded disks too), and the change report puts the "
+    "replacement first if the flag is forgotten. Move to separate disks when the nodes are "
+    "rebuilt anyway: `inline_disks: false`, acknowledged (replaces-gpu-nodes).",
+    "- **Scaling-group fleets (inference, rendering)** keep their disks inline in the ESS "
+    "scaling configuration: ESS has no separate disk attachment. A disk edit changes the "
+    "configuration in place; instances launched after it get the new disk, running ones keep "
+    "theirs."]
+"""The generated page's section on data disks (what the table cannot show)."""
 
 
 def edited_stack(edit: FieldEdit, directory: Path, stacks_dir: Path = STACKS_DIR) -> Path:
