@@ -289,6 +289,17 @@ def test_cluster_rename_is_reported_as_replacing_everything(report):
     assert rules(result)["replaces-data"] == "ERROR"
 
 
+def test_global_suffix_switch_replaces_the_buckets_and_is_blocked_in_prod(report):
+    result = report("global-suffix")
+    buckets = {name for kind, name in result.impact.data["replaced"] if kind == "bucket"}
+    assert buckets == {f"llm-pretrain-{p}-bucket"
+                       for p in ("datasets", "checkpoints", "models", "outputs", "logs")}
+    assert rules(result)["replaces-data"] == "ERROR"
+    renamed = {c.name: c.because for c in result.changes if c.change == "replace"}
+    assert renamed["llm-pretrain-node-role"] == ["roleName"]
+    assert renamed["llm-pretrain-datasets-bucket"] == ["bucket"]
+
+
 def test_tags_change_in_place(report):
     result = report("tags")
     assert {change for change, _, _ in changed(result).values()} == {"update"}

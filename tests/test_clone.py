@@ -136,8 +136,25 @@ def test_comments_and_key_order_are_kept(stacks):
         assert comment in text
     assert re.search(r"\n        cn-hangzhou-i: 10\.0\.64\.0/20 +# carved by hand\n", text)
     keys = list(written(stacks, "train-b")["config"]["gpu-infra:cluster"])
-    assert keys == ["name", "layout", "environment", "tags", "network", "fleet", "monitoring"]
+    assert keys == ["name", "layout", "environment", "tags", "network", "fleet", "monitoring",
+                    "naming"]
     assert text.startswith("# Cloned from stack train-a by `gpu-infra clone`")
+
+
+@pytest.mark.parametrize("source_naming", [None, "{global_suffix: acme01}"])
+def test_a_clone_gets_the_auto_global_suffix(stacks, source_naming):
+    source = stacks / "Pulumi.train-a.yaml"
+    if source_naming:
+        source.write_text(SOURCE_TEXT + f"    naming: {source_naming}\n")
+    assert clone(stacks, "train-b") == 0
+    assert written(stacks, "train-b")["config"]["gpu-infra:cluster"]["naming"] == {
+        "global_suffix": "auto"}
+
+
+def test_a_global_suffix_override_wins_over_auto(stacks):
+    assert clone(stacks, "train-b", "--set", "naming.global_suffix=none") == 0
+    assert written(stacks, "train-b")["config"]["gpu-infra:cluster"]["naming"] == {
+        "global_suffix": "none"}
 
 
 def test_overrides_are_applied_and_validated(stacks):

@@ -176,5 +176,5 @@ def test_too_long_contact_name_is_refused(record):
     from gpu_infra.tools.plan.engine import ProgramError
 
     settings = MonitoringConfig(contacts=[{"name": "abcdefghijkl", "email": "o@example.com"}])
-    with pytest.raises(ProgramError, match="longer than 40 characters"):
+    with pytest.raises(ProgramError, match="alarmContactName takes at most 40"):
         record(lambda: Alerting("a-very-long-cluster-name-mon-x", config=settings))

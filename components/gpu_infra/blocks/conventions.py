@@ -13,6 +13,7 @@ from typing import Any
 
 import pulumi
 
+from gpu_infra.limits.naming import name_problems, with_suffix
 from gpu_infra.schema.stack import FLEET_TAG_KEY, NAME_TAG_KEY, REQUIRED_TAG_KEYS
 
 __all__ = ["FLEET_TAG_KEY", "REQUIRED_TAG_KEYS", "Conventions", "child_name", "fixed_name",
@@ -32,10 +33,23 @@ class Conventions:
     """Turn on the cloud-side deletion protection of instances and groups."""
     region: str = ""
     """The stack's region (for ARNs of what the stack creates)."""
+    global_suffix: str | None = None
+    """What ends every name the cloud keeps unique beyond the stack (naming.global_suffix
+    resolved); None: no suffix."""
 
     def tags_for(self, name: str, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The stack's tags plus `Name` and any `extra` ones, for one child resource."""
         return {**self.tags, NAME_TAG_KEY: name, **(extra or {})}
+
+    def unique_name(self, type_token: str, name: str) -> str:
+        """The cloud name of a `type_token` resource the cloud keeps unique (limits.naming):
+        `name` with the stack's global suffix. ValueError when the result breaks the
+        provider's limits (the schema keeps stack files from getting here)."""
+        full = with_suffix(name, self.global_suffix)
+        problems = name_problems(type_token, full)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return full
 
     def data_options(self, parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
         """Options for a data resource: `protect=True` when data is protected, so

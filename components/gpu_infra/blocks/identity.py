@@ -10,6 +10,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
+from gpu_infra.limits.naming import KEY_PAIR, RAM_POLICY, RAM_ROLE
 from gpu_infra.schema.security import SecurityConfig
 
 ECS_SERVICE = "ecs.aliyuncs.com"
@@ -41,7 +42,8 @@ class KeyPair(pulumi.ComponentResource):
         super().__init__(self.TYPE, name, None, opts)
         key_name = child_name(name, "key")
         self.key_pair = alicloud.ecs.EcsKeyPair(
-            key_name, key_pair_name=key_name, public_key=config.public_key,
+            key_name, key_pair_name=conventions.unique_name(KEY_PAIR, key_name),
+            public_key=config.public_key,
             tags=conventions.tags_for(key_name),
             opts=fixed_name(self, replace_on_changes=["publicKey"]))
         self.key_pair_name: pulumi.Output[str] = self.key_pair.key_pair_name
@@ -77,8 +79,8 @@ def role_policy(name: str, *, role_name: pulumi.Input[str], document: pulumi.Inp
     """A custom policy `<name>` with `document`, attached to `role_name` (`<name>-attachment`)."""
     child = pulumi.ResourceOptions(parent=parent)
     policy = alicloud.ram.Policy(
-        name, policy_name=name, policy_document=document, description=description,
-        tags=conventions.tags_for(name), opts=fixed_name(parent))
+        name, policy_name=conventions.unique_name(RAM_POLICY, name), policy_document=document,
+        description=description, tags=conventions.tags_for(name), opts=fixed_name(parent))
     attachment = alicloud.ram.RolePolicyAttachment(
         f"{name}-attachment", role_name=role_name, policy_name=policy.policy_name,
         policy_type=POLICY_TYPE_CUSTOM, opts=child)
@@ -103,7 +105,8 @@ class InstanceRole(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         role_name = child_name(name, "role")
         self.role = alicloud.ram.Role(
-            role_name, role_name=role_name, assume_role_policy_document=trust_policy(),
+            role_name, role_name=conventions.unique_name(RAM_ROLE, role_name),
+            assume_role_policy_document=trust_policy(),
             description="Assumed by the cluster's ECS instances",
             tags=conventions.tags_for(role_name), opts=fixed_name(self))
         self.role_name: pulumi.Output[str] = self.role.role_name
@@ -114,7 +117,8 @@ class InstanceRole(pulumi.ComponentResource):
                 lambda arn: access_policy(list(bucket_names), arn))
             policy_name = child_name(name, "policy")
             self.policy = alicloud.ram.Policy(
-                policy_name, policy_name=policy_name, policy_document=document,
+                policy_name, policy_name=conventions.unique_name(RAM_POLICY, policy_name),
+                policy_document=document,
                 description="OSS access to the stack's own buckets and use of its KMS key",
                 tags=conventions.tags_for(policy_name), opts=fixed_name(self))
             self.attachment = alicloud.ram.RolePolicyAttachment(

@@ -26,6 +26,12 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name, fixed_name
 from gpu_infra.limits.allowed import GROUP_OPERATORS, ComparisonOperator
+from gpu_infra.limits.naming import (
+    ALARM_CONTACT,
+    ALARM_CONTACT_GROUP,
+    EVENT_RULE,
+    METRIC_RULE_TEMPLATE,
+)
 from gpu_infra.schema.monitoring import (
     AlarmSettings,
     Contact,
@@ -100,11 +106,13 @@ class Alerting(pulumi.ComponentResource):
         be scoped to them."""
         super().__init__("gpu-infra:monitoring:Alerting", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        self.contacts = {contact.name: _contact(name, contact, self)
+        conventions = conventions or Conventions()
+        self.contacts = {contact.name: _contact(name, contact, conventions, self)
                          for contact in config.contacts}
         group_name = child_name(name, "contacts")
         self.contact_group = alicloud.cms.AlarmContactGroup(
-            group_name, alarm_contact_group_name=group_name,
+            group_name,
+            alarm_contact_group_name=conventions.unique_name(ALARM_CONTACT_GROUP, group_name),
             contacts=[contact.alarm_contact_name for contact in self.contacts.values()],
             describe=f"Alert contacts of {name}", opts=fixed_name(self))
         self.contact_group_name: pulumi.Output[str] = \
@@ -121,10 +129,10 @@ class Alerting(pulumi.ComponentResource):
             node_group_name = child_name(name, "nodes")
             self.node_group = alicloud.cms.MonitorGroup(
                 node_group_name, monitor_group_name=node_group_name,
-                tags=(conventions or Conventions()).tags_for(node_group_name), opts=child)
+                tags=conventions.tags_for(node_group_name), opts=child)
         self.event_rules = {
             kind: self._event_rule(name, kind, types, names, webhook, self.node_group.id,
-                                   child)
+                                   conventions, child)
             for kind, (_, types, names) in wanted.items() if self.node_group is not None
         }
         self.event_rule_ids = {kind: rule.id for kind, rule in self.event_rules.items()}
@@ -136,10 +144,12 @@ class Alerting(pulumi.ComponentResource):
 
     def _event_rule(self, name: str, kind: str, types: list[str], names: Sequence[str],
                     webhook: pulumi.Output[str] | None, group_id: pulumi.Input[str],
-                    child: pulumi.ResourceOptions) -> alicloud.cms.EventRule:
+                    conventions: Conventions, child: pulumi.ResourceOptions,
+                    ) -> alicloud.cms.EventRule:
         rule_name = child_name(name, kind)
         return alicloud.cms.EventRule(
-            rule_name, rule_name=rule_name, status="ENABLED", group_id=group_id,
+            rule_name, rule_name=conventions.unique_name(EVENT_RULE, rule_name),
+            status="ENABLED", group_id=group_id,
             description=f"ECS {kind.replace('-', ' ')} events of the stack's nodes",
             event_pattern=alicloud.cms.EventRuleEventPatternArgs(
                 product="ecs", event_type_lists=types, name_lists=list(names)),
@@ -156,14 +166,12 @@ def webhook_targets(url: pulumi.Input[str]) -> list[alicloud.cms.EventRuleWebhoo
         url=url, protocol=WEBHOOK_PROTOCOL, method=WEBHOOK_METHOD)]
 
 
-def _contact(component: str, contact: Contact,
+def _contact(component: str, contact: Contact, conventions: Conventions,
              parent: pulumi.Resource) -> alicloud.cms.AlarmContact:
     contact_name = child_name(component, contact.name)
-    if len(contact_name) > 40:
-        raise ValueError(f"alarm contact name {contact_name!r} is longer than 40 characters; "
-                         "use a shorter component or contact name")
     return alicloud.cms.AlarmContact(
-        contact_name, alarm_contact_name=contact_name, describe=f"{contact.name} ({component})",
+        contact_name, alarm_contact_name=conventions.unique_name(ALARM_CONTACT, contact_name),
+        describe=f"{contact.name} ({component})",
         channels_mail=contact.email,
         channels_ding_web_hook=pulumi.Output.secret(contact.dingtalk_webhook)
         if contact.dingtalk_webhook else None,
@@ -220,7 +228,7 @@ class FleetAlarms(pulumi.ComponentResource):
                                  conventions, child)
                 for key, alarm in enabled.items()}
         elif enabled:
-            self.template = self._template(name, enabled, config, self)
+            self.template = self._template(name, enabled, config, conventions, self)
             tag_group_name = child_name(name, "fleet-group")
             self.tag_group = alicloud.cms.DynamicTagGroup(
                 tag_group_name, tag_key=FLEET_TAG_KEY,
@@ -255,11 +263,14 @@ class FleetAlarms(pulumi.ComponentResource):
 
     @staticmethod
     def _template(name: str, enabled: dict[str, AlarmSettings], config: MonitoringConfig,
-                  parent: pulumi.Resource) -> alicloud.cms.MetricRuleTemplate:
+                  conventions: Conventions, parent: pulumi.Resource,
+                  ) -> alicloud.cms.MetricRuleTemplate:
         start, end = config.effective_interval.split("-")
         template_name = child_name(name, "alarms")
         return alicloud.cms.MetricRuleTemplate(
-            template_name, metric_rule_template_name=template_name,
+            template_name,
+            metric_rule_template_name=conventions.unique_name(METRIC_RULE_TEMPLATE,
+                                                              template_name),
             description=f"GPU fleet alarms of {name}", silence_time=config.silence_time,
             enable_start_time=f"{int(start.split(':')[0]):02d}",
             enable_end_time=f"{int(end.split(':')[0]):02d}",

@@ -27,7 +27,9 @@ from gpu_infra.blocks.storage.filesystem import (
     mount_command,
 )
 from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
+from gpu_infra.limits.naming import resolve_suffix
 from gpu_infra.schema import ClusterConfig, StackBase
+from gpu_infra.schema.monitoring import ALERTING_SUFFIX
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 
 
@@ -63,13 +65,15 @@ class LayoutBase(pulumi.ComponentResource):
                             layout=cluster.layout, user_tags=cluster.tags),
             protect_data=cluster.profile.protect_data,
             deletion_protection=cluster.profile.deletion_protection,
-            region=cluster.region)
+            region=cluster.region,
+            global_suffix=resolve_suffix(cluster.naming.global_suffix, stack=stack_name,
+                                         region=cluster.region, cluster=cluster.name))
         self.child = pulumi.ResourceOptions(parent=self)
         self.network = Network(f"{name}-net", config=cluster.network,
                                conventions=self.conventions, opts=self.child)
         self._build_security(name)
         self._build_storage(name)
-        self.alerting = Alerting(f"{name}-alerts", config=cluster.monitoring,
+        self.alerting = Alerting(f"{name}-{ALERTING_SUFFIX}", config=cluster.monitoring,
                                  fixed_nodes=self.FIXED_NODES, conventions=self.conventions,
                                  opts=self.child) if cluster.monitoring.active else None
         fleet_name, instance_ids = self.build_fleet(name)
@@ -127,7 +131,7 @@ class LayoutBase(pulumi.ComponentResource):
             f"{name}-kms", config=security, conventions=self.conventions,
             opts=self.child) if self.cluster.kms_encryption else None
         self.kms_key_id = self.kms_key.key_id if self.kms_key else None
-        names = bucket_names(self.cluster)
+        names = bucket_names(self.cluster, self.conventions)
         self.role = InstanceRole(
             f"{name}-node", bucket_names=list(names.values()),
             kms_key_arn=self.kms_key.key_arn if self.kms_key else None,
@@ -135,7 +139,7 @@ class LayoutBase(pulumi.ComponentResource):
 
     def _build_storage(self, name: str) -> None:
         storage = self.cluster.storage
-        log_name = log_bucket_name(self.cluster)
+        log_name = log_bucket_name(self.cluster, self.conventions)
         lifecycle = storage.buckets.lifecycle
         self.log_bucket = Bucket(
             f"{name}-{LOG_BUCKET_SUFFIX}", config=lifecycle, bucket_name=log_name,
@@ -151,7 +155,7 @@ class LayoutBase(pulumi.ComponentResource):
                 kms_key_id=self.kms_key_id,
                 log_bucket=self.log_bucket.bucket_name if self.log_bucket else None,
                 opts=self.child)
-            for purpose, bucket_name in bucket_names(self.cluster).items()}
+            for purpose, bucket_name in bucket_names(self.cluster, self.conventions).items()}
         shared = storage.shared_fs
         zones = self.fleet_zones()
         self.shared_fs = SharedFileSystem(

@@ -23,6 +23,9 @@ TEMPERATURE_RANGE = (30.0, 110.0)
 """Sensible GPU temperature thresholds in degrees C."""
 CONTACT_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,11}$"
 """Contact names: 2-12 characters; the cloud name is `<component>-<name>` (at most 40)."""
+ALERTING_SUFFIX = "alerts"
+"""The alerting component is `<cluster>-alerts`, so a contact is `<cluster>-alerts-<name>`
+(plus the global suffix) in CloudMonitor."""
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 EFFECTIVE_INTERVAL_PATTERN = r"^([01]?\d|2[0-3]):[0-5]\d-([01]?\d|2[0-3]):[0-5]\d$"
 

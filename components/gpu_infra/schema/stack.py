@@ -8,6 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from gpu_infra.catalog.recommend import Workload
 from gpu_infra.limits.allowed import HealthCheckType
+from gpu_infra.limits.naming import ALARM_CONTACT, BUCKET, UNIQUE_NAMES
 from gpu_infra.limits.regions import REGIONS, zone_belongs_to
 from gpu_infra.limits.tags import MAX_TAGS_PER_RESOURCE, tag_problems
 from gpu_infra.schema.base import StrictModel
@@ -19,11 +20,12 @@ from gpu_infra.schema.environment import (
     profile_for,
 )
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
-from gpu_infra.schema.monitoring import MonitoringConfig
+from gpu_infra.schema.monitoring import ALERTING_SUFFIX, MonitoringConfig
+from gpu_infra.schema.naming import NamingConfig
 from gpu_infra.schema.network import NetworkConfig
 from gpu_infra.schema.problems import shorten
 from gpu_infra.schema.security import SecurityConfig
-from gpu_infra.schema.storage import BucketPurpose, StorageConfig
+from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
 
 CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
 """Cluster names: 3-24 lowercase letters, digits, hyphens; they prefix every resource name
@@ -74,6 +76,9 @@ class StackBase(StrictModel):
     storage: StorageConfig = StorageConfig()
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
+    naming: NamingConfig = NamingConfig()
+    """How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
+    Default `global_suffix: none`: today's names, kept for existing stacks."""
     suppress: list[str] = []
     """Names of WARNING/INFO validators to silence for this stack. Default none."""
     monthly_budget_cny: float | None = Field(default=None, gt=0)
@@ -134,6 +139,7 @@ class StackBase(StrictModel):
             problems += [f"security.{field}: {why}: not allowed in {self.environment}; list "
                          "the CIDRs that need access"
                          for field, why in self.security.world_open_fields()]
+        problems += self._bucket_prefix_problems() + self._contact_name_problems()
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
@@ -147,6 +153,34 @@ class StackBase(StrictModel):
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+
+    def _bucket_prefix_problems(self) -> list[str]:
+        """`<prefix>-<longest purpose>[-<suffix>]` must fit a bucket name."""
+        prefix = self.storage.buckets.bucket_prefix
+        limit = UNIQUE_NAMES[BUCKET].max_length or 0
+        suffix = self.naming.suffix_length
+        room = limit - len(LONGEST_SUFFIX) - 1 - suffix
+        if prefix is None or len(prefix) <= room:
+            return []
+        shape = f"<prefix>-{LONGEST_SUFFIX}" + ("-<suffix>" if suffix else "")
+        return [f"storage.buckets.bucket_prefix: {prefix!r} is too long; bucket `{shape}` "
+                f"must be at most {limit} characters, so at most {room}"]
+
+
+    def _contact_name_problems(self) -> list[str]:
+        """`<cluster>-alerts-<contact>[-<suffix>]` must fit CloudMonitor's contact names."""
+        limit = UNIQUE_NAMES[ALARM_CONTACT].max_length or 0
+        problems = []
+        for index, contact in enumerate(self.monitoring.contacts):
+            cloud = f"{self.name}-{ALERTING_SUFFIX}-{contact.name}"
+            length = len(cloud) + self.naming.suffix_length
+            if length > limit:
+                with_suffix = " with naming.global_suffix" if self.naming.suffix_length else ""
+                problems.append(f"monitoring.contacts[{index}].name: the contact is {cloud!r}"
+                                f"{with_suffix} in CloudMonitor, {length} characters; at most "
+                                f"{limit}: use a shorter contact or cluster name")
+        return problems
 
 
 class TrainingConfig(StackBase):

@@ -28,6 +28,7 @@ from gpu_infra.limits.cloudmonitor import (
     FLEET_DIMENSION,
     PUT_CUSTOM_METRIC_ACTION,
 )
+from gpu_infra.limits.naming import MNS_QUEUE, SERVICE_METRIC_ALARM_RULE
 from gpu_infra.schema.compute import QueueScaling
 
 DRAIN_QUEUE_POLL_SECONDS = 30
@@ -53,7 +54,8 @@ def drain_queue(name: str, *, drain_seconds: int, conventions: Conventions,
     drainers for the drain window once one receives it."""
     queue_name = child_name(name, "drain")
     return alicloud.message.ServiceQueue(
-        queue_name, queue_name=queue_name, polling_wait_seconds=DRAIN_QUEUE_POLL_SECONDS,
+        queue_name, queue_name=conventions.unique_name(MNS_QUEUE, queue_name),
+        polling_wait_seconds=DRAIN_QUEUE_POLL_SECONDS,
         visibility_timeout=drain_seconds, tags=conventions.tags_for(queue_name),
         opts=fixed_name(parent))
 
@@ -114,7 +116,8 @@ def scaling_error_notice(name: str, *, region: str, account: pulumi.Input[str],
 
 def missing_metric_alarm(name: str, queue: QueueScaling, minutes: int, *,
                          group_id: pulumi.Input[str], account: pulumi.Input[str],
-                         contact_group: pulumi.Input[str], parent: pulumi.Resource,
+                         contact_group: pulumi.Input[str], conventions: Conventions,
+                         parent: pulumi.Resource,
                          ) -> alicloud.cloudmonitor.ServiceMetricAlarmRule:
     """Alert `contact_group` when the queue metric has not arrived for `minutes`: the
     rule's condition (backlog below 0) never holds, so it only ever fires through its
@@ -124,7 +127,8 @@ def missing_metric_alarm(name: str, queue: QueueScaling, minutes: int, *,
     resources = pulumi.Output.from_input(group_id).apply(lambda gid: json.dumps(
         [{"groupId": gid, FLEET_DIMENSION: name}], separators=(",", ":")))
     return alicloud.cloudmonitor.ServiceMetricAlarmRule(
-        rule_name, rule_name=rule_name, metric_alarm_rule_id=rule_name,
+        rule_name, rule_name=rule_name,
+        metric_alarm_rule_id=conventions.unique_name(SERVICE_METRIC_ALARM_RULE, rule_name),
         namespace=pulumi.Output.concat(CUSTOM_METRIC_NAMESPACE_PREFIX, account),
         metric_name=queue.metric_name, resources=resources, contact_groups=contact_group,
         period=str(queue.period_seconds), no_data_policy=MISSING_DATA_POLICY, status=True,

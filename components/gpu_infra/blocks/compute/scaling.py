@@ -283,7 +283,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
             self.missing_data_alarm = missing_metric_alarm(
                 name, queue, queue.missing_data_minutes,
                 group_id=pulumi.Output.from_input(group_id).apply(str), account=account,
-                contact_group=contact_group, parent=self)
+                contact_group=contact_group, conventions=conventions, parent=self)
 
 
 def _bound(value: float | None) -> str | None:

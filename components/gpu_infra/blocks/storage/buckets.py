@@ -14,6 +14,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
+from gpu_infra.limits.naming import BUCKET
 from gpu_infra.schema import ClusterConfig
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, LifecycleConfig
 
@@ -34,16 +35,20 @@ def bucket_purposes(cluster: ClusterConfig) -> list[str]:
     return list(purposes if purposes is not None else cluster.default_bucket_purposes)
 
 
-def bucket_names(cluster: ClusterConfig) -> dict[str, str]:
-    """Purpose -> bucket name (`<prefix>-<purpose>`) of every bucket the cluster has."""
+def bucket_names(cluster: ClusterConfig, conventions: Conventions) -> dict[str, str]:
+    """Purpose -> bucket name (`<prefix>-<purpose>`, plus the stack's global suffix) of
+    every bucket the cluster has."""
     prefix = bucket_prefix(cluster)
-    return {purpose: f"{prefix}-{purpose}" for purpose in bucket_purposes(cluster)}
+    return {purpose: conventions.unique_name(BUCKET, f"{prefix}-{purpose}")
+            for purpose in bucket_purposes(cluster)}
 
 
-def log_bucket_name(cluster: ClusterConfig) -> str | None:
+def log_bucket_name(cluster: ClusterConfig, conventions: Conventions) -> str | None:
     """The access-log bucket's name when bucket logging is on (default in prod), else
     None."""
-    return f"{bucket_prefix(cluster)}-{LOG_BUCKET_SUFFIX}" if cluster.bucket_logging else None
+    if not cluster.bucket_logging:
+        return None
+    return conventions.unique_name(BUCKET, f"{bucket_prefix(cluster)}-{LOG_BUCKET_SUFFIX}")
 
 
 class Bucket(pulumi.ComponentResource):

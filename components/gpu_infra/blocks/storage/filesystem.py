@@ -24,6 +24,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
+from gpu_infra.limits.naming import NAS_ACCESS_GROUP
 from gpu_infra.schema.storage import CAPACITY_KINDS, SharedFileSystemConfig
 from gpu_infra_policies.addresses import world_open
 
@@ -119,7 +120,7 @@ class SharedFileSystem(pulumi.ComponentResource):
             self._cpfs_exports(name, vpc_id, vswitch_ids, zone, child)
         else:
             self._nas_mount_targets(name, config, fs_type, vpc_id, vswitch_ids, client_cidrs,
-                                    child)
+                                    conventions, child)
         self.file_system_id: pulumi.Output[str] = self.file_system.id
         self.file_system_type = fs_type.file_system_type
         self.mount_addresses = {zone_: target.mount_target_domain
@@ -134,13 +135,13 @@ class SharedFileSystem(pulumi.ComponentResource):
     def _nas_mount_targets(self, name: str, config: SharedFileSystemConfig, fs_type: FsType,
                            vpc_id: pulumi.Input[str],
                            vswitch_ids: Mapping[str, pulumi.Input[str]],
-                           client_cidrs: list[IPv4Network],
+                           client_cidrs: list[IPv4Network], conventions: Conventions,
                            child: pulumi.ResourceOptions) -> None:
         group_name = child_name(name, "access")
         self.access_group = alicloud.nas.AccessGroup(
-            group_name, access_group_name=group_name, access_group_type="Vpc",
-            file_system_type=fs_type.file_system_type, description=group_name,
-            opts=fixed_name(self))
+            group_name, access_group_name=conventions.unique_name(NAS_ACCESS_GROUP, group_name),
+            access_group_type="Vpc", file_system_type=fs_type.file_system_type,
+            description=group_name, opts=fixed_name(self))
         group = self.access_group.access_group_name
         self.access_rules = [
             alicloud.nas.AccessRule(

@@ -21,6 +21,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from gpu_infra.knowhow import Level, run_validators
+from gpu_infra.limits.naming import AUTO_SUFFIX, NO_SUFFIX
 from gpu_infra.schema import (
     CLUSTER_KEY,
     SECRET_PLACEHOLDER,
@@ -113,6 +114,7 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
     _drop_byo(config, clone)
     problems += _apply_overrides(config, overrides, clone.secrets)
     problems += _set_name(config, name, new_stack, overrides)
+    problems += _set_global_suffix(config, overrides, clone)
     others, unreadable = _other_stacks(stacks_dir, source, target)
     problems += unreadable + _name_problems(config, others)
     if not problems:
@@ -222,6 +224,27 @@ def _set_name(config: CommentedMap, name: str | None, new_stack: str,
         apply(config, name_path, name)
     except PathError as error:
         return [str(error)]
+    return []
+
+
+def _set_global_suffix(config: CommentedMap, overrides: Sequence[Override],
+                       clone: Clone) -> list[str]:
+    """`naming.global_suffix: auto` unless overridden: a new stack starts with names that
+    differ from every other stack's (the source's literal or missing suffix would give the
+    clone the source's bucket and role names where the cluster name repeats)."""
+    path = ConfigPath(CLUSTER_KEY, ("naming", "global_suffix"))
+    if any(_related(override.path, path) for override in overrides):
+        return []
+    before = lookup(config, path)
+    if before == AUTO_SUFFIX:
+        return []
+    try:
+        apply(config, path, AUTO_SUFFIX)
+    except PathError as error:
+        return [str(error)]
+    clone.notes.append(f"naming.global_suffix: auto (was {before or NO_SUFFIX}): the "
+                       "clone's bucket, RAM and other account-wide names end in a hash of "
+                       "its stack name, region and cluster name")
     return []
 
 

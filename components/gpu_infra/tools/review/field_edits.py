@@ -119,6 +119,11 @@ EDITS: dict[str, FieldEdit] = {
                                 _set("name", "llm-pretrain2"),
                                 "none: every resource name derives from it; clone the "
                                 "stack (`gpu-infra clone`) and migrate instead"),
+    "global-suffix": FieldEdit("naming.global_suffix", "training-prod", "none -> auto",
+                               _set("naming.global_suffix", "auto"),
+                               "none on a running stack: the suffix renames every bucket (a "
+                               "new, empty bucket), the role, policies, key pair and "
+                               "contacts; set it when the stack is created (clone does)"),
     "tags": FieldEdit("tags", "training-prod", "add Team", lambda c: c["tags"].update(
         Team="pretrain")),
     "alarm-threshold": FieldEdit("monitoring.alarms.cpu.threshold", "training-prod",

@@ -1,0 +1,129 @@
+"""Names the cloud keeps unique beyond one stack: where each must be unique (all of Alibaba
+Cloud, the account, or the account's region), its length and characters, with sources; and
+the stack-wide suffix that keeps them apart (the stack file's `naming.global_suffix`).
+
+Sources (read 2026-12-01):
+  [OSS]  OSS bucket naming rules (help.aliyun.com/zh/oss/user-guide/bucket-naming-conventions):
+         3-63 lowercase letters, digits and hyphens, starting and ending with a letter or
+         digit, unique across all of Alibaba Cloud; provider: StringLenBetween(3, 63).
+  [RAM]  RAM CreateRole (alibabacloud.com/help/en/resource-management/api-createrole, updated
+         2025-12-15): RoleName 1-64 letters, digits, periods, hyphens; CreatePolicy: PolicyName
+         1-128 letters, digits, hyphens. Both unique within the account (RAM is global).
+  [ECS]  Key pairs belong to one region (ImportKeyPair RegionId); the provider validates
+         key_pair_name StringLenBetween(2, 128) (resource_alicloud_ecs_key_pair.go).
+  [NAS]  CreateAccessGroup (help.aliyun.com/document_detail/62630.html): AccessGroupName 3-64
+         characters, starting with a letter; letters, digits, _ and -; per account and
+         region (the ARN is acs:nas:{region}:{account}:accessgroup/{name}).
+  [MNS]  Queues belong to one region of the account (the endpoint is per region); length
+         UNCONFIRMED.
+  [CMS]  CloudMonitor alert contacts, contact groups, event rules, metric rule templates and
+         resource metric rules are account-wide names (PutContact, PutContactGroup and
+         PutEventRule update the one with that name); lengths UNCONFIRMED, except:
+  [CMS-CONTACT] ALIYUN::CMS::Contact (alibabacloud.com/help/ros/developer-reference/
+         aliyun-cms-contact, updated 2026-06-08): ContactName 2-40 characters. (That page also
+         names only letters, digits, periods and underscores; the hyphenated names gpu-infra
+         has always created are not checked against it here: UNCONFIRMED.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Scope = Literal["alibaba", "account", "region"]
+"""Where a name must be unique: all of Alibaba Cloud, one account, one region of one account."""
+
+BUCKET_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$")
+"""OSS bucket names: 3-63 lowercase letters, digits, hyphens; start and end alphanumeric [OSS]."""
+
+
+@dataclass(frozen=True)
+class UniqueName:
+    """One input holding a name the cloud keeps unique."""
+
+    field: str
+    """The Pulumi input (camelCase, as plans record it)."""
+    scope: Scope
+    max_length: int | None
+    """Longest name the cloud accepts; None when no source states it."""
+    pattern: re.Pattern[str] | None
+    """Characters the cloud accepts (the whole name); None when no source states them."""
+    source: str
+
+
+BUCKET = "alicloud:oss/bucket:Bucket"
+RAM_ROLE = "alicloud:ram/role:Role"
+RAM_POLICY = "alicloud:ram/policy:Policy"
+KEY_PAIR = "alicloud:ecs/ecsKeyPair:EcsKeyPair"
+NAS_ACCESS_GROUP = "alicloud:nas/accessGroup:AccessGroup"
+MNS_QUEUE = "alicloud:message/serviceQueue:ServiceQueue"
+ALARM_CONTACT = "alicloud:cms/alarmContact:AlarmContact"
+ALARM_CONTACT_GROUP = "alicloud:cms/alarmContactGroup:AlarmContactGroup"
+EVENT_RULE = "alicloud:cms/eventRule:EventRule"
+METRIC_RULE_TEMPLATE = "alicloud:cms/metricRuleTemplate:MetricRuleTemplate"
+SERVICE_METRIC_ALARM_RULE = "alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule"
+
+UNIQUE_NAMES: dict[str, UniqueName] = {
+    BUCKET: UniqueName("bucket", "alibaba", 63, BUCKET_NAME_PATTERN, "OSS"),
+    RAM_ROLE: UniqueName("roleName", "account", 64, re.compile(r"^[A-Za-z0-9.-]{1,64}$"),
+                         "RAM"),
+    RAM_POLICY: UniqueName("policyName", "account", 128,
+                           re.compile(r"^[A-Za-z0-9-]{1,128}$"), "RAM"),
+    KEY_PAIR: UniqueName("keyPairName", "region", 128, None, "ECS"),
+    NAS_ACCESS_GROUP: UniqueName("accessGroupName", "region", 64,
+                                 re.compile(r"^[A-Za-z][A-Za-z0-9_-]{2,63}$"), "NAS"),
+    MNS_QUEUE: UniqueName("queueName", "region", None, None, "MNS"),
+    ALARM_CONTACT: UniqueName("alarmContactName", "account", 40, None, "CMS-CONTACT"),
+    ALARM_CONTACT_GROUP: UniqueName("alarmContactGroupName", "account", None, None, "CMS"),
+    EVENT_RULE: UniqueName("ruleName", "account", None, None, "CMS"),
+    METRIC_RULE_TEMPLATE: UniqueName("metricRuleTemplateName", "account", None, None, "CMS"),
+    SERVICE_METRIC_ALARM_RULE: UniqueName("metricAlarmRuleId", "account", None, None, "CMS"),
+}
+"""Type token -> its unique name input. The suffix goes on every one of them."""
+
+NO_SUFFIX, AUTO_SUFFIX = "none", "auto"
+"""The two keywords of `naming.global_suffix`; anything else is a literal suffix."""
+LITERAL_SUFFIX_PATTERN = r"^[a-z0-9]{3,8}$"
+"""A literal suffix: 3-8 lowercase letters and digits (it also goes into bucket names)."""
+AUTO_SUFFIX_LENGTH = 8
+"""Hex digits of the `auto` suffix (32 bits of SHA-256)."""
+MAX_SUFFIX_LENGTH = 8
+
+
+def auto_suffix(*, stack: str, region: str, cluster: str) -> str:
+    """The `auto` suffix: the first 8 hex digits of SHA-256 over the Pulumi stack name, the
+    region and the cluster name. Known offline and under `pulumi up` alike (no account id),
+    stable while those three stay, different when any differs."""
+    digest = hashlib.sha256(f"{stack}\n{region}\n{cluster}".encode()).hexdigest()
+    return digest[:AUTO_SUFFIX_LENGTH]
+
+
+def resolve_suffix(setting: str, *, stack: str, region: str, cluster: str) -> str | None:
+    """The suffix `naming.global_suffix` stands for: None for `none`, the hash for `auto`,
+    else the literal itself."""
+    if setting == NO_SUFFIX:
+        return None
+    if setting == AUTO_SUFFIX:
+        return auto_suffix(stack=stack, region=region, cluster=cluster)
+    return setting
+
+
+def with_suffix(name: str, suffix: str | None) -> str:
+    """`llm-train-node-role` + `1a2b3c4d` -> `llm-train-node-role-1a2b3c4d`."""
+    return f"{name}-{suffix}" if suffix else name
+
+
+def name_problems(type_token: str, name: str) -> list[str]:
+    """What is wrong with `name` as the unique name of `type_token` (empty when fine)."""
+    rule = UNIQUE_NAMES.get(type_token)
+    if rule is None:
+        return []
+    problems = []
+    if rule.max_length is not None and len(name) > rule.max_length:
+        problems.append(f"{name!r} is {len(name)} characters; {rule.field} takes at most "
+                        f"{rule.max_length} [{rule.source}]")
+    if rule.pattern is not None and not rule.pattern.match(name):
+        problems.append(f"{name!r} is not a valid {rule.field} [{rule.source}]")
+    return problems
