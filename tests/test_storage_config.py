@@ -2,6 +2,7 @@
 
 import pytest
 
+from gpu_infra.blocks.conventions import Conventions
 from gpu_infra.blocks.storage.buckets import bucket_names, log_bucket_name
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.storage import StorageConfig
@@ -108,20 +109,27 @@ def test_valid_edges_accepted():
                                                            "ColdArchive": 180}
 
 
+NO_SUFFIX = Conventions()
+
+
 def test_bucket_names_default_prefix_per_layout():
     training = stack_config(BASE_TRAINING)
-    assert bucket_names(training) == {p: f"t01-dev-{p}" for p in
+    assert bucket_names(training, NO_SUFFIX) == {p: f"t01-dev-{p}" for p in
                                       ("datasets", "checkpoints", "models", "outputs")}
-    assert log_bucket_name(training) is None
+    assert log_bucket_name(training, NO_SUFFIX) is None
     inference = stack_config(merged(BASE_INFERENCE, environment="prod"))
-    assert bucket_names(inference) == {"models": "i01-prod-models"}
+    assert bucket_names(inference, NO_SUFFIX) == {"models": "i01-prod-models"}
     rendering = stack_config({**BASE_TRAINING, "layout": "rendering",
                               "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]}})
-    assert list(bucket_names(rendering)) == ["datasets", "outputs"]
+    assert list(bucket_names(rendering, NO_SUFFIX)) == ["datasets", "outputs"]
 
 
 def test_bucket_names_explicit_prefix_purposes_and_logs():
     stack = stack_config(merged(BASE_TRAINING, storage={"buckets": {
         "bucket_prefix": "acme-t01", "purposes": ["models", "datasets"], "logging": True}}))
-    assert bucket_names(stack) == {"models": "acme-t01-models", "datasets": "acme-t01-datasets"}
-    assert log_bucket_name(stack) == "acme-t01-logs"
+    assert bucket_names(stack, NO_SUFFIX) == {"models": "acme-t01-models",
+                                              "datasets": "acme-t01-datasets"}
+    assert log_bucket_name(stack, NO_SUFFIX) == "acme-t01-logs"
+    suffixed = Conventions(global_suffix="x1y2")
+    assert bucket_names(stack, suffixed)["models"] == "acme-t01-models-x1y2"
+    assert log_bucket_name(stack, suffixed) == "acme-t01-logs-x1y2"
