@@ -92,13 +92,26 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
                         tuple(f"cms.MetricRuleTemplate.alert_templates.escalations.{level}."
                               "comparison_operator" for level in ("critical", "warn", "info"))),
     "SILENCE_SECONDS": (span(*allowed.SILENCE_SECONDS), ("cms.Alarm.silence_time",)),
+    "VPC_PREFIX_BITS": (span(*allowed.VPC_PREFIX_BITS), ("vpc.Network.cidr_block",)),
+    "VSWITCH_PREFIX_BITS": (span(*allowed.VSWITCH_PREFIX_BITS), ("vpc.Switch.cidr_block",)),
+    "EIP_MAX_TRAFFIC_MBPS": ((1, allowed.EIP_MAX_TRAFFIC_MBPS), ("ecs.EipAddress.bandwidth",)),
+    "KMS_ROTATION_DAYS": (span(*allowed.KMS_ROTATION_DAYS), ("kms.Key.rotation_interval",)),
+    "KMS_DEFAULT_KEY_ROTATION_DAYS": ((allowed.KMS_DEFAULT_KEY_ROTATION_DAYS,),
+                                      ("kms.Key.rotation_interval",)),
+    "KMS_PENDING_WINDOW_DAYS": (span(*allowed.KMS_PENDING_WINDOW_DAYS),
+                                ("kms.Key.pending_window_in_days",)),
+    "SNAPSHOT_HOURS": (span(*allowed.SNAPSHOT_HOURS), ("ecs.AutoSnapshotPolicy.time_points",)),
+    "SNAPSHOT_WEEKDAYS": (span(*allowed.SNAPSHOT_WEEKDAYS),
+                          ("ecs.AutoSnapshotPolicy.repeat_weekdays",)),
+    "KEEP_SNAPSHOTS_UNTIL_DELETED": ((allowed.KEEP_SNAPSHOTS_UNTIL_DELETED,),
+                                     ("ecs.AutoSnapshotPolicy.retention_days",)),
     "gpu_infra_policies PERFORMANCE_LEVELS": (PERFORMANCE_LEVELS,
                                               ("ecs.Instance.data_disks.performance_level",)),
 }
 """Each name of limits.allowed that bounds a provider input -> its values (both ends of a
 range) and the provider arguments they are passed to."""
 UNDOCUMENTED = {"TargetMetric", "ESS_MAX_INSTANCE_TYPES", "MAX_LAUNCH_DAYS_AHEAD",
-                "AlarmStatistic", "AlarmPeriod"}
+                "AlarmStatistic", "AlarmPeriod", "SNAPSHOT_RETENTION_DAYS"}
 """Names the provider documents no list or bound for (their docstrings in limits.allowed
 give the source, or UNCONFIRMED). Helpers built only from checked names are not listed."""
 DERIVED = {"ArchiveClass", "ARCHIVE_CLASSES", "ASSURANCE_TERMS_MONTHS", "assurance_period"}
@@ -125,6 +138,10 @@ def sdk_text(argument: str) -> str | None:
     return _param_text(args_class, path[-1])
 
 
+SDK_RANGE = re.compile(r"`?(-?\d+)`? to `?(-?\d+)`?")
+"""A range in a docstring: "`7` to `366`", "7 to 365 days"."""
+
+
 def mentions(text: str, value: Any) -> bool:
     return re.search(rf"(?<![\w<>=!]){re.escape(str(value))}(?![\w<>=!])", text) is not None
 
@@ -133,7 +150,8 @@ def refusal(argument: str, value: Any) -> str | None:
     """Why the provider's documentation does not accept `value` for `argument` (None: it
     does). The SDK text speaks about string values when it names two or more of the
     Terraform values (one is often just the default), or when there is no Terraform list:
-    then it alone decides."""
+    then it alone decides; without a Terraform bound, a number must lie in a range the SDK
+    text states ("`7` to `366`") or be one it names."""
     terraform = TERRAFORM.get(argument)
     text = sdk_text(argument)
     if terraform is None and text is None:
@@ -144,6 +162,14 @@ def refusal(argument: str, value: Any) -> str | None:
         low, high = terraform.get("between", (terraform.get("at_least"), None))
         if low is not None and not (low <= value and (high is None or value <= high)):
             return f"{argument}: {value!r} outside {low}..{high or ''} ({terraform['file']})"
+    if text is not None and terraform is None and isinstance(value, int):
+        ranges = [(int(low), int(high)) for low, high in SDK_RANGE.findall(text)]
+        singles = {int(number) for number in re.findall(r"`(-?\d+)`", text)}
+        if not ranges and not singles:
+            return f"{argument}: the SDK docstring names no numbers and Terraform has no bound"
+        if value not in singles and not any(low <= value <= high for low, high in ranges):
+            return f"{argument}: {value!r} is outside the SDK docstring's {ranges or singles}"
+        return None
     speaks = text is not None and isinstance(value, str) and (
         terraform is None
         or sum(mentions(text, known) for known in terraform.get("values", ())) >= 2)
@@ -180,6 +206,8 @@ def test_the_check_refuses_what_the_provider_does_not_document():
     assert refusal("ess.LifecycleHook.heartbeat_timeout", 21601)
     assert refusal("ess.ScalingGroup.max_instance_lifetime", 3600)
     assert refusal("ess.ScalingRule.metric_name", "CpuUtilization")  # documented nowhere
+    assert refusal("kms.Key.rotation_interval", 366)  # SDK text: 7 to 365 days
+    assert refusal("ecs.AutoSnapshotPolicy.retention_days", 30)  # SDK text names only -1
     assert refusal("ess.ScalingConfiguration.system_disk_category", "cloud_essd") is None
 
 
@@ -191,6 +219,20 @@ def _argument_of(type_token: str) -> str:
     """alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet -> ecs.EcsDeploymentSet."""
     _, module_path, name = type_token.split(":")
     return f"{module_path.split('/')[0]}.{name}"
+
+
+def _prefix_bits(cidr: str) -> int:
+    return int(cidr.split("/")[1])
+
+
+def _days(interval: str) -> int:
+    assert interval.endswith("d"), f"{interval!r}: a rotation interval in days, e.g. 365d"
+    return int(interval.removesuffix("d"))
+
+
+PLANNED_AS = {"vpc.Network.cidr_block": _prefix_bits, "vpc.Switch.cidr_block": _prefix_bits,
+              "kms.Key.rotation_interval": _days}
+"""Planned inputs whose documented bound is about a part of the value."""
 
 
 def planned_values(resources: list[dict[str, Any]]) -> list[tuple[str, Any]]:
@@ -207,7 +249,7 @@ def planned_values(resources: list[dict[str, Any]]) -> list[tuple[str, Any]]:
             for item in value:
                 walk(path, item)
         elif path in watched and value is not None:
-            found.append((path, value))
+            found.append((path, PLANNED_AS.get(path, lambda same: same)(value)))
 
     for resource in resources:
         walk(_argument_of(resource["type"]), resource.get("inputs", {}))

@@ -11,6 +11,34 @@ from __future__ import annotations
 
 from typing import Final, Literal, get_args
 
+# vpc.Network, vpc.Switch, ecs.EipAddress
+VPC_PREFIX_BITS: Final = (8, 24)
+"""Prefix lengths of a VPC CIDR block we accept (the provider takes /8 to /28; a VPC smaller
+than /24 leaves no room for a vSwitch per zone)."""
+VSWITCH_PREFIX_BITS: Final = (16, 29)
+"""Prefix lengths of a vSwitch CIDR block."""
+EIP_MAX_TRAFFIC_MBPS: Final = 200
+"""Highest bandwidth of a pay-as-you-go, pay-by-traffic EIP."""
+
+# kms.Key
+KMS_ROTATION_DAYS: Final = (7, 365)
+"""Automatic rotation periods of a key in a software KMS instance, in days."""
+KMS_DEFAULT_KEY_ROTATION_DAYS: Final = 365
+"""The only rotation period of a default key (one outside a KMS instance)."""
+KMS_PENDING_WINDOW_DAYS: Final = (7, 366)
+"""Days a deleted key waits before it is gone (`pending_window_in_days`)."""
+
+# ecs.AutoSnapshotPolicy
+SNAPSHOT_HOURS: Final = (0, 23)
+"""`time_points`: hours of the day, UTC+8."""
+SNAPSHOT_WEEKDAYS: Final = (1, 7)
+"""`repeat_weekdays`: 1 is Monday."""
+KEEP_SNAPSHOTS_UNTIL_DELETED: Final = -1
+"""`retention_days` that keeps snapshots until they are deleted."""
+SNAPSHOT_RETENTION_DAYS: Final = (1, 65536)
+"""Other `retention_days` (ECS API CreateAutoSnapshotPolicy, RetentionDays; UNCONFIRMED in the
+provider, whose docstring names only -1)."""
+
 # ecs.Instance (training nodes) and ess.ScalingConfiguration (scaling fleets)
 SpotStrategy = Literal["SpotAsPriceGo", "SpotWithPriceLimit"]
 """`spot_strategy` of a spot node: follow the market price, or cap it. NoSpot (the third

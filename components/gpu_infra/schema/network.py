@@ -7,16 +7,11 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
+from gpu_infra.limits.allowed import EIP_MAX_TRAFFIC_MBPS, VPC_PREFIX_BITS, VSWITCH_PREFIX_BITS
 from gpu_infra.limits.regions import zone_letter
 from gpu_infra.limits.vpc import PRIVATE_RANGES, reserved_overlap
 from gpu_infra.schema.base import Cidr, StrictModel
 
-VPC_PREFIX_RANGE = (8, 24)
-"""Prefix lengths Alibaba Cloud accepts for a VPC CIDR block (/8 to /24)."""
-VSWITCH_PREFIX_RANGE = (16, 29)
-"""Prefix lengths Alibaba Cloud accepts for a vSwitch CIDR block (/16 to /29)."""
-EIP_MAX_TRAFFIC_MBPS = 200
-"""Highest bandwidth of a pay-as-you-go, pay-by-traffic EIP (ecs.EipAddress docstring)."""
 ZONE_SLOTS_BITS = 5
 """Default vSwitch prefix is the VPC prefix + 5: 32 slots, one per zone letter a..z."""
 
@@ -30,8 +25,8 @@ class NetworkConfig(StrictModel):
     zones: list[str] = Field(min_length=1)
     """Zones that get a vSwitch, e.g. [cn-hangzhou-i]. Required; each must be a zone of
     `alicloud:region`. Training clusters use one zone; inference fleets at least two."""
-    vswitch_prefix: int | None = Field(default=None, ge=VSWITCH_PREFIX_RANGE[0],
-                                       le=VSWITCH_PREFIX_RANGE[1])
+    vswitch_prefix: int | None = Field(default=None, ge=VSWITCH_PREFIX_BITS[0],
+                                       le=VSWITCH_PREFIX_BITS[1])
     """Prefix length of each vSwitch. Default: the VPC prefix + 5 (e.g. /21 in a /16)."""
     vswitch_cidrs: dict[str, Cidr] = {}
     """Explicit vSwitch CIDR per zone, overriding the derived slot. Default none."""
@@ -59,7 +54,7 @@ class NetworkConfig(StrictModel):
     def effective_vswitch_prefix(self) -> int:
         """The vSwitch prefix length in force."""
         return self.vswitch_prefix or min(self.vpc_cidr.prefixlen + ZONE_SLOTS_BITS,
-                                          VSWITCH_PREFIX_RANGE[1])
+                                          VSWITCH_PREFIX_BITS[1])
 
     def vswitch_cidr(self, zone_id: str) -> IPv4Network:
         """The vSwitch CIDR of `zone_id`: the explicit one, else the slot of its letter."""
@@ -80,7 +75,7 @@ class NetworkConfig(StrictModel):
     @model_validator(mode="after")
     def _check_layout(self) -> NetworkConfig:
         problems: list[str] = []
-        low, high = VPC_PREFIX_RANGE
+        low, high = VPC_PREFIX_BITS
         if not low <= self.vpc_cidr.prefixlen <= high:
             problems.append(f"vpc_cidr: {self.vpc_cidr} has prefix /{self.vpc_cidr.prefixlen};"
                             f" allowed /{low} to /{high}")
@@ -90,13 +85,13 @@ class NetworkConfig(StrictModel):
                             f"({reserved[1]}), which a VPC may not use; use a range of "
                             f"{', '.join(map(str, PRIVATE_RANGES))}")
         derived = self.effective_vswitch_prefix
-        if self.vswitch_prefix is None and derived < VSWITCH_PREFIX_RANGE[0] and (
+        if self.vswitch_prefix is None and derived < VSWITCH_PREFIX_BITS[0] and (
                 set(self.zones) - set(self.vswitch_cidrs)):
             problems.append(f"vswitch_prefix: the default /{derived} (the VPC's "
                             f"/{self.vpc_cidr.prefixlen} + {ZONE_SLOTS_BITS}) is wider than a "
-                            f"vSwitch may be (/{VSWITCH_PREFIX_RANGE[0]} to "
-                            f"/{VSWITCH_PREFIX_RANGE[1]}); set vswitch_prefix, e.g. "
-                            f"{VSWITCH_PREFIX_RANGE[0]}")
+                            f"vSwitch may be (/{VSWITCH_PREFIX_BITS[0]} to "
+                            f"/{VSWITCH_PREFIX_BITS[1]}); set vswitch_prefix, e.g. "
+                            f"{VSWITCH_PREFIX_BITS[0]}")
         if self.effective_vswitch_prefix < self.vpc_cidr.prefixlen:
             problems.append(f"vswitch_prefix: /{self.effective_vswitch_prefix} is shorter than"
                             f" the VPC's /{self.vpc_cidr.prefixlen}")
@@ -125,7 +120,7 @@ class NetworkConfig(StrictModel):
                 cidrs[zone] = self.vswitch_cidr(zone)
             except ValueError as slot_error:
                 problems.append(f"zones: {slot_error}")
-        low, high = VSWITCH_PREFIX_RANGE
+        low, high = VSWITCH_PREFIX_BITS
         for zone, cidr in cidrs.items():
             if not cidr.subnet_of(self.vpc_cidr):
                 problems.append(f"vswitch_cidrs.{zone}: {cidr} is outside vpc_cidr "

@@ -7,6 +7,11 @@ from collections import Counter
 
 from pydantic import Field, field_validator, model_validator
 
+from gpu_infra.limits.allowed import (
+    KMS_DEFAULT_KEY_ROTATION_DAYS,
+    KMS_PENDING_WINDOW_DAYS,
+    KMS_ROTATION_DAYS,
+)
 from gpu_infra.schema.base import Cidr, Port, StrictModel
 from gpu_infra_policies.addresses import world_open
 
@@ -16,12 +21,6 @@ PUBLIC_KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2
 BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
 WORLD_CHECKED_FIELDS = ("admin_cidrs", "client_cidrs")
 """The source CIDR lists judged for world-open access."""
-KMS_ROTATION_DAYS = (7, 365)
-"""Automatic rotation periods a key in a software KMS instance accepts, in days (kms.Key)."""
-KMS_DEFAULT_KEY_ROTATION_DAYS = 365
-"""The only rotation period of a default key (one outside a KMS instance; kms.Key docstring)."""
-KMS_PENDING_WINDOW_DAYS = (7, 366)
-"""Days a deleted KMS key waits before it is gone (kms.Key pending_window_in_days)."""
 
 
 class SecurityConfig(StrictModel):

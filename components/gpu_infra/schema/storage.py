@@ -7,7 +7,16 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from gpu_infra.limits.allowed import ARCHIVE_CLASSES, NasReadWrite, NasUserAccess, StorageClass
+from gpu_infra.limits.allowed import (
+    ARCHIVE_CLASSES,
+    KEEP_SNAPSHOTS_UNTIL_DELETED,
+    SNAPSHOT_HOURS,
+    SNAPSHOT_RETENTION_DAYS,
+    SNAPSHOT_WEEKDAYS,
+    NasReadWrite,
+    NasUserAccess,
+    StorageClass,
+)
 from gpu_infra.limits.autopl import AUTOPL_SIZE_RANGE, autopl_problems
 from gpu_infra.schema.base import StrictModel
 
@@ -69,16 +78,21 @@ class SnapshotPolicyConfig(StrictModel):
 
     @model_validator(mode="after")
     def _check_values(self) -> SnapshotPolicyConfig:
-        problems = [f"time_points: {hour} is not an hour; allowed 0 to 23"
-                    for hour in self.time_points if not 0 <= hour <= 23]
-        problems += [f"repeat_weekdays: {day} is not a weekday; allowed 1 (Monday) to 7"
-                     for day in self.repeat_weekdays if not 1 <= day <= 7]
+        first_hour, last_hour = SNAPSHOT_HOURS
+        monday, sunday = SNAPSHOT_WEEKDAYS
+        problems = [f"time_points: {hour} is not an hour; allowed {first_hour} to {last_hour}"
+                    for hour in self.time_points if not first_hour <= hour <= last_hour]
+        problems += [f"repeat_weekdays: {day} is not a weekday; allowed {monday} (Monday) to "
+                     f"{sunday}" for day in self.repeat_weekdays if not monday <= day <= sunday]
         for field in ("time_points", "repeat_weekdays"):
             if len(set(getattr(self, field))) != len(getattr(self, field)):
                 problems.append(f"{field}: each value may be listed once")
-        if self.retention_days != -1 and not 1 <= self.retention_days <= 65536:
+        shortest, longest = SNAPSHOT_RETENTION_DAYS
+        if self.retention_days != KEEP_SNAPSHOTS_UNTIL_DELETED and not (
+                shortest <= self.retention_days <= longest):
             problems.append(f"retention_days: {self.retention_days} is out of range; allowed "
-                            "1 to 65536, or -1 (keep until deleted)")
+                            f"{shortest} to {longest}, or {KEEP_SNAPSHOTS_UNTIL_DELETED} (keep "
+                            "until deleted)")
         if problems:
             raise ValueError("\n".join(problems))
         return self
