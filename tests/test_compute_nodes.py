@@ -8,6 +8,7 @@ import pytest
 
 from gpu_infra.blocks.compute.nodes import GpuNodes
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions
+from gpu_infra.catalog import CATALOG_ONLY
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra.tools.plan.fake_cloud import FakeCloud
@@ -94,13 +95,14 @@ def test_no_deletion_protection_outside_prod(record):
 
 
 def test_placement_and_erdma_from_the_catalog():
-    assert placement_for(fleet()) == "LowLatency"
-    assert placement_for(fleet(nodes=1)) == "Availability"
-    assert placement_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge")) == "Availability"
-    assert placement_for(fleet(placement="Availability")) == "Availability"
-    assert erdma_for(fleet()) is True
-    assert erdma_for(fleet(erdma="off")) is False
-    assert erdma_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge")) is False
+    assert placement_for(fleet(), CATALOG_ONLY) == "LowLatency"
+    assert placement_for(fleet(nodes=1), CATALOG_ONLY) == "Availability"
+    assert placement_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge"),
+                         CATALOG_ONLY) == "Availability"
+    assert placement_for(fleet(placement="Availability"), CATALOG_ONLY) == "Availability"
+    assert erdma_for(fleet(), CATALOG_ONLY) is True
+    assert erdma_for(fleet(erdma="off"), CATALOG_ONLY) is False
+    assert erdma_for(fleet(instance_type="ecs.gn7e-c16g1.32xlarge"), CATALOG_ONLY) is False
 
 
 def test_image_by_name_is_looked_up_exactly(record, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpu_infra.catalog import CATALOG_ONLY
 from gpu_infra.knowhow import run_validators
 from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
 from gpu_infra.limits.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
@@ -122,9 +123,11 @@ def test_known_driver_incompatibilities(instance_type, version, broken):
 def test_health_expectations_per_instance_type():
     fleet = stack_config(merged(BASE_INFERENCE, fleet={"instance_types": [
         "ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c24g1.24xlarge"]})).fleet
-    assert gpu_counts(fleet) == {"ecs.gn7i-c8g1.2xlarge": 1, "ecs.gn6i-c24g1.24xlarge": 4}
-    assert may_have_nvswitch(fleet) is False
-    assert may_have_nvswitch(stack_config(training(instance_type="ecs.ebmgn7ex.32xlarge")).fleet)
+    assert gpu_counts(fleet, CATALOG_ONLY) == {"ecs.gn7i-c8g1.2xlarge": 1,
+                                               "ecs.gn6i-c24g1.24xlarge": 4}
+    assert may_have_nvswitch(fleet, CATALOG_ONLY) is False
+    assert may_have_nvswitch(stack_config(training(instance_type="ecs.ebmgn7ex.32xlarge")).fleet,
+                             CATALOG_ONLY)
 
 
 def test_admin_cidr_outside_the_vpc_is_a_warning():

@@ -1,6 +1,7 @@
 """The GPU instance catalog: Alibaba Cloud GPU instance types read from gpu_catalog.yaml.
 
-`get(type)` looks one up, `filter(...)` selects by use, GPU model and GPU memory, `entries()`
+`get(type)` looks one up (`Lookup(declared).get(type)` also sees a stack's own
+`instance_types`), `filter(...)` selects by use, GPU model and GPU memory, `entries()`
 lists all. Prices are indicative (dated, with region and source); an unknown price is None,
 never 0.
 """
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 import builtins
 import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Literal
@@ -19,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 CATALOG_FILE = Path(__file__).with_name("gpu_catalog.yaml")
 Use = Literal["training", "inference", "rendering", "vgpu"]
 USES: tuple[str, ...] = ("training", "inference", "rendering", "vgpu")
+TYPE_PATTERN = r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$"
+"""An instance type name: `ecs.<family>[-<variant>].<size>`."""
 LOW_LATENCY_MAX_INSTANCES = 20
 """A LowLatency deployment set holds at most 20 instances, all in one zone [DEPLOY]."""
 
@@ -39,7 +44,7 @@ class InstanceType(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    type: str = Field(pattern=r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$")
+    type: str = Field(pattern=TYPE_PATTERN)
     family: str
     gpu_model: str
     gpu_count: float = Field(gt=0)
@@ -57,6 +62,9 @@ class InstanceType(BaseModel):
     uses: tuple[Use, ...]
     low_latency: bool
     """The family is supported by LowLatency deployment sets."""
+    nvswitch: bool | None = None
+    """NVSwitch on the board (the node runs the fabric manager); None: decided by family
+    (limits.node_stack.FABRIC_MANAGER_FAMILIES)."""
     regions: tuple[str, ...] | None = None
     """Regions offering the type, when a source lists them; None = unknown."""
     price: CatalogPrice | None = None
@@ -138,11 +146,31 @@ def get(instance_type: str) -> InstanceType | None:
     return _load().get(instance_type)
 
 
+@dataclass(frozen=True)
+class Lookup:
+    """The catalog seen by one stack: its declared types (`instance_types`) beside the
+    file's. A declared type never shadows a catalog one (the schema refuses that)."""
+
+    declared: Mapping[str, InstanceType] = field(default_factory=dict)
+
+    def get(self, instance_type: str) -> InstanceType | None:
+        """The entry of `instance_type`, declared or in the catalog; None if neither."""
+        return self.declared.get(instance_type) or get(instance_type)
+
+    def gpus_per_node(self, instance_type: str) -> int:
+        """GPUs on one node of `instance_type`, as disks sized per GPU and the health check
+        count them: a fractional vGPU counts as one, an unknown type as one."""
+        entry = self.get(instance_type)
+        return max(int(entry.gpu_count), 1) if entry else 1
+
+
+CATALOG_ONLY = Lookup()
+"""The catalog without declared types (where no stack is at hand)."""
+
+
 def gpus_per_node(instance_type: str) -> int:
-    """GPUs on one node of `instance_type`, as disks sized per GPU count them: a fractional
-    vGPU counts as one, an unknown type as one."""
-    entry = get(instance_type)
-    return max(int(entry.gpu_count), 1) if entry else 1
+    """GPUs on one node of a catalog type (Lookup.gpus_per_node without declared types)."""
+    return CATALOG_ONLY.gpus_per_node(instance_type)
 
 
 def filter(*, use: str | None = None, gpu_model: str | None = None,  # noqa: A001

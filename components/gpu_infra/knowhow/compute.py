@@ -33,22 +33,24 @@ def _fleet_types(cluster: ClusterConfig) -> Iterator[tuple[str, str]]:
 
 
 def unknown_instance_type(cluster: ClusterConfig) -> Iterable[Finding]:
-    """ERROR: a type the catalog does not know, or one without a GPU."""
+    """ERROR: a type neither the catalog nor the stack's `instance_types` knows."""
     for path, instance_type in _fleet_types(cluster):
-        if catalog.get(instance_type) is None:
+        if cluster.gpu_types.get(instance_type) is None:
             family = catalog.family_of(instance_type)
             known = sorted({entry.family for entry in catalog.entries()})
             yield _finding("unknown-instance-type", "ERROR", path,
                            f"{instance_type} is not a GPU instance type in the catalog "
                            f"(family {family}); GPU families: {', '.join(known)} "
-                           "(see `gpu-infra catalog`)")
+                           "(see `gpu-infra catalog`); for a type the catalog lacks, declare "
+                           f"it under instance_types.{instance_type} with gpu_model, "
+                           "gpu_count, gpu_memory_gib, vcpu and memory_gib")
 
 
 def erdma_unsupported(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: eRDMA asked for on a family without it."""
     fleet = cluster.fleet
     if isinstance(fleet, TrainingFleet) and fleet.erdma == "on":
-        entry = catalog.get(fleet.instance_type)
+        entry = cluster.gpu_types.get(fleet.instance_type)
         if entry is not None and not entry.erdma:
             with_erdma = sorted({e.family for e in catalog.entries() if e.erdma})
             yield _finding("erdma-unsupported", "ERROR", "fleet.erdma",
@@ -64,14 +66,14 @@ def low_latency_placement(cluster: ClusterConfig) -> Iterable[Finding]:
     fleet = cluster.fleet
     if not isinstance(fleet, TrainingFleet):
         return
-    entry = catalog.get(fleet.instance_type)
+    entry = cluster.gpu_types.get(fleet.instance_type)
     if fleet.placement == "LowLatency" and entry is not None and not entry.low_latency:
         supported = sorted({e.family for e in catalog.entries() if e.low_latency})
         yield _finding("low-latency-placement", "ERROR", "fleet.placement",
                        f"LowLatency deployment sets do not support family {entry.family}; "
                        f"supported: {', '.join(supported)}; use auto or Availability")
     limit = catalog.LOW_LATENCY_MAX_INSTANCES
-    if (placement_for(fleet) == "LowLatency" and fleet.nodes > limit
+    if (placement_for(fleet, cluster.gpu_types) == "LowLatency" and fleet.nodes > limit
             and entry is not None and entry.low_latency):
         groups = -(-fleet.nodes // limit)
         yield _finding("low-latency-placement", "INFO", "fleet.nodes",
@@ -83,7 +85,7 @@ def multi_node_interconnect(cluster: ClusterConfig) -> Iterable[Finding]:
     """WARNING: multi-node training on a family with neither NVLink nor eRDMA."""
     fleet = cluster.fleet
     if isinstance(fleet, TrainingFleet) and fleet.nodes > 1:
-        entry = catalog.get(fleet.instance_type)
+        entry = cluster.gpu_types.get(fleet.instance_type)
         if entry is not None and not entry.nvlink and not entry.erdma:
             yield _finding("multi-node-interconnect", "WARNING", "fleet.instance_type",
                            f"{fleet.nodes} nodes of {entry.family} have neither NVLink nor "
@@ -93,7 +95,7 @@ def multi_node_interconnect(cluster: ClusterConfig) -> Iterable[Finding]:
 def low_vcpu_per_gpu(cluster: ClusterConfig) -> Iterable[Finding]:
     """WARNING: fewer than MIN_VCPU_PER_GPU vCPUs per GPU."""
     for path, instance_type in _fleet_types(cluster):
-        entry = catalog.get(instance_type)
+        entry = cluster.gpu_types.get(instance_type)
         per_gpu = entry.vcpu_per_gpu if entry else None
         if per_gpu is not None and per_gpu < MIN_VCPU_PER_GPU:
             yield _finding("low-vcpu-per-gpu", "WARNING", path,
@@ -119,12 +121,15 @@ def spot_non_interruptible(cluster: ClusterConfig) -> Iterable[Finding]:
 
 
 def not_offered_in_region(cluster: ClusterConfig) -> Iterable[Finding]:
-    """WARNING: a type the catalog knows is not offered in the stack's region."""
+    """WARNING: a type whose regions are known (catalog or declaration) is not offered in
+    the stack's region."""
     for path, instance_type in _fleet_types(cluster):
-        entry = catalog.get(instance_type)
+        entry = cluster.gpu_types.get(instance_type)
         if entry is not None and entry.offered_in(cluster.region) is False:
+            where = ("its instance_types declaration" if instance_type in cluster.instance_types
+                     else "the catalog")
             yield _finding("not-offered-in-region", "WARNING", path,
-                           f"{instance_type} is not offered in {cluster.region} per the catalog "
+                           f"{instance_type} is not offered in {cluster.region} per {where} "
                            f"(offered in: {', '.join(entry.regions or ())})")
 
 
@@ -132,7 +137,7 @@ def disk_too_large(cluster: ClusterConfig) -> Iterable[Finding]:
     """ERROR: a disk sized per GPU whose size on the fleet's nodes (size_gib x GPUs per node
     of the first instance type) is outside the ESSD AutoPL range."""
     _, instance_type = next(_fleet_types(cluster))
-    gpus = catalog.gpus_per_node(instance_type)
+    gpus = cluster.gpu_types.gpus_per_node(instance_type)
     for index, disk in enumerate(cluster.storage.disks):
         size = disk.size_for(gpus)
         problems = autopl_problems(size, 0) if disk.per == "gpu" else []

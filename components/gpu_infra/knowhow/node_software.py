@@ -62,18 +62,21 @@ def driver_plan(fleet: TrainingFleet | ScalingFleet) -> DriverPlan:
                                          cudnn=settings.cudnn or pin.cudnn))
 
 
-def gpu_counts(fleet: TrainingFleet | ScalingFleet) -> dict[str, int]:
+def gpu_counts(fleet: TrainingFleet | ScalingFleet,
+               gpu_types: catalog.Lookup) -> dict[str, int]:
     """Instance type -> GPUs the health check expects (a vGPU slice shows as one device)."""
-    counts = {}
-    for instance_type in fleet_types(fleet):
-        entry = catalog.get(instance_type)
-        counts[instance_type] = max(int(entry.gpu_count), 1) if entry else 1
-    return counts
+    return {t: gpu_types.gpus_per_node(t) for t in fleet_types(fleet)}
 
 
-def may_have_nvswitch(fleet: TrainingFleet | ScalingFleet) -> bool:
-    """Whether any of the fleet's families may have NVSwitch (the node checks for itself)."""
-    return any(catalog.family_of(t) in FABRIC_MANAGER_FAMILIES for t in fleet_types(fleet))
+def may_have_nvswitch(fleet: TrainingFleet | ScalingFleet, gpu_types: catalog.Lookup) -> bool:
+    """Whether any of the fleet's types may have NVSwitch (the node checks for itself): as
+    the entry says, else by family."""
+    def nvswitch(instance_type: str) -> bool:
+        entry = gpu_types.get(instance_type)
+        if entry is not None and entry.nvswitch is not None:
+            return entry.nvswitch
+        return catalog.family_of(instance_type) in FABRIC_MANAGER_FAMILIES
+    return any(nvswitch(t) for t in fleet_types(fleet))
 
 
 def _finding(name: str, level: Level, path: str, message: str) -> Finding:

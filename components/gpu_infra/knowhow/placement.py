@@ -7,16 +7,16 @@ from gpu_infra.limits.allowed import DeploymentSetStrategy
 from gpu_infra.schema.compute import TrainingFleet
 
 
-def erdma_for(fleet: TrainingFleet) -> bool:
-    """eRDMA on: `on`, or `auto` on a family the catalog says supports it."""
-    entry = catalog.get(fleet.instance_type)
+def erdma_for(fleet: TrainingFleet, gpu_types: catalog.Lookup) -> bool:
+    """eRDMA on: `on`, or `auto` on a type `gpu_types` says supports it."""
+    entry = gpu_types.get(fleet.instance_type)
     return fleet.erdma == "on" or (fleet.erdma == "auto" and bool(entry and entry.erdma))
 
 
-def placement_for(fleet: TrainingFleet) -> DeploymentSetStrategy:
-    """LowLatency for several nodes of a family that supports it (or when asked),
+def placement_for(fleet: TrainingFleet, gpu_types: catalog.Lookup) -> DeploymentSetStrategy:
+    """LowLatency for several nodes of a type that supports it (or when asked),
     Availability otherwise."""
     if fleet.placement != "auto":
         return fleet.placement
-    entry = catalog.get(fleet.instance_type)
+    entry = gpu_types.get(fleet.instance_type)
     return "LowLatency" if fleet.nodes > 1 and entry and entry.low_latency else "Availability"

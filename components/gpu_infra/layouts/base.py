@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 
 import pulumi
 
-from gpu_infra import catalog
 from gpu_infra.blocks.bootstrap import DATA_ROOT, BootstrapSpec, SharedFsMount, user_data
 from gpu_infra.blocks.conventions import Conventions, stack_tags
 from gpu_infra.blocks.encryption import KmsKey
@@ -112,7 +111,7 @@ class LayoutBase(pulumi.ComponentResource):
 
     def gpu_count(self) -> int:
         """GPUs per node, from the catalog (a fractional vGPU counts as one)."""
-        return catalog.gpus_per_node(self.instance_type())
+        return self.cluster.gpu_types.gpus_per_node(self.instance_type())
 
     def instance_type(self) -> str:
         """The fleet's (first) instance type."""
@@ -187,9 +186,10 @@ class LayoutBase(pulumi.ComponentResource):
             raise ValueError("fleet.driver.route: no driver route (validator "
                              "driver-route-missing)")
         return BootstrapSpec(
-            fleet=fleet_name, region=self.cluster.region, gpu_counts=gpu_counts(fleet),
+            fleet=fleet_name, region=self.cluster.region,
+            gpu_counts=gpu_counts(fleet, self.cluster.gpu_types),
             route=plan.route, driver=plan.stack, erdma=self.uses_erdma(),
-            fabric_manager=may_have_nvswitch(fleet),
+            fabric_manager=may_have_nvswitch(fleet, self.cluster.gpu_types),
             data_disks=tuple(disk.name for disk in self.cluster.storage.disks),
             shared_fs=SharedFsMount(shared_fs_source, NFS_OPTIONS) if shared_fs_source else None,
             cluster=self.wires_cluster(), scaling_group_id=scaling_group_id,

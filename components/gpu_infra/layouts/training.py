@@ -53,7 +53,8 @@ class TrainingCluster(LayoutBase):
             image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
             role_name=self.role.role_name, user_data=self.node_user_data(f"{name}-gpu"),
-            kms_key_id=self.kms_key_id, opts=self.child, **self._disk_args(zone))
+            kms_key_id=self.kms_key_id, gpu_types=self.cluster.gpu_types, opts=self.child,
+            **self._disk_args(zone))
         self.reserved = ReservedCapacity(
             f"{name}-reserved", config=fleet.reserved, instance_type=fleet.instance_type,
             zone_id=zone, conventions=self.conventions,
@@ -78,7 +79,7 @@ class TrainingCluster(LayoutBase):
 
     def uses_erdma(self) -> bool:
         """eRDMA as the fleet asks (auto: where the family has it)."""
-        return erdma_for(self.cluster.fleet)
+        return erdma_for(self.cluster.fleet, self.cluster.gpu_types)
 
     def wires_cluster(self) -> bool:
         """Training nodes learn each other at boot and at job start."""

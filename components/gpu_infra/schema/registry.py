@@ -39,10 +39,12 @@ LAYOUT_MODELS: dict[str, type[StackBase]] = {
 LAYOUT_NAMES: tuple[str, ...] = tuple(LAYOUT_MODELS)
 
 
-def layouts_suited(instance_type: str) -> frozenset[str] | None:
-    """The layouts `instance_type` suits (its catalog uses meet the layout's workload), or
-    None when the catalog does not list it: the lookup the policy rules' context takes."""
-    entry = catalog.get(instance_type)
+def layouts_suited(instance_type: str,
+                   gpu_types: catalog.Lookup = catalog.CATALOG_ONLY) -> frozenset[str] | None:
+    """The layouts `instance_type` suits (its uses meet the layout's workload), or None
+    when `gpu_types` (default: the catalog alone) does not list it: the lookup the policy
+    rules' context takes."""
+    entry = gpu_types.get(instance_type)
     if entry is None:
         return None
     return frozenset(name for name, model in LAYOUT_MODELS.items()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from gpu_infra import catalog
 from gpu_infra.catalog.recommend import Workload
 from gpu_infra.limits.allowed import HealthCheckType
 from gpu_infra.limits.naming import ALARM_CONTACT, BUCKET, UNIQUE_NAMES
@@ -19,6 +22,7 @@ from gpu_infra.schema.environment import (
     EnvironmentProfile,
     profile_for,
 )
+from gpu_infra.schema.instance_types import DeclaredInstanceType
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX, MonitoringConfig
 from gpu_infra.schema.naming import NamingConfig
@@ -79,6 +83,11 @@ class StackBase(StrictModel):
     naming: NamingConfig = NamingConfig()
     """How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
     Default `global_suffix: none`: today's names, kept for existing stacks."""
+    instance_types: dict[str, DeclaredInstanceType] = {}
+    """GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
+    ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
+    use them like catalog types. A type the catalog lists may not be declared. Default
+    none."""
     suppress: list[str] = []
     """Names of WARNING/INFO validators to silence for this stack. Default none."""
     monthly_budget_cny: float | None = Field(default=None, gt=0)
@@ -112,6 +121,14 @@ class StackBase(StrictModel):
             raise ValueError("\n".join(problems))
         return tags
 
+    @functools.cached_property
+    def gpu_types(self) -> catalog.Lookup:
+        """The catalog with this stack's declared `instance_types`: what every lookup of an
+        instance type uses."""
+        return catalog.Lookup({
+            name: declared.entry(name, region=self.region, default_uses=self.workload.uses)
+            for name, declared in self.instance_types.items()})
+
     @property
     def profile(self) -> EnvironmentProfile:
         """What the stack's environment turns on."""
@@ -139,7 +156,8 @@ class StackBase(StrictModel):
             problems += [f"security.{field}: {why}: not allowed in {self.environment}; list "
                          "the CIDRs that need access"
                          for field, why in self.security.world_open_fields()]
-        problems += self._bucket_prefix_problems() + self._contact_name_problems()
+        problems += (self._bucket_prefix_problems() + self._contact_name_problems()
+                     + self._declared_type_problems())
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
@@ -167,6 +185,21 @@ class StackBase(StrictModel):
         return [f"storage.buckets.bucket_prefix: {prefix!r} is too long; bucket `{shape}` "
                 f"must be at most {limit} characters, so at most {room}"]
 
+
+    def _declared_type_problems(self) -> list[str]:
+        """Declared types: well-formed names the catalog does not list, known regions."""
+        problems = []
+        for name, declared in self.instance_types.items():
+            path = f"instance_types.{shorten(name, 40)}"
+            if not re.match(catalog.TYPE_PATTERN, name):
+                problems.append(f"{path}: not an instance type name; write "
+                                "ecs.<family>.<size>, e.g. ecs.gn9x-8x.48xlarge")
+            elif catalog.get(name) is not None:
+                problems.append(f"{path}: the catalog lists it; remove the declaration (the "
+                                "catalog's entry is used)")
+            problems += [f"{path}.regions: unknown region {region!r}"
+                         for region in declared.regions or () if region not in REGIONS]
+        return problems
 
     def _contact_name_problems(self) -> list[str]:
         """`<cluster>-alerts-<contact>[-<suffix>]` must fit CloudMonitor's contact names."""

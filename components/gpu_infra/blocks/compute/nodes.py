@@ -116,8 +116,11 @@ class GpuNodes(pulumi.ComponentResource):
                  attached_disks: Sequence[NodeDisk] = (),
                  zone_id: pulumi.Input[str] | None = None,
                  kms_key_id: pulumi.Input[str] | None = None, protect: bool = False,
+                 gpu_types: catalog.Lookup = catalog.CATALOG_ONLY,
                  opts: pulumi.ResourceOptions | None = None):
-        """`protect`: Pulumi-protect the instances (for nodes whose inline data disks are
+        """`gpu_types`: where the type's eRDMA and LowLatency support are looked up
+        (default the catalog; a layout passes the stack's, with its declared types).
+        `protect`: Pulumi-protect the instances (for nodes whose inline data disks are
         kept). `zone_id`: the vSwitch's zone, where `attached_disks` are created. Defaults:
         no key, no role, no user data, no data disks, not protected. Instance metadata is
         always in hardened mode only."""
@@ -125,7 +128,7 @@ class GpuNodes(pulumi.ComponentResource):
             raise ValueError("attached_disks: need zone_id and no inline data_disks")
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        placement = placement_for(config)
+        placement = placement_for(config, gpu_types)
         set_count = math.ceil(config.nodes / DEPLOYMENT_SET_MAX_INSTANCES)
         self.deployment_sets = [
             alicloud.ecs.EcsDeploymentSet(
@@ -134,7 +137,7 @@ class GpuNodes(pulumi.ComponentResource):
                 opts=child)
             for i in range(set_count)]
         deletion_protection = conventions.deletion_protection and config.capacity != "spot"
-        traffic_mode = "HighPerformance" if erdma_for(config) else "Standard"
+        traffic_mode = "HighPerformance" if erdma_for(config, gpu_types) else "Standard"
         fleet_tag = {FLEET_TAG_KEY: name}
         ignored = IGNORED_ON_RUNNING_NODES + ([IGNORED_INLINE_DISKS] if data_disks else [])
         self.instances = []

@@ -71,6 +71,7 @@ class _Estimator:
                  book: PriceBook, assumptions: Assumptions):
         self.book = book
         self.cluster = cluster
+        self.gpu_types = cluster.gpu_types if cluster is not None else catalog.CATALOG_ONLY
         self.resources = [r for r in resources if r.custom]
         self.by_urn = {r.urn: r for r in resources}
         self.by_id = {r.id: r for r in self.resources if r.id}
@@ -144,7 +145,7 @@ class _Estimator:
 
     def on_demand(self, instance_type: Any) -> tuple[float | None, str]:
         """Catalog on-demand price per hour of a type and a note on where it is from."""
-        entry = catalog.get(instance_type) if isinstance(instance_type, str) else None
+        entry = self.gpu_types.get(instance_type) if isinstance(instance_type, str) else None
         if entry is None or entry.price is None:
             return None, f"no catalog price for {instance_type}"
         price = entry.price

@@ -54,7 +54,9 @@ def check_plan(plan: Plan, settings: Mapping[str, RuleSettings] | None = None,
     stack's `monthly_budget_cny` turns on."""
     settings = with_stack_budget(settings or default_settings(),
                                  plan.cluster.monthly_budget_cny)
-    context = Context(environment=plan.cluster.environment, catalog=layouts_suited,
+    gpu_types = plan.cluster.gpu_types
+    context = Context(environment=plan.cluster.environment,
+                      catalog=lambda instance_type: layouts_suited(instance_type, gpu_types),
                       demands=policy_demands, monthly_cost=monthly_cost)
     resources = [as_policy_resource(r) for r in plan.resources if r.custom]
     return evaluate(resources, settings, context)
