@@ -23,7 +23,7 @@ def test_every_registered_layout_has_exactly_one_class():
 
 
 def test_every_layout_model_states_its_own_facts():
-    """Not inherited from StackBase (which only declares them): each layout says its own."""
+    """Not inherited from ClusterBase (which only declares them): each layout says its own."""
     for name, model in LAYOUT_MODELS.items():
         own = vars(model)
         assert "workload" in own and "default_bucket_purposes" in own, name
@@ -35,10 +35,10 @@ from typing import Literal
 
 from gpu_infra.catalog.recommend import Workload
 from gpu_infra.schema.compute import TrainingFleet
-from gpu_infra.schema.stack import StackBase
+from gpu_infra.schema.stack import ClusterBase
 
 
-class ProbeConfig(StackBase):
+class ProbeConfig(ClusterBase):
     """A throwaway layout for tests/test_layout_registry.py."""
 
     layout: Literal["probe"]

@@ -13,19 +13,19 @@ import pkgutil
 import pulumi
 
 from gpu_infra.layouts.base import LayoutBase
-from gpu_infra.schema import ClusterConfig, StackBase
+from gpu_infra.schema import ClusterBase, ClusterConfig
 
 
 def _subclasses(base: type[LayoutBase]) -> list[type[LayoutBase]]:
     return [found for child in base.__subclasses__() for found in (child, *_subclasses(child))]
 
 
-def find_layout_classes() -> dict[type[StackBase], list[type[LayoutBase]]]:
+def find_layout_classes() -> dict[type[ClusterBase], list[type[LayoutBase]]]:
     """Config model -> the LayoutBase subclasses of this package's modules that declare it
     as their CONFIG (each module imported first)."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
-    found: dict[type[StackBase], list[type[LayoutBase]]] = {}
+    found: dict[type[ClusterBase], list[type[LayoutBase]]] = {}
     for layout in _subclasses(LayoutBase):
         config = vars(layout).get("CONFIG")
         if config is not None:
@@ -33,7 +33,7 @@ def find_layout_classes() -> dict[type[StackBase], list[type[LayoutBase]]]:
     return found
 
 
-LAYOUT_CLASSES: dict[type[StackBase], type[LayoutBase]] = {
+LAYOUT_CLASSES: dict[type[ClusterBase], type[LayoutBase]] = {
     config: classes[0] for config, classes in find_layout_classes().items()}
 """Config model -> its layout (tests/test_layout_registry.py: exactly one per registered
 layout)."""

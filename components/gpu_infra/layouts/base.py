@@ -27,7 +27,7 @@ from gpu_infra.blocks.storage.filesystem import (
 )
 from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
 from gpu_infra.limits.naming import resolve_suffix
-from gpu_infra.schema import ClusterConfig, StackBase
+from gpu_infra.schema import ClusterBase, ClusterConfig
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 
@@ -44,7 +44,7 @@ class LayoutBase(pulumi.ComponentResource):
     """
 
     TYPE = "gpu-infra:layouts:Layout"
-    CONFIG: ClassVar[type[StackBase] | None] = None
+    CONFIG: ClassVar[type[ClusterBase] | None] = None
     """The config model this layout builds (one of schema.registry's); None on the shared
     bases. gpu_infra.layouts finds each layout by it."""
     FIXED_NODES = False

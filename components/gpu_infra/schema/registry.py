@@ -1,6 +1,6 @@
 """The one registry of layouts: `ClusterConfig` lists every layout's model.
 
-A layout is its model (a StackBase subclass with a `layout: Literal["<name>"]`
+A layout is its model (a ClusterBase subclass with a `layout: Literal["<name>"]`
 discriminator, its `workload` and `default_bucket_purposes`), one entry in the union below,
 and its LayoutBase subclass in gpu_infra.layouts (found by its CONFIG). Everything else is
 derived from here: the loader's and the editor schema's allowed layouts, the recommender's
@@ -15,7 +15,7 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter
 
 from gpu_infra import catalog
-from gpu_infra.schema.stack import InferenceConfig, RenderingConfig, StackBase, TrainingConfig
+from gpu_infra.schema.stack import ClusterBase, InferenceConfig, RenderingConfig, TrainingConfig
 
 ClusterConfig = Annotated[
     TrainingConfig | InferenceConfig | RenderingConfig, Field(discriminator="layout")
@@ -25,7 +25,7 @@ ClusterConfig = Annotated[
 CLUSTER_ADAPTER: TypeAdapter[ClusterConfig] = TypeAdapter(ClusterConfig)
 
 
-def layout_name(model: type[StackBase]) -> str:
+def layout_name(model: type[ClusterBase]) -> str:
     """The `layout` value that picks `model` (its discriminator's one literal)."""
     names = typing.get_args(model.model_fields["layout"].annotation)
     if len(names) != 1 or not isinstance(names[0], str):
@@ -33,7 +33,7 @@ def layout_name(model: type[StackBase]) -> str:
     return names[0]
 
 
-LAYOUT_MODELS: dict[str, type[StackBase]] = {
+LAYOUT_MODELS: dict[str, type[ClusterBase]] = {
     layout_name(model): model for model in typing.get_args(typing.get_args(ClusterConfig)[0])}
 """Layout name -> its config model: what `layout:` may be."""
 LAYOUT_NAMES: tuple[str, ...] = tuple(LAYOUT_MODELS)

@@ -45,7 +45,7 @@ MAX_USER_TAGS = MAX_TAGS_PER_RESOURCE - len(AUTOMATIC_TAG_KEYS)
 """User tags that fit beside the automatic ones in Alibaba's 20 tags per resource (13)."""
 
 
-class StackBase(StrictModel):
+class ClusterBase(StrictModel):
     """Settings every layout shares. A layout's model adds `layout: Literal["<name>"]` (the
     discriminator), its sections, and the two class-level facts below; it is registered in
     schema.registry."""
@@ -149,7 +149,7 @@ class StackBase(StrictModel):
         return self.profile.bucket_logging if explicit is None else explicit
 
     @model_validator(mode="after")
-    def _check_across_sections(self) -> StackBase:
+    def _check_across_sections(self) -> ClusterBase:
         problems = [f"network.zones: {zone} is not a zone of region {self.region}"
                     for zone in self.network.zones if not zone_belongs_to(zone, self.region)]
         if self.profile.refuse_world_open:
@@ -216,7 +216,7 @@ class StackBase(StrictModel):
         return problems
 
 
-class TrainingConfig(StackBase):
+class TrainingConfig(ClusterBase):
     """A training cluster: fixed GPU nodes close together in one zone."""
 
     layout: Literal["training"]
@@ -226,7 +226,7 @@ class TrainingConfig(StackBase):
     """The GPU nodes. Required."""
 
 
-class InferenceConfig(StackBase):
+class InferenceConfig(ClusterBase):
     """An online inference service: an auto-scaling GPU fleet across zones behind a load
     balancer."""
 
@@ -268,7 +268,7 @@ class InferenceConfig(StackBase):
         return self
 
 
-class RenderingConfig(StackBase):
+class RenderingConfig(ClusterBase):
     """A render farm: a spot-heavy auto-scaling fleet of graphics instances."""
 
     layout: Literal["rendering"]
