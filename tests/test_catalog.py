@@ -17,8 +17,19 @@ def test_catalog_covers_the_required_families_and_no_price_is_zero():
     assert families >= REQUIRED_FAMILIES
     priced = [entry for entry in catalog.entries() if entry.price]
     assert all(entry.price.cny_per_hour > 0 for entry in priced)
-    assert {e.price.date for e in priced} == {"2024-12-31"}
+    assert {(e.price.date, e.price.source) for e in priced} == {("2024-12-31", "PRICE"),
+                                                                 ("2024-10-09", "PRICESRV")}
     assert catalog.get("ecs.gn8v-8x.48xlarge").price is None  # unknown stays unknown
+
+
+def test_a_size_price_names_its_own_source_date_and_region():
+    v100 = catalog.get("ecs.gn6e-c12g1.3xlarge").price
+    assert (v100.cny_per_hour, v100.region, v100.date, v100.source) == (
+        19.739, "cn-hangzhou", "2024-10-09", "PRICESRV")
+    a100 = catalog.get("ecs.gn7e-c16g1.4xlarge").price
+    assert (a100.cny_per_hour, a100.date, a100.source) == (34.74, "2024-12-31", "PRICE")
+    assert (catalog.get("ecs.ebmgn7ex.32xlarge").vcpu,
+            catalog.get("ecs.ebmgn7ex.32xlarge").memory_gib) == (128, 1024)
 
 
 def test_lookup_fields_and_vgpu_fractions():
