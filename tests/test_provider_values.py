@@ -161,7 +161,8 @@ def refusal(argument: str, value: Any) -> str | None:
             return f"{argument}: {value!r} not in {terraform['values']} ({terraform['file']})"
         low, high = terraform.get("between", (terraform.get("at_least"), None))
         if low is not None and not (low <= value and (high is None or value <= high)):
-            return f"{argument}: {value!r} outside {low}..{high or ''} ({terraform['file']})"
+            return (f"{argument}: {value!r} outside {low}..{'' if high is None else high} "
+                    f"({terraform['file']})")
     if text is not None and terraform is None and isinstance(value, int):
         ranges = [(int(low), int(high)) for low, high in SDK_RANGE.findall(text)]
         singles = {int(number) for number in re.findall(r"`(-?\d+)`", text)}
@@ -249,6 +250,8 @@ def planned_values(resources: list[dict[str, Any]]) -> list[tuple[str, Any]]:
             for item in value:
                 walk(path, item)
         elif path in watched and value is not None:
+            if isinstance(value, float) and value.is_integer():  # the engine's numbers
+                value = int(value)
             found.append((path, PLANNED_AS.get(path, lambda same: same)(value)))
 
     for resource in resources:
