@@ -16,6 +16,9 @@ Sources (read 2026-12-01):
          region (the ARN is acs:nas:{region}:{account}:accessgroup/{name}).
   [MNS]  Queues belong to one region of the account (the endpoint is per region); length
          UNCONFIRMED.
+  Not listed: names the cloud does not keep unique (VPCs, vSwitches, security groups,
+  deployment sets, scaling groups and configurations, EIPs, NAT gateways, alarms) and KMS
+  aliases (unique per region of an account, but gpu-infra creates none).
   [CMS]  CloudMonitor alert contacts, contact groups, event rules, metric rule templates and
          resource metric rules are account-wide names (PutContact, PutContactGroup and
          PutEventRule update the one with that name); lengths UNCONFIRMED, except:

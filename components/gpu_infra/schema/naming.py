@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from gpu_infra.limits.naming import (
     AUTO_SUFFIX,
@@ -19,7 +19,8 @@ from gpu_infra.schema.base import StrictModel
 class NamingConfig(StrictModel):
     """Names that must be unique across a region, an account or all of Alibaba Cloud."""
 
-    global_suffix: str = NO_SUFFIX
+    global_suffix: str = Field(default=NO_SUFFIX, json_schema_extra={
+        "pattern": f"^({NO_SUFFIX}|{AUTO_SUFFIX}|{LITERAL_SUFFIX_PATTERN[1:-1]})$"})
     """What ends every such name (`<name>-<suffix>`). `none` (default): no suffix, the
     names a stack has always had (`<cluster>-<environment>-<purpose>` buckets,
     `<cluster>-node-role`), so an existing stack keeps its buckets and role. `auto`: 8 hex
