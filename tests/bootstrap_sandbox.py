@@ -73,7 +73,8 @@ esac
 ''',
     "mkfs.xfs": 'touch "$SANDBOX/state/formatted-$(basename "${!#}")"\n',
     "pgrep": '[ -f "$SANDBOX/state/agent" ]\n',
-    "modinfo": '[ "$1" = nvidia_peermem ]\n',
+    "modinfo": '[ "$1" = nvidia_peermem ] || { [ "$1" = erdma ] && '
+               '[ -d "$GPU_INFRA_ROOT/sys/class/infiniband" ]; }\n',
     "nv-fabricmanager": '[ -f "$SANDBOX/state/fm" ] && '
                         'echo "Fabric Manager version is : $(cat "$SANDBOX/state/fm")"\n',
     "apt-get": "exit 0\n",
@@ -208,7 +209,11 @@ class Sandbox:
 
     def install_text(self, text: str) -> Run:
         """Run user data given as text (e.g. a planned resource's)."""
-        script = self.dir / "user-data.sh"
+        return self.run_script(text, "user-data.sh")
+
+    def run_script(self, text: str, name: str) -> Run:
+        """Run shell `text` saved as `name` in the sandbox directory."""
+        script = self.dir / name
         script.write_text(text)
         return self._bash(str(script))
 

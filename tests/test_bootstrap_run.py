@@ -253,6 +253,7 @@ def test_reboot_needed_after_the_install_is_not_a_failure(tmp_path):
 
 def test_bake_mode_installs_only(tmp_path):
     sandbox = Sandbox(tmp_path)
+    sandbox.knob("fm", PIN.driver)
     sandbox.install(TRAINING)
     run = sandbox.boot("bake")
     assert run.code == 0, run.output
@@ -288,8 +289,101 @@ def test_peers_give_hostfile_torchrun_env_and_ssh_trust(tmp_path):
 
 
 @pytest.mark.parametrize("spec", [TRAINING, SCALING])
-def test_the_same_script_serves_nodes_and_images(spec):
-    from gpu_infra.blocks.bootstrap import bake_commands, node_files
+def test_the_image_build_runs_the_nodes_step_files(spec):
+    from gpu_infra.blocks.bootstrap import STEP_FILES, bake_tasks, step_source
 
-    program = node_files(spec)["/opt/gpu-infra/bootstrap.sh"][0]
-    assert program in bake_commands(spec)[0]
+    tasks = bake_tasks(spec)
+    assert [task.name for task in tasks] == ["WriteConfig", "WriteBootstrap", "Install",
+                                             "Reboot", "InstallAfterReboot", "Clean"]
+    program = tasks[1].command or ""
+    for step in spec.install_steps():
+        assert step_source(STEP_FILES[step]).rstrip("\n") in program
+    writes = "".join(task.command or "" for task in tasks[:2])
+    assert writes.count("cat > ") == 2 and 'cat > "$R/opt/gpu-infra/bin/' not in writes
+    assert tasks[3].command is None
+
+
+class ImageBuild:
+    """The image build's tasks as scripts in a sandbox (paths moved under its root); the
+    Reboot task is the test's to play."""
+
+    def __init__(self, sandbox: Sandbox, spec: BootstrapSpec):
+        from gpu_infra.blocks.bootstrap import bake_tasks
+
+        self.sandbox = sandbox
+        self.scripts = {}
+        for task in bake_tasks(spec):
+            if task.command is None:
+                continue
+            command = task.command
+            if not task.name.startswith("Write"):  # those write under $GPU_INFRA_ROOT
+                command = re.sub(r"(^| )/", r"\1$GPU_INFRA_ROOT/", command)
+            self.scripts[task.name] = command + "\n"
+
+    def run(self, name: str):
+        return self.sandbox.run_script(self.scripts[name], f"{name}.sh")
+
+
+def test_image_build_installs_reboots_once_then_verifies_and_cleans(tmp_path):
+    sandbox = Sandbox(tmp_path)
+    # the driver loads only after a reboot, and the installer reboots by itself
+    (sandbox.dir / "installers/auto_install.sh").write_text(
+        'echo "ALL INSTALL OK" > auto_install.log\nreboot\n'
+        'echo 550.127.08 > "$SANDBOX/state/driver.after-reboot"\n')
+    build = ImageBuild(sandbox, TRAINING)
+    assert build.run("WriteConfig").code == build.run("WriteBootstrap").code == 0
+    first = build.run("Install")
+    assert first.code == 0, first.output
+    assert "reboot : deferred to the Reboot task of the image build" in first.output
+    assert "systemctl reboot" not in first.calls
+    assert steps_started(first.output) == ["gpu_driver"]
+    (sandbox.state / "driver.after-reboot").rename(sandbox.state / "driver")  # Reboot task
+    sandbox.knob("fm", PIN.driver)  # what the fabric manager package leaves
+    clear_calls(sandbox)
+    second = build.run("InstallAfterReboot")
+    assert second.code == 0, second.output
+    assert steps_started(second.output) == ["gpu_driver", "erdma", "fabric_manager",
+                                            "cloudmonitor"]
+    assert not [c for c in second.calls if c.startswith("ip link")]  # the nodes set the MTU
+    assert "systemctl enable nvidia-fabricmanager" in second.calls  # it starts on nodes only
+    assert second.api_calls() == []
+    assert build.run("Clean").code == 0
+    assert not sandbox.root.joinpath("opt/gpu-infra").exists()
+    assert not sandbox.root.joinpath("var/lib/gpu-infra").exists()
+
+
+def test_image_build_fails_when_the_driver_is_missing_after_its_reboot(tmp_path):
+    sandbox = Sandbox(tmp_path)
+    (sandbox.dir / "installers/auto_install.sh").write_text(
+        'echo "ALL INSTALL OK" > auto_install.log\n')  # the driver never loads
+    build = ImageBuild(sandbox, TRAINING)
+    build.run("WriteConfig"), build.run("WriteBootstrap")
+    assert build.run("Install").code == 0  # waits for the Reboot task
+    second = build.run("InstallAfterReboot")
+    assert second.code != 0
+    assert "still no driver after 1 reboots" in second.output
+    assert build.run("Clean").code != 0  # nothing is cleaned: the build fails, no image
+    assert sandbox.root.joinpath("opt/gpu-infra/bootstrap.sh").exists()
+
+
+def test_preinstalled_route_never_downloads_a_missing_piece(tmp_path):
+    spec = dataclasses.replace(TRAINING, route="preinstalled", data_disks=(), shared_fs=None,
+                               cluster=False)
+    sandbox = Sandbox(tmp_path)
+    sandbox.knob("driver", PIN.driver)
+    sandbox.knob("agent")
+    sandbox.install(spec)
+    run = sandbox.boot()
+    assert run.code != 0
+    assert "the eRDMA driver is missing from the image (route preinstalled installs nothing)" \
+        in run.output
+    assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "erdma"
+    assert not [c for c in run.calls if c.startswith("curl -fsS --retry 5 -o")]
+
+
+def test_jumbo_frames_set_the_erdma_mtu_to_8500(tmp_path):
+    _, run = booted(tmp_path, dataclasses.replace(TRAINING, jumbo_frames=True))
+    assert run.code == 0, run.output
+    assert "ip link set dev eth0 mtu 8500" in run.calls
+    _, plain = booted(tmp_path / "plain", TRAINING)
+    assert "ip link set dev eth0 mtu 1400" in plain.calls

@@ -66,7 +66,7 @@ def test_schema_is_json_schema_of_a_stack_file(capsys):
     assert "cn-hangzhou" in config["properties"]["alicloud:region"]["enum"]
     cluster = config["properties"]["gpu-infra:cluster"]
     assert {branch["if"]["properties"]["layout"]["const"] for branch in cluster["allOf"]} == {
-        "training", "inference", "rendering"}
+        "training", "inference", "rendering", "image"}
     training = schema["$defs"]["TrainingConfig"]
     assert "region" not in training["properties"]
     assert training["additionalProperties"] is False

@@ -84,7 +84,8 @@ def test_unknown_keys_are_rejected_with_the_allowed_ones():
                      network={"zones": ["cn-hangzhou-i"], "vpc": "10.0.0.0/16"})
     problems = problems_of(cluster)
     assert any(p.startswith("gpu-infra:cluster.colour: unknown key; allowed: name, environment, "
-                            "tags, network, security") for p in problems)
+                            "tags, network, suppress, monthly_budget_cny, security")
+               for p in problems)
     assert any(p.startswith("gpu-infra:cluster.network.vpc: unknown key; allowed: vpc_cidr, zones")
                for p in problems)
     assert len(problems) == 2
@@ -93,9 +94,10 @@ def test_unknown_keys_are_rejected_with_the_allowed_ones():
 def test_layout_missing_or_wrong():
     without = {k: v for k, v in BASE_TRAINING.items() if k != "layout"}
     assert problems_of(without) == [
-        "gpu-infra:cluster.layout: missing; allowed: training, inference, rendering"]
+        "gpu-infra:cluster.layout: missing; allowed: training, inference, rendering, image"]
     assert problems_of(merged(BASE_TRAINING, layout="hpc")) == [
-        "gpu-infra:cluster.layout: 'hpc' is not a layout; allowed: training, inference, rendering"]
+        "gpu-infra:cluster.layout: 'hpc' is not a layout; allowed: training, inference, rendering, "
+        "image"]
 
 
 def test_missing_required_fields_and_region():

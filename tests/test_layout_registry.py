@@ -11,6 +11,7 @@ import textwrap
 
 from gpu_infra.layouts import find_layout_classes
 from gpu_infra.schema.registry import LAYOUT_MODELS
+from gpu_infra.schema.stack import ClusterBase
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 
@@ -23,11 +24,15 @@ def test_every_registered_layout_has_exactly_one_class():
 
 
 def test_every_layout_model_states_its_own_facts():
-    """Not inherited from ClusterBase (which only declares them): each layout says its own."""
+    """Not inherited from ClusterCommon/ClusterBase (which only declare them): each layout says
+    its own workload, and each fleet layout its default buckets (the image layout has none)."""
     for name, model in LAYOUT_MODELS.items():
         own = vars(model)
-        assert "workload" in own and "default_bucket_purposes" in own, name
-        assert model.workload.uses and model.default_bucket_purposes, name
+        assert "workload" in own and model.workload.uses, name
+        if issubclass(model, ClusterBase):
+            assert "default_bucket_purposes" in own and model.default_bucket_purposes, name
+        else:
+            assert name == "image" and not hasattr(model, "default_bucket_purposes")
 
 
 PROBE_MODEL = '''
@@ -99,11 +104,11 @@ def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path)
     (package / "schema" / "probe.py").write_text(PROBE_MODEL)
     (package / "layouts" / "probe.py").write_text(PROBE_LAYOUT)
     registry = package / "schema" / "registry.py"
-    union = "TrainingConfig | InferenceConfig | RenderingConfig,"
+    union = "TrainingConfig | InferenceConfig | RenderingConfig | ImageConfig,"
     text = registry.read_text()
     assert text.count(union) == 1
     registry.write_text(text.replace(union, "TrainingConfig | InferenceConfig | RenderingConfig"
-                                            " | ProbeConfig,")
+                                            " | ImageConfig | ProbeConfig,")
                         .replace("\nfrom gpu_infra.schema.stack import",
                                  "\nfrom gpu_infra.schema.probe import ProbeConfig"
                                  "\nfrom gpu_infra.schema.stack import"))
@@ -119,8 +124,9 @@ def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path)
     seen = json.loads(done.stdout)
     assert seen["package"].startswith(str(package))
     assert seen["refused"] == ["gpu-infra:cluster.layout: 'nope' is not a layout; allowed: "
-                               "training, inference, rendering, probe"]
-    assert sorted(seen["editor_layouts"]) == ["inference", "probe", "rendering", "training"]
+                               "training, inference, rendering, image, probe"]
+    assert sorted(seen["editor_layouts"]) == ["image", "inference", "probe", "rendering",
+                                              "training"]
     assert seen["cli_layout"] == "probe"
     assert "probe" in seen["suits_probe"]
     assert "gpu-infra:layouts:ProbeCluster" in seen["types"]

@@ -224,7 +224,9 @@ def test_layouts_suited_goes_through_each_layouts_workload():
     # a vGPU-and-rendering type suits the render farm only: the layout's workload lists
     # the vgpu use, no layout is named vgpu
     assert layouts_suited("ecs.vgn7i-vws-m4.xlarge") == frozenset({"rendering"})
-    assert layouts_suited("ecs.gn6i-c4g1.xlarge") == frozenset({"inference", "rendering"})
+    # a Tesla inference type also suits an image build (the image layout serves training
+    # and inference families)
+    assert layouts_suited("ecs.gn6i-c4g1.xlarge") == frozenset({"inference", "rendering", "image"})
     assert layouts_suited("ecs.gn0-none.xlarge") is None
 
 

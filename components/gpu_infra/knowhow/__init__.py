@@ -10,22 +10,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpu_infra.knowhow.compute import COMPUTE_VALIDATORS
-from gpu_infra.knowhow.findings import Finding, Level, Validator
+from gpu_infra.knowhow.findings import Finding, ImageValidator, Level, Validator
 from gpu_infra.knowhow.general import GENERAL_VALIDATORS
+from gpu_infra.knowhow.image import IMAGE_VALIDATORS
 from gpu_infra.knowhow.node_software import NODE_SOFTWARE_VALIDATORS
-from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema import ClusterConfig, ImageConfig
 
 VALIDATORS: tuple[Validator, ...] = (*GENERAL_VALIDATORS, *COMPUTE_VALIDATORS,
                                      *NODE_SOFTWARE_VALIDATORS)
-"""Every validator, in the order findings are reported."""
+"""Every validator of a fleet stack, in the order findings are reported."""
 
 
-def validator_name(validator: Validator) -> str:
+def validator_name(validator: Validator | ImageValidator) -> str:
     """The name findings carry and `suppress:` lists: the function's, with hyphens."""
     return validator.__name__.replace("_", "-")
 
 
-VALIDATOR_NAMES: frozenset[str] = frozenset(map(validator_name, VALIDATORS))
+VALIDATOR_NAMES: frozenset[str] = frozenset(
+    [validator_name(v) for v in VALIDATORS] + [validator_name(v) for v in IMAGE_VALIDATORS])
 
 
 def unknown_suppress(cluster: ClusterConfig) -> Iterable[Finding]:
@@ -37,12 +39,19 @@ def unknown_suppress(cluster: ClusterConfig) -> Iterable[Finding]:
                           f"{', '.join(sorted(VALIDATOR_NAMES))}")
 
 
-def run_validators(cluster: ClusterConfig,
-                   validators: Iterable[Validator] = VALIDATORS) -> list[Finding]:
+def judge(cluster: ClusterConfig) -> list[Finding]:
+    """Every finding of the validators for `cluster`'s kind: an image-baking stack has no
+    fleet, so IMAGE_VALIDATORS judge it."""
+    if isinstance(cluster, ImageConfig):
+        return [finding for validator in IMAGE_VALIDATORS for finding in validator(cluster)]
+    return [finding for validator in VALIDATORS for finding in validator(cluster)]
+
+
+def run_validators(cluster: ClusterConfig) -> list[Finding]:
     """All findings for `cluster`, minus suppressed WARNING/INFO ones (ERRORs always stay),
     plus an ERROR for every unknown name under `suppress:`."""
     suppressed = set(cluster.suppress)
-    found = [finding for validator in validators for finding in validator(cluster)
+    found = [finding for finding in judge(cluster)
              if finding.level is Level.ERROR or finding.validator not in suppressed]
     return [*unknown_suppress(cluster), *found]
 

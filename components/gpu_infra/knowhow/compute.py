@@ -9,9 +9,9 @@ from collections.abc import Iterable, Iterator
 
 from gpu_infra import catalog
 from gpu_infra.knowhow.findings import Finding, Level
-from gpu_infra.knowhow.placement import placement_for
+from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.limits.autopl import autopl_problems
-from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema import FleetCluster
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
 
 MIN_VCPU_PER_GPU = 4
@@ -22,7 +22,7 @@ def _finding(validator: str, level: str, path: str, message: str) -> Finding:
     return Finding(validator, Level(level), path, message)
 
 
-def _fleet_types(cluster: ClusterConfig) -> Iterator[tuple[str, str]]:
+def _fleet_types(cluster: FleetCluster) -> Iterator[tuple[str, str]]:
     """(field path, instance type) of every type the fleet uses."""
     fleet = cluster.fleet
     if isinstance(fleet, TrainingFleet):
@@ -32,7 +32,7 @@ def _fleet_types(cluster: ClusterConfig) -> Iterator[tuple[str, str]]:
             yield f"fleet.instance_types[{index}]", instance_type
 
 
-def unknown_instance_type(cluster: ClusterConfig) -> Iterable[Finding]:
+def unknown_instance_type(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: a type neither the catalog nor the stack's `instance_types` knows."""
     for path, instance_type in _fleet_types(cluster):
         if cluster.gpu_types.get(instance_type) is None:
@@ -46,7 +46,7 @@ def unknown_instance_type(cluster: ClusterConfig) -> Iterable[Finding]:
                            "gpu_count, gpu_memory_gib, vcpu and memory_gib")
 
 
-def erdma_unsupported(cluster: ClusterConfig) -> Iterable[Finding]:
+def erdma_unsupported(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: eRDMA asked for on a family without it."""
     fleet = cluster.fleet
     if isinstance(fleet, TrainingFleet) and fleet.erdma == "on":
@@ -58,7 +58,7 @@ def erdma_unsupported(cluster: ClusterConfig) -> Iterable[Finding]:
                            f"family with eRDMA: {', '.join(with_erdma)}")
 
 
-def low_latency_placement(cluster: ClusterConfig) -> Iterable[Finding]:
+def low_latency_placement(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: LowLatency asked for on a family deployment sets do not support.
 
     The model avoids the other LowLatency traps: nodes all go in one zone (the first of
@@ -81,7 +81,7 @@ def low_latency_placement(cluster: ClusterConfig) -> Iterable[Finding]:
                        f"sets of at most {limit}; traffic between sets is not low-latency")
 
 
-def multi_node_interconnect(cluster: ClusterConfig) -> Iterable[Finding]:
+def multi_node_interconnect(cluster: FleetCluster) -> Iterable[Finding]:
     """WARNING: multi-node training on a family with neither NVLink nor eRDMA."""
     fleet = cluster.fleet
     if isinstance(fleet, TrainingFleet) and fleet.nodes > 1:
@@ -92,7 +92,7 @@ def multi_node_interconnect(cluster: ClusterConfig) -> Iterable[Finding]:
                            "eRDMA: gradients cross PCIe and TCP; prefer gn8v or ebmgn8v")
 
 
-def low_vcpu_per_gpu(cluster: ClusterConfig) -> Iterable[Finding]:
+def low_vcpu_per_gpu(cluster: FleetCluster) -> Iterable[Finding]:
     """WARNING: fewer than MIN_VCPU_PER_GPU vCPUs per GPU."""
     for path, instance_type in _fleet_types(cluster):
         entry = cluster.gpu_types.get(instance_type)
@@ -103,7 +103,7 @@ def low_vcpu_per_gpu(cluster: ClusterConfig) -> Iterable[Finding]:
                            f"{MIN_VCPU_PER_GPU}): data loading may starve the GPUs")
 
 
-def spot_non_interruptible(cluster: ClusterConfig) -> Iterable[Finding]:
+def spot_non_interruptible(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: spot capacity for a fleet marked non-interruptible."""
     fleet = cluster.fleet
     if fleet.interruptible:
@@ -120,7 +120,7 @@ def spot_non_interruptible(cluster: ClusterConfig) -> Iterable[Finding]:
                        "interruptible: true")
 
 
-def not_offered_in_region(cluster: ClusterConfig) -> Iterable[Finding]:
+def not_offered_in_region(cluster: FleetCluster) -> Iterable[Finding]:
     """WARNING: a type whose regions are known (catalog or declaration) is not offered in
     the stack's region."""
     for path, instance_type in _fleet_types(cluster):
@@ -133,7 +133,7 @@ def not_offered_in_region(cluster: ClusterConfig) -> Iterable[Finding]:
                            f"(offered in: {', '.join(entry.regions or ())})")
 
 
-def disk_too_large(cluster: ClusterConfig) -> Iterable[Finding]:
+def disk_too_large(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: a disk sized per GPU whose size on the fleet's nodes (size_gib x GPUs per node
     of the first instance type) is outside the ESSD AutoPL range."""
     _, instance_type = next(_fleet_types(cluster))
@@ -147,7 +147,7 @@ def disk_too_large(cluster: ClusterConfig) -> Iterable[Finding]:
                            f"{size} GiB; {problems[0].partition(': ')[2]}")
 
 
-def no_rolling_refresh(cluster: ClusterConfig) -> Iterable[Finding]:
+def no_rolling_refresh(cluster: FleetCluster) -> Iterable[Finding]:
     """INFO: a long-lived scaling fleet ESS cannot refresh, with nothing renewing it."""
     fleet = cluster.fleet
     if (isinstance(fleet, ScalingFleet) and not fleet.refreshes and fleet.min_size >= 1
@@ -160,7 +160,20 @@ def no_rolling_refresh(cluster: ClusterConfig) -> Iterable[Finding]:
                        "after it; set max_instance_lifetime_days (e.g. 7) to renew them")
 
 
-COMPUTE_VALIDATORS = (unknown_instance_type, erdma_unsupported, low_latency_placement,
-                      multi_node_interconnect, low_vcpu_per_gpu, spot_non_interruptible,
-                      not_offered_in_region, disk_too_large, no_rolling_refresh)
+def jumbo_frames_without_erdma(cluster: FleetCluster) -> Iterable[Finding]:
+    """ERROR: jumbo frames on a fleet without eRDMA: the MTU rule they come with (8500) is
+    applied by the eRDMA step only, so the nodes would run jumbo frames at the image's MTU."""
+    fleet = cluster.fleet
+    if isinstance(fleet, TrainingFleet) and fleet.jumbo_frames and not erdma_for(
+            fleet, cluster.gpu_types):
+        yield _finding("jumbo-frames-without-erdma", "ERROR", "fleet.jumbo_frames",
+                       "jumbo frames set the eRDMA MTU (8500), but this fleet has no eRDMA "
+                       f"(fleet.erdma {fleet.erdma} on {fleet.instance_type}); turn eRDMA on "
+                       "or jumbo_frames off")
+
+
+COMPUTE_VALIDATORS = (unknown_instance_type, erdma_unsupported, jumbo_frames_without_erdma,
+                      low_latency_placement, multi_node_interconnect, low_vcpu_per_gpu,
+                      spot_non_interruptible, not_offered_in_region, disk_too_large,
+                      no_rolling_refresh)
 """The compute validators, in report order."""

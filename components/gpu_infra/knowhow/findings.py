@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema import FleetCluster, ImageConfig
 
 
 class Level(str, Enum):
@@ -37,5 +37,8 @@ class Finding:
         return f"{self.level.value} {self.validator}: {self.path}: {self.message}"
 
 
-Validator = Callable[[ClusterConfig], Iterable[Finding]]
+Validator = Callable[[FleetCluster], Iterable[Finding]]
+"""A validator of a fleet stack."""
+ImageValidator = Callable[[ImageConfig], Iterable[Finding]]
+"""A validator of an image-baking stack."""
 """A named validator: a function of the cluster config that yields findings."""

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gpu_infra.knowhow.findings import Finding, Level
-from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema import FleetCluster
+from gpu_infra.schema.stack import ClusterCommon
 
 
-def no_internet_egress(cluster: ClusterConfig) -> Iterable[Finding]:
+def no_internet_egress(cluster: ClusterCommon) -> Iterable[Finding]:
     """Nodes have no public IP: without a NAT gateway they cannot pull images, drivers,
     packages or datasets from the internet."""
     if not cluster.network.creates_nat and not cluster.network.existing_vpc_id:
@@ -17,7 +18,7 @@ def no_internet_egress(cluster: ClusterConfig) -> Iterable[Finding]:
                       "internet (drivers, images, packages); fine only with private mirrors")
 
 
-def prod_without_kms(cluster: ClusterConfig) -> Iterable[Finding]:
+def prod_without_kms(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: where the environment requires a KMS key (prod), data must be encrypted with
     it. The encryption policy rules are mandatory there, so without the key every plan would
     fail on them; this says so at `validate` time, once, with the field."""
@@ -30,7 +31,7 @@ def prod_without_kms(cluster: ClusterConfig) -> Iterable[Finding]:
                       "not require it")
 
 
-def world_open_cidrs(cluster: ClusterConfig) -> Iterable[Finding]:
+def world_open_cidrs(cluster: FleetCluster) -> Iterable[Finding]:
     """Admin or client CIDRs that admit the whole internet (judged by address space; the
     schema refuses them where the environment's profile says so (prod), elsewhere this
     warns)."""
@@ -40,7 +41,7 @@ def world_open_cidrs(cluster: ClusterConfig) -> Iterable[Finding]:
                       "access (refused in prod)")
 
 
-def cpfs_not_encrypted_or_mounted(cluster: ClusterConfig) -> Iterable[Finding]:
+def cpfs_not_encrypted_or_mounted(cluster: FleetCluster) -> Iterable[Finding]:
     """WARNING: CPFS is neither encrypted (the provider cannot) nor mounted by the node
     bootstrap (the provider exports no address for its NFS exports)."""
     shared = cluster.storage.shared_fs

@@ -21,8 +21,9 @@ from gpu_infra.limits.node_stack import (
     DriverStack,
     driver_incompatibility,
 )
-from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema import FleetCluster
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
+from gpu_infra.schema.node import DriverConfig
 
 
 def fleet_types(fleet: TrainingFleet | ScalingFleet) -> list[str]:
@@ -55,11 +56,14 @@ def driver_plan(fleet: TrainingFleet | ScalingFleet) -> DriverPlan:
         route = fleet.driver.route
     else:
         route = None if families & GRAPHICS_FAMILIES else "auto_install"
-    pin = _family_pin(fleet_types(fleet)[0])
-    settings = fleet.driver
-    return DriverPlan(route, DriverStack(driver=settings.version or pin.driver,
-                                         cuda=settings.cuda or pin.cuda,
-                                         cudnn=settings.cudnn or pin.cudnn))
+    return DriverPlan(route, pinned_stack(fleet_types(fleet)[0], fleet.driver))
+
+
+def pinned_stack(instance_type: str, settings: DriverConfig) -> DriverStack:
+    """The versions `settings` pins, else the family pin of `instance_type`."""
+    pin = _family_pin(instance_type)
+    return DriverStack(driver=settings.version or pin.driver, cuda=settings.cuda or pin.cuda,
+                       cudnn=settings.cudnn or pin.cudnn)
 
 
 def gpu_counts(fleet: TrainingFleet | ScalingFleet,
@@ -83,7 +87,7 @@ def _finding(name: str, level: Level, path: str, message: str) -> Finding:
     return Finding(name, level, path, message)
 
 
-def driver_route_missing(cluster: ClusterConfig) -> Iterable[Finding]:
+def driver_route_missing(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: a GPU fleet whose nodes would get no driver, or the wrong kind of driver."""
     plan = driver_plan(cluster.fleet)
     families = {catalog.family_of(t) for t in fleet_types(cluster.fleet)}
@@ -104,7 +108,7 @@ def driver_route_missing(cluster: ClusterConfig) -> Iterable[Finding]:
                        "preinstalled")
 
 
-def driver_incompatible(cluster: ClusterConfig) -> Iterable[Finding]:
+def driver_incompatible(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: a pinned driver known not to work with a family of the fleet, or types whose
     families pin different drivers while the stack pins none."""
     fleet = cluster.fleet
@@ -121,7 +125,7 @@ def driver_incompatible(cluster: ClusterConfig) -> Iterable[Finding]:
                        " set one version that suits all of them")
 
 
-def preinstalled_on_public_image(cluster: ClusterConfig) -> Iterable[Finding]:
+def preinstalled_on_public_image(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: route preinstalled on a public image, which carries no GPU driver."""
     fleet = cluster.fleet
     image = fleet.image
@@ -137,7 +141,7 @@ def _outside(cidr: IPv4Network, vpc: IPv4Network) -> bool:
     return not cidr.subnet_of(vpc)
 
 
-def admin_cidr_unrouted(cluster: ClusterConfig) -> Iterable[Finding]:
+def admin_cidr_unrouted(cluster: FleetCluster) -> Iterable[Finding]:
     """WARNING: SSH opened to a CIDR outside the VPC, which this stack creates no route to."""
     network = cluster.network
     if network.existing_vpc_id:

@@ -1,8 +1,8 @@
 """Layouts: ComponentResources that compose the building blocks for one kind of cluster.
 
-A layout knows nothing of YAML: it takes a validated ClusterConfig. Each layout is a
-LayoutBase subclass in a module of this package that names its config model as CONFIG;
-nothing here lists them (schema.registry is the one registry of layouts).
+A layout knows nothing of YAML: it takes a validated ClusterConfig. Each layout is a Layout
+subclass (LayoutBase for the fleet layouts) in a module of this package that names its config
+model as CONFIG; nothing here lists them (schema.registry is the one registry of layouts).
 """
 
 from __future__ import annotations
@@ -12,37 +12,37 @@ import pkgutil
 
 import pulumi
 
-from gpu_infra.layouts.base import LayoutBase
-from gpu_infra.schema import ClusterBase, ClusterConfig
+from gpu_infra.layouts.base import Layout, LayoutBase
+from gpu_infra.schema import ClusterCommon, ClusterConfig
 
 
-def _subclasses(base: type[LayoutBase]) -> list[type[LayoutBase]]:
+def _subclasses(base: type[Layout]) -> list[type[Layout]]:
     return [found for child in base.__subclasses__() for found in (child, *_subclasses(child))]
 
 
-def find_layout_classes() -> dict[type[ClusterBase], list[type[LayoutBase]]]:
-    """Config model -> the LayoutBase subclasses of this package's modules that declare it
+def find_layout_classes() -> dict[type[ClusterCommon], list[type[Layout]]]:
+    """Config model -> the Layout subclasses of this package's modules that declare it
     as their CONFIG (each module imported first)."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
-    found: dict[type[ClusterBase], list[type[LayoutBase]]] = {}
-    for layout in _subclasses(LayoutBase):
+    found: dict[type[ClusterCommon], list[type[Layout]]] = {}
+    for layout in _subclasses(Layout):
         config = vars(layout).get("CONFIG")
         if config is not None:
             found.setdefault(config, []).append(layout)
     return found
 
 
-LAYOUT_CLASSES: dict[type[ClusterBase], type[LayoutBase]] = {
+LAYOUT_CLASSES: dict[type[ClusterCommon], type[Layout]] = {
     config: classes[0] for config, classes in find_layout_classes().items()}
 """Config model -> its layout (tests/test_layout_registry.py: exactly one per registered
 layout)."""
 
 
-def build_layout(cluster: ClusterConfig, stack_name: str) -> LayoutBase:
+def build_layout(cluster: ClusterConfig, stack_name: str) -> Layout:
     """Build the layout the cluster's `layout` names, named after the cluster."""
     return LAYOUT_CLASSES[type(cluster)](cluster.name, config=cluster, stack_name=stack_name,
                                          project=pulumi.get_project())
 
 
-__all__ = ["LAYOUT_CLASSES", "LayoutBase", "build_layout", "find_layout_classes"]
+__all__ = ["LAYOUT_CLASSES", "Layout", "LayoutBase", "build_layout", "find_layout_classes"]

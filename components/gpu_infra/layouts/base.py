@@ -27,12 +27,38 @@ from gpu_infra.blocks.storage.filesystem import (
 )
 from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
 from gpu_infra.limits.naming import resolve_suffix
-from gpu_infra.schema import ClusterBase, ClusterConfig
+from gpu_infra.schema import ClusterCommon, FleetCluster
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
+from gpu_infra.schema.registry import layout_name
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 
 
-class LayoutBase(pulumi.ComponentResource):
+class Layout(pulumi.ComponentResource):
+    """What every layout is: a component built from one config model (CONFIG, one of
+    schema.registry's), with the stack outputs a user needs next (`exports`)."""
+
+    TYPE = "gpu-infra:layouts:Layout"
+    CONFIG: ClassVar[type[ClusterCommon] | None] = None
+    """The config model this layout builds; None on the shared bases. gpu_infra.layouts
+    finds each layout by it."""
+    exports: dict[str, pulumi.Input[Any]]
+    """Stack outputs: what a user needs next."""
+
+    def __init__(self, name: str, *, config: ClusterCommon, stack_name: str, project: str,
+                 global_suffix: str | None = None, opts: pulumi.ResourceOptions | None = None):
+        """`config`: the validated stack; `stack_name` and `project`: the Pulumi stack and
+        project (for tags); `global_suffix`: what ends names unique beyond the stack."""
+        super().__init__(self.TYPE, name, None, opts)
+        self.conventions = Conventions(
+            tags=stack_tags(project=project, stack=stack_name, environment=config.environment,
+                            layout=layout_name(type(config)), user_tags=config.tags),
+            protect_data=config.profile.protect_data,
+            deletion_protection=config.profile.deletion_protection,
+            region=config.region, global_suffix=global_suffix)
+        self.child = pulumi.ResourceOptions(parent=self)
+
+
+class LayoutBase(Layout):
     """Base of the three layouts. The order of creation follows the data flow: network ->
     security -> storage -> compute -> monitoring. Subclasses set TYPE and implement
     `build_fleet`; they may override `build_entry` (what fronts the fleet) and
@@ -43,31 +69,20 @@ class LayoutBase(pulumi.ComponentResource):
     `fleet_alarms` (or None), `exports` (the stack outputs).
     """
 
-    TYPE = "gpu-infra:layouts:Layout"
-    CONFIG: ClassVar[type[ClusterBase] | None] = None
-    """The config model this layout builds (one of schema.registry's); None on the shared
-    bases. gpu_infra.layouts finds each layout by it."""
     FIXED_NODES = False
     """Whether the fleet is fixed nodes with known instance ids (their ECS events can be
     scoped to them)."""
-    exports: dict[str, pulumi.Input[Any]]
-    """Stack outputs: what a user needs next."""
 
-    def __init__(self, name: str, *, config: ClusterConfig, stack_name: str, project: str,
+    def __init__(self, name: str, *, config: FleetCluster, stack_name: str, project: str,
                  opts: pulumi.ResourceOptions | None = None):
         """`config`: the validated cluster config; `stack_name` and `project`: the Pulumi
         stack and project (for tags)."""
-        super().__init__(self.TYPE, name, None, opts)
+        super().__init__(name, config=config, stack_name=stack_name, project=project,
+                         global_suffix=resolve_suffix(
+                             config.naming.global_suffix, stack=stack_name,
+                             region=config.region, cluster=config.name),
+                         opts=opts)
         self.cluster = cluster = config
-        self.conventions = Conventions(
-            tags=stack_tags(project=project, stack=stack_name, environment=cluster.environment,
-                            layout=cluster.layout, user_tags=cluster.tags),
-            protect_data=cluster.profile.protect_data,
-            deletion_protection=cluster.profile.deletion_protection,
-            region=cluster.region,
-            global_suffix=resolve_suffix(cluster.naming.global_suffix, stack=stack_name,
-                                         region=cluster.region, cluster=cluster.name))
-        self.child = pulumi.ResourceOptions(parent=self)
         self.network = Network(f"{name}-net", config=cluster.network,
                                conventions=self.conventions, opts=self.child)
         self._build_security(name)
@@ -189,6 +204,7 @@ class LayoutBase(pulumi.ComponentResource):
             fleet=fleet_name, region=self.cluster.region,
             gpu_counts=gpu_counts(fleet, self.cluster.gpu_types),
             route=plan.route, driver=plan.stack, erdma=self.uses_erdma(),
+            jumbo_frames=self.uses_jumbo_frames(),
             fabric_manager=may_have_nvswitch(fleet, self.cluster.gpu_types),
             data_disks=tuple(disk.name for disk in self.cluster.storage.disks),
             shared_fs=SharedFsMount(shared_fs_source, NFS_OPTIONS) if shared_fs_source else None,
@@ -207,6 +223,10 @@ class LayoutBase(pulumi.ComponentResource):
 
     def uses_erdma(self) -> bool:
         """Whether the nodes use eRDMA. Default: no (scaling fleets)."""
+        return False
+
+    def uses_jumbo_frames(self) -> bool:
+        """Whether the eRDMA MTU is the jumbo-frame one (8500). Default: no."""
         return False
 
     def wires_cluster(self) -> bool:

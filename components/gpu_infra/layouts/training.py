@@ -81,6 +81,10 @@ class TrainingCluster(LayoutBase):
         """eRDMA as the fleet asks (auto: where the family has it)."""
         return erdma_for(self.cluster.fleet, self.cluster.gpu_types)
 
+    def uses_jumbo_frames(self) -> bool:
+        """`fleet.jumbo_frames` (the nodes have them enabled)."""
+        return self.cluster.fleet.jumbo_frames
+
     def wires_cluster(self) -> bool:
         """Training nodes learn each other at boot and at job start."""
         return True

@@ -152,3 +152,17 @@ AlarmPeriod = Literal[60, 300, 900, 3600]
 the provider, which takes any number)."""
 SILENCE_SECONDS: Final = (300, 86400)
 """cms.Alarm `silence_time` bounds."""
+
+# ecs.EcsImageComponent, ecs.EcsImagePipeline (the baked image)
+IMAGE_COMPONENT_TYPE: Final = "Build"
+"""`component_type` of the bake (Build or Test: build components go into build templates)."""
+IMAGE_SYSTEM_TYPE: Final = "Linux"
+"""`system_type` of the bake (Linux or Windows; RunShellCommand runs on Linux only)."""
+BASE_IMAGE_TYPE: Final = "IMAGE"
+"""`base_image_type` of the template: IMAGE, an image id (public ids work, as the provider's
+example shows), rather than IMAGE_FAMILY."""
+IMAGE_BUILD_SYSTEM_DISK_GIB: Final = (20, 500)
+"""`system_disk_size` of the template's intermediate instance, in GiB."""
+IMAGE_BUILD_BANDWIDTH_MBPS: Final = 0
+"""`internet_max_bandwidth_out` of the intermediate instance (0-100): none, it reaches the
+internet through the stack's NAT gateway."""

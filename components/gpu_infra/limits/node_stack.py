@@ -136,8 +136,16 @@ ERDMA_INSTALLER_SHA256: str | None = None
 per version; the value for 1.5.9 is UNCONFIRMED here, so the step logs the digest instead of
 checking it. Set it to enforce the check."""
 ERDMA_MTU = 1400
-"""MTU of the primary interface with eRDMA and jumbo frames off: 1400 (8500 only with jumbo
-frames on); a wrong MTU corrupts data (ECS "Configure eRDMA on GPU instances")."""
+"""MTU of the primary interface with eRDMA and jumbo frames off: 1400; a wrong MTU corrupts
+data (ECS "Configure eRDMA on GPU instances", shared/reference/node-stack-and-updates.md §A)."""
+ERDMA_MTU_JUMBO = 8500
+"""MTU with jumbo frames on (the instance's `enable_jumbo_frame`): 8500, as NCCL's LL128
+protocol needs (same source)."""
+
+
+def erdma_mtu(jumbo_frames: bool) -> int:
+    """The eRDMA fleet's interface MTU: 8500 with jumbo frames on, else 1400."""
+    return ERDMA_MTU_JUMBO if jumbo_frames else ERDMA_MTU
 
 NCCL_ERDMA_ENV: dict[str, str] = {
     "NCCL_SOCKET_IFNAME": "eth0",

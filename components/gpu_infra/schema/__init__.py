@@ -14,11 +14,19 @@ from gpu_infra.schema.loader import (
 )
 from gpu_infra.schema.problems import ConfigError
 from gpu_infra.schema.registry import CLUSTER_ADAPTER, LAYOUT_NAMES, ClusterConfig
-from gpu_infra.schema.stack import ClusterBase, InferenceConfig, RenderingConfig, TrainingConfig
+from gpu_infra.schema.stack import (
+    ClusterBase,
+    ClusterCommon,
+    FleetCluster,
+    ImageConfig,
+    InferenceConfig,
+    RenderingConfig,
+    TrainingConfig,
+)
 
 __all__ = [
     "CLUSTER_KEY", "PROJECT", "REGION_KEY", "SECRET_PLACEHOLDER", "CLUSTER_ADAPTER",
-    "LAYOUT_NAMES", "ConfigError", "InferenceConfig", "RenderingConfig", "ClusterConfig",
-    "ClusterBase", "StackFile", "StrictModel", "TrainingConfig", "load_stack", "parse_stack",
-    "read_stack_file", "resolve_stack_path",
+    "LAYOUT_NAMES", "ConfigError", "FleetCluster", "ImageConfig", "InferenceConfig",
+    "RenderingConfig", "ClusterConfig", "ClusterBase", "ClusterCommon", "StackFile", "StrictModel",
+    "TrainingConfig", "load_stack", "parse_stack", "read_stack_file", "resolve_stack_path",
 ]

@@ -153,6 +153,12 @@ class TrainingFleet(FleetBase):
     erdma: Literal["auto", "on", "off"] = "auto"
     """eRDMA on the primary interface: auto (on where the family supports it), on (an
     ERROR on families without it) or off. Default auto."""
+    jumbo_frames: bool = False
+    """Jumbo frames on the nodes (`enable_jumbo_frame`) and an eRDMA interface MTU of 8500,
+    which NCCL's LL128 protocol needs for full bandwidth; off: MTU 1400, the value eRDMA
+    requires without jumbo frames (a wrong MTU corrupts data). Needs eRDMA (validator
+    jumbo-frames-without-erdma). Changing it changes the user data, so every node stops and
+    starts. Default false."""
     placement: Literal["auto", DeploymentSetStrategy] = "auto"
     """Deployment-set strategy: auto is LowLatency for several nodes of a family that
     supports it, Availability otherwise. Default auto."""

@@ -1,8 +1,9 @@
 """The one registry of layouts: `ClusterConfig` lists every layout's model.
 
 A layout is its model (a ClusterBase subclass with a `layout: Literal["<name>"]`
-discriminator, its `workload` and `default_bucket_purposes`), one entry in the union below,
-and its LayoutBase subclass in gpu_infra.layouts (found by its CONFIG). Everything else is
+discriminator, its `workload` and `default_bucket_purposes`; or, for a stack without a fleet
+such as the image-baking one, a ClusterCommon subclass with its `workload`), one entry in the
+union below, and its Layout subclass in gpu_infra.layouts (found by its CONFIG). Everything else is
 derived from here: the loader's and the editor schema's allowed layouts, the recommender's
 `--layout` choices, which layouts an instance type suits, the default buckets.
 """
@@ -15,17 +16,24 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter
 
 from gpu_infra import catalog
-from gpu_infra.schema.stack import ClusterBase, InferenceConfig, RenderingConfig, TrainingConfig
+from gpu_infra.schema.stack import (
+    ClusterCommon,
+    ImageConfig,
+    InferenceConfig,
+    RenderingConfig,
+    TrainingConfig,
+)
 
 ClusterConfig = Annotated[
-    TrainingConfig | InferenceConfig | RenderingConfig, Field(discriminator="layout")
+    TrainingConfig | InferenceConfig | RenderingConfig | ImageConfig,
+    Field(discriminator="layout")
 ]
 """One stack's settings; `layout` picks the model. The registry: add a layout here."""
 
 CLUSTER_ADAPTER: TypeAdapter[ClusterConfig] = TypeAdapter(ClusterConfig)
 
 
-def layout_name(model: type[ClusterBase]) -> str:
+def layout_name(model: type[ClusterCommon]) -> str:
     """The `layout` value that picks `model` (its discriminator's one literal)."""
     names = typing.get_args(model.model_fields["layout"].annotation)
     if len(names) != 1 or not isinstance(names[0], str):
@@ -33,7 +41,7 @@ def layout_name(model: type[ClusterBase]) -> str:
     return names[0]
 
 
-LAYOUT_MODELS: dict[str, type[ClusterBase]] = {
+LAYOUT_MODELS: dict[str, type[ClusterCommon]] = {
     layout_name(model): model for model in typing.get_args(typing.get_args(ClusterConfig)[0])}
 """Layout name -> its config model: what `layout:` may be."""
 LAYOUT_NAMES: tuple[str, ...] = tuple(LAYOUT_MODELS)

@@ -22,6 +22,7 @@ from gpu_infra.schema.environment import (
     EnvironmentProfile,
     profile_for,
 )
+from gpu_infra.schema.image import ImageBuildConfig
 from gpu_infra.schema.instance_types import DeclaredInstanceType
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX, MonitoringConfig
@@ -45,16 +46,14 @@ MAX_USER_TAGS = MAX_TAGS_PER_RESOURCE - len(AUTOMATIC_TAG_KEYS)
 """User tags that fit beside the automatic ones in Alibaba's 20 tags per resource (13)."""
 
 
-class ClusterBase(StrictModel):
-    """Settings every layout shares. A layout's model adds `layout: Literal["<name>"]` (the
-    discriminator), its sections, and the two class-level facts below; it is registered in
-    schema.registry."""
+class ClusterCommon(StrictModel):
+    """Settings every stack has, the image-baking one included. A layout's model adds
+    `layout: Literal["<name>"]` (the discriminator), its sections and its `workload`; it is
+    registered in schema.registry."""
 
     workload: ClassVar[Workload]
     """What the layout asks of an instance type: the catalog uses that serve it (the
     recommender, the gpu-type-in-catalog policy rule) and whether its GPUs talk."""
-    default_bucket_purposes: ClassVar[tuple[BucketPurpose, ...]]
-    """The buckets the layout gets when `storage.buckets.purposes` is not set."""
 
     name: str = Field(pattern=CLUSTER_NAME_PATTERN)
     """Cluster name; prefixes every resource and bucket name. Required."""
@@ -72,22 +71,6 @@ class ClusterBase(StrictModel):
     keys and values of at most 128 characters without http:// or https://)."""
     network: NetworkConfig
     """VPC and vSwitches. Required (at least `zones`)."""
-    security: SecurityConfig = SecurityConfig()
-    """Access rules, login key and encryption. Default: nothing open, no key."""
-    monitoring: MonitoringConfig = MonitoringConfig()
-    """CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
-    contacts are listed."""
-    storage: StorageConfig = StorageConfig()
-    """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
-    scratch disk per node, no shared file system, the layout's buckets."""
-    naming: NamingConfig = NamingConfig()
-    """How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
-    Default `global_suffix: none`: today's names, kept for existing stacks."""
-    instance_types: dict[str, DeclaredInstanceType] = {}
-    """GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
-    ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
-    use them like catalog types. A type the catalog lists may not be declared. Default
-    none."""
     suppress: list[str] = []
     """Names of WARNING/INFO validators to silence for this stack. Default none."""
     monthly_budget_cny: float | None = Field(default=None, gt=0)
@@ -123,16 +106,62 @@ class ClusterBase(StrictModel):
 
     @functools.cached_property
     def gpu_types(self) -> catalog.Lookup:
-        """The catalog with this stack's declared `instance_types`: what every lookup of an
-        instance type uses."""
+        """The catalog with this stack's declared `instance_types` (fleet stacks): what every
+        lookup of an instance type uses."""
         return catalog.Lookup({
             name: declared.entry(name, region=self.region, default_uses=self.workload.uses)
-            for name, declared in self.instance_types.items()})
+            for name, declared in self.declared_types().items()})
+
+    def declared_types(self) -> dict[str, DeclaredInstanceType]:
+        """GPU types the stack declares beside the catalog: none (fleet stacks declare them
+        under `instance_types`)."""
+        return {}
 
     @property
     def profile(self) -> EnvironmentProfile:
         """What the stack's environment turns on."""
         return profile_for(self.environment)
+
+    def _zone_problems(self) -> list[str]:
+        return [f"network.zones: {zone} is not a zone of region {self.region}"
+                for zone in self.network.zones if not zone_belongs_to(zone, self.region)]
+
+    @model_validator(mode="after")
+    def _check_across_sections(self) -> ClusterCommon:
+        """Overridden by subclasses that check more (so each problem is reported once)."""
+        problems = self._zone_problems()
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+
+class ClusterBase(ClusterCommon):
+    """Settings every fleet layout shares; its model also states its
+    `default_bucket_purposes`."""
+
+    default_bucket_purposes: ClassVar[tuple[BucketPurpose, ...]]
+    """The buckets the layout gets when `storage.buckets.purposes` is not set."""
+
+    security: SecurityConfig = SecurityConfig()
+    """Access rules, login key and encryption. Default: nothing open, no key."""
+    monitoring: MonitoringConfig = MonitoringConfig()
+    """CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
+    contacts are listed."""
+    storage: StorageConfig = StorageConfig()
+    """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
+    scratch disk per node, no shared file system, the layout's buckets."""
+    naming: NamingConfig = NamingConfig()
+    """How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
+    Default `global_suffix: none`: today's names, kept for existing stacks."""
+    instance_types: dict[str, DeclaredInstanceType] = {}
+    """GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
+    ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
+    use them like catalog types. A type the catalog lists may not be declared. Default
+    none."""
+
+    def declared_types(self) -> dict[str, DeclaredInstanceType]:
+        """The stack's declared `instance_types`."""
+        return self.instance_types
 
     @property
     def kms_encryption(self) -> bool:
@@ -150,8 +179,7 @@ class ClusterBase(StrictModel):
 
     @model_validator(mode="after")
     def _check_across_sections(self) -> ClusterBase:
-        problems = [f"network.zones: {zone} is not a zone of region {self.region}"
-                    for zone in self.network.zones if not zone_belongs_to(zone, self.region)]
+        problems = self._zone_problems()
         if self.profile.refuse_world_open:
             problems += [f"security.{field}: {why}: not allowed in {self.environment}; list "
                          "the CIDRs that need access"
@@ -171,7 +199,6 @@ class ClusterBase(StrictModel):
         if problems:
             raise ValueError("\n".join(problems))
         return self
-
 
     def _bucket_prefix_problems(self) -> list[str]:
         """`<prefix>-<longest purpose>[-<suffix>]` must fit a bucket name."""
@@ -295,3 +322,18 @@ class RenderingConfig(ClusterBase):
             raise ValueError("fleet.health_checks: LOAD_BALANCER needs a load balancer; a "
                              "render farm has none (use ECS)")
         return self
+
+
+class ImageConfig(ClusterCommon):
+    """A GPU image baked with ECS Image Builder from the nodes' own install steps, for fleets
+    that boot with the `preinstalled` driver route. Its network holds the build instance
+    (a NAT gateway gives it the internet the NVIDIA repository needs)."""
+
+    layout: Literal["image"]
+    workload = Workload(uses=("training", "inference"))
+    image: ImageBuildConfig
+    """What the image holds and how it is built. Required (at least `instance_type`)."""
+
+
+FleetCluster = TrainingConfig | InferenceConfig | RenderingConfig
+"""A stack with a GPU fleet (every layout but image)."""

@@ -44,6 +44,8 @@ CUDA_REPO_UBUNTU = "https://developer.download.nvidia.com/compute/cuda/repos/ubu
 CUDA_REPO_RHEL = "https://developer.download.nvidia.com/compute/cuda/repos/rhel8/x86_64"
 """NVIDIA's package repositories (fabric manager); Alibaba Cloud Linux 3 takes the RHEL 8 one."""
 
+STATE_ROOT = "/var/lib/gpu-infra"
+
 _STEPS = resources.files(__package__) / "steps"
 
 
@@ -77,6 +79,8 @@ class BootstrapSpec:
     route: DriverRoute
     driver: DriverStack
     erdma: bool = False
+    jumbo_frames: bool = False
+    """eRDMA interface MTU 8500 (jumbo frames on the instances) instead of 1400."""
     fabric_manager: bool = False
     """The family may have NVSwitch: the node detects it and runs fabric manager if so."""
     data_disks: tuple[str, ...] = ()
@@ -88,6 +92,12 @@ class BootstrapSpec:
     scaling_group_id: str | None = None
     lifecycle_hook_id: str | None = None
     """The scale-out hook the node completes (CONTINUE healthy, ABANDON unhealthy)."""
+
+    @property
+    def installs(self) -> bool:
+        """Whether the nodes install software: every route but `preinstalled`, whose image
+        carries it (the steps then only check and configure, and fail on what is missing)."""
+        return self.route != "preinstalled"
 
     @property
     def mount_points(self) -> list[str]:
@@ -137,12 +147,13 @@ def config_script(spec: BootstrapSpec) -> str:
         "FLEET": spec.fleet, "REGION": spec.region,
         "METADATA_URL": node_stack.METADATA_URL,
         "METADATA_TOKEN_URL": node_stack.METADATA_TOKEN_URL, "DRIVER_ROUTE": spec.route,
+        "INSTALL": int(spec.installs),
         "DRIVER_VERSION": spec.driver.driver, "CUDA_VERSION": spec.driver.cuda,
         "CUDNN_VERSION": spec.driver.cudnn,
         "AUTO_INSTALL_SCRIPT": node_stack.AUTO_INSTALL_SCRIPT,
         "AUTO_INSTALL_PATH": node_stack.AUTO_INSTALL_PATH, "MAX_REBOOTS": MAX_REBOOTS,
         "ERDMA": int(spec.erdma), "ERDMA_MIRROR": node_stack.ERDMA_MIRROR,
-        "ERDMA_INSTALLER_URL": erdma_url, "ERDMA_MTU": node_stack.ERDMA_MTU,
+        "ERDMA_INSTALLER_URL": erdma_url, "ERDMA_MTU": node_stack.erdma_mtu(spec.jumbo_frames),
         "FABRIC_MANAGER": int(spec.fabric_manager),
         "CUDA_REPO_UBUNTU": CUDA_REPO_UBUNTU, "CUDA_REPO_RHEL": CUDA_REPO_RHEL,
         "CMS_INSTALLER_URL": node_stack.cloudmonitor_installer_url(spec.region),
@@ -179,11 +190,13 @@ def config_script(spec: BootstrapSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def bootstrap_program(spec: BootstrapSpec) -> str:
-    """/opt/gpu-infra/bootstrap.sh: the library, the fleet's steps and its main."""
-    files = dict.fromkeys(["lib.sh", *(STEP_FILES[s] for s in spec.node_steps()),
-                           *HEALTH_NEEDS])
-    node_runs = "\n".join(f"    run_step {step}" for step in spec.node_steps())
+def bootstrap_program(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
+    """/opt/gpu-infra/bootstrap.sh: the library, the fleet's steps and its main. `bake_only`:
+    the copy an image build runs, with the install steps only (the same step files)."""
+    node_steps = [] if bake_only else spec.node_steps()
+    files = dict.fromkeys(["lib.sh", *(STEP_FILES[s] for s in node_steps), *HEALTH_NEEDS])
+    node_runs = "\n".join(f"    run_step {step}" for step in node_steps) or \
+        '    fail "this copy is for image builds: run it with bake"'
     bake_runs = "\n".join(f"    run_step {step}" for step in spec.install_steps())
     parts = ["#!/bin/bash",
              "# gpu-infra node bootstrap: `bootstrap.sh` on a node (every boot), "
@@ -238,14 +251,36 @@ def user_data(spec: BootstrapSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def bake_commands(spec: BootstrapSpec) -> list[str]:
-    """Shell commands an image build runs: the same files and steps in `bake` mode (install
-    only), run twice around the driver install's reboot, then the build's traces removed."""
-    files = {path: value for path, value in node_files(spec).items()
-             if not path.startswith("/etc/systemd")}
-    script = "\n".join(["set -euo pipefail", *write_files_script(files)]) + "\n"
-    return [script, f"{INSTALL_DIR}/bootstrap.sh bake",
-            f"rm -rf /var/lib/gpu-infra /var/log/gpu-infra /root/auto_install {INSTALL_DIR}"]
+@dataclass(frozen=True)
+class BakeTask:
+    """One task of an image build, in order: a shell command, or a reboot (command None)."""
+
+    name: str
+    command: str | None
+
+
+def _write_task_name(path: str) -> str:
+    """`/opt/gpu-infra/config.sh` -> WriteConfig."""
+    return "Write" + path.rsplit("/", 1)[1].removesuffix(".sh").capitalize()
+
+
+def bake_tasks(spec: BootstrapSpec) -> list[BakeTask]:
+    """What an image build runs: write config.sh and the install steps' bootstrap.sh (one
+    task each; the bake calls no cloud API, so gpu-infra-api stays out), run the install
+    steps in `bake` mode, reboot (the driver loads), run them again (resume and verify), then
+    remove the build's traces, but only once every install step passed. The nodes' user data
+    writes these files again at boot."""
+    files = {f"{INSTALL_DIR}/config.sh": (config_script(spec), 0o644),
+             f"{INSTALL_DIR}/bootstrap.sh": (bootstrap_program(spec, bake_only=True), 0o755)}
+    oks = " ".join(f"{STATE_ROOT}/steps/{step}.ok" for step in spec.install_steps())
+    writes = [BakeTask(_write_task_name(path), "\n".join(
+                  ["set -euo pipefail", *write_files_script({path: files[path]})]) + "\n")
+              for path in files]
+    bake = f"{INSTALL_DIR}/bootstrap.sh bake"
+    return [*writes, BakeTask("Install", bake), BakeTask("Reboot", None),
+            BakeTask("InstallAfterReboot", bake),
+            BakeTask("Clean", f"ls {oks} >/dev/null && rm -rf {STATE_ROOT} /var/log/gpu-infra "
+                              f"/root/auto_install {INSTALL_DIR}")]
 
 
 def user_data_size(text: str) -> int:
@@ -260,5 +295,5 @@ def check_size(text: str, limit: int = node_stack.USER_DATA_MAX_BYTES) -> None:
         raise ValueError(f"user data is {size} bytes, over the ECS limit of {limit}")
 
 
-__all__ = ["DATA_ROOT", "BootstrapSpec", "GridPackage", "SharedFsMount", "bake_commands",
+__all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "GridPackage", "SharedFsMount", "bake_tasks",
            "check_size", "config_script", "node_files", "user_data"]

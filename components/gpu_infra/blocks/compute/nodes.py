@@ -158,6 +158,7 @@ class GpuNodes(pulumi.ComponentResource):
                 system_disk_encrypted=True, system_disk_kms_key_id=kms_key_id,
                 data_disks=list(data_disks) or None,
                 network_interface_traffic_mode=traffic_mode,
+                enable_jumbo_frame=True if config.jumbo_frames else None,
                 deployment_set_id=deployment_set.id,
                 deletion_protection=deletion_protection and keep, **charging_args(config),
                 tags=conventions.tags_for(node, fleet_tag),

@@ -15,7 +15,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.limits.naming import BUCKET
-from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema import FleetCluster
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, LifecycleConfig
 
 SSE_KMS, SSE_AES256 = "KMS", "AES256"
@@ -24,18 +24,18 @@ ACL_PRIVATE = "private"
 VERSIONING_ENABLED = "Enabled"
 
 
-def bucket_prefix(cluster: ClusterConfig) -> str:
+def bucket_prefix(cluster: FleetCluster) -> str:
     """`buckets.bucket_prefix`, else `<cluster name>-<environment>`."""
     return cluster.storage.buckets.bucket_prefix or f"{cluster.name}-{cluster.environment}"
 
 
-def bucket_purposes(cluster: ClusterConfig) -> list[str]:
+def bucket_purposes(cluster: FleetCluster) -> list[str]:
     """`buckets.purposes`, else the layout's default purposes."""
     purposes = cluster.storage.buckets.purposes
     return list(purposes if purposes is not None else cluster.default_bucket_purposes)
 
 
-def bucket_names(cluster: ClusterConfig, conventions: Conventions) -> dict[str, str]:
+def bucket_names(cluster: FleetCluster, conventions: Conventions) -> dict[str, str]:
     """Purpose -> bucket name (`<prefix>-<purpose>`, plus the stack's global suffix) of
     every bucket the cluster has."""
     prefix = bucket_prefix(cluster)
@@ -43,7 +43,7 @@ def bucket_names(cluster: ClusterConfig, conventions: Conventions) -> dict[str, 
             for purpose in bucket_purposes(cluster)}
 
 
-def log_bucket_name(cluster: ClusterConfig, conventions: Conventions) -> str | None:
+def log_bucket_name(cluster: FleetCluster, conventions: Conventions) -> str | None:
     """The access-log bucket's name when bucket logging is on (default in prod), else
     None."""
     if not cluster.bucket_logging:

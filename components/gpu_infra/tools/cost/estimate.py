@@ -32,6 +32,7 @@ from typing import Any
 
 from gpu_infra import catalog
 from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema.stack import ClusterBase
 from gpu_infra.tools.cost.model import (
     BillingPeriod,
     CostComponent,
@@ -91,6 +92,7 @@ class _Estimator:
             "alicloud:alb/loadBalancer:LoadBalancer": self._alb,
             "alicloud:kms/key:Key": self._kms,
             "alicloud:message/serviceQueue:ServiceQueue": self._queue,
+            "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution": self._image_build,
         }
 
     # -- helpers ---------------------------------------------------------------------
@@ -301,7 +303,7 @@ class _Estimator:
         zrs = resource.inputs.get("redundancyType") == "ZRS"
         expected: dict[str, int] = {}
         purpose = None
-        if self.cluster is not None:
+        if isinstance(self.cluster, ClusterBase):
             sizes = self.cluster.storage.buckets.expected_gib
             purpose = next((p for p in sizes if name.endswith(f"-{p}")), None)
             expected = {str(tier): gib for tier, gib in sizes.get(purpose, {}).items()} \
@@ -361,6 +363,17 @@ class _Estimator:
     def _queue(self, _: PlannedResource, cost: ResourceCost) -> None:
         cost.components.append(self.line("Queue", "messaging.mns.queue", 1))
         cost.note = "requests left out: the first 20 million a month are free per account"
+
+    def _image_build(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        pipeline_id = resource.inputs.get("imagePipelineId")
+        pipeline = self.by_id.get(pipeline_id) if isinstance(pipeline_id, str) else None
+        instance_type = pipeline.inputs.get("instanceType") if pipeline else None
+        price, note = self.on_demand(instance_type)
+        cost.components.append(CostComponent(
+            f"Build instance ({instance_type}, per build hour)", "hour", "hour", None, price,
+            self.book.hours_per_month, usage_based=True))
+        cost.note = f"one build of 30-60 min; {note}; the image's snapshot is billed as " \
+                    "snapshot storage (not modelled)"
 
     # -- the estimate ----------------------------------------------------------------
 

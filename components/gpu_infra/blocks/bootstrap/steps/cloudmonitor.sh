@@ -10,6 +10,13 @@ step_cloudmonitor() {
     log "CloudMonitor agent running"
     return 0
   fi
+  if [ "$INSTALL" != 1 ]; then  # the image's agent may still be starting
+    for _ in 1 2 3 4 5 6; do
+      sleep 10
+      agent_running && return 0
+    done
+  fi
+  may_install "the CloudMonitor agent"
   installer=$(mktemp)
   curl -fsS --retry 5 -o "$installer" "$CMS_INSTALLER_URL"
   ARGUS_VERSION=$CMS_AGENT_VERSION bash "$installer"

@@ -21,12 +21,15 @@ add_cuda_repository() {
   fi
 }
 
+# In an image build the package is installed whether or not the build instance has NVSwitch
+# (the nodes may); it starts on nodes only.
 step_fabric_manager() {
-  if ! has_nvswitch; then
+  if [ "$MODE" != bake ] && ! has_nvswitch; then
     log "no NVSwitch on this node: fabric manager not needed"
     return 0
   fi
   if [ "$(fabric_manager_version || true)" != "$DRIVER_VERSION" ]; then
+    may_install "fabric manager $DRIVER_VERSION"
     add_cuda_repository
     if command -v apt-get >/dev/null; then
       pkg_install "nvidia-fabricmanager-${DRIVER_VERSION%%.*}=$DRIVER_VERSION-1"
@@ -34,7 +37,11 @@ step_fabric_manager() {
       pkg_install "nvidia-fabric-manager-$DRIVER_VERSION-1"
     fi
   fi
-  systemctl enable --now nvidia-fabricmanager
+  if [ "$MODE" = bake ]; then
+    systemctl enable nvidia-fabricmanager
+  else
+    systemctl enable --now nvidia-fabricmanager
+  fi
   [ "$(fabric_manager_version || true)" = "$DRIVER_VERSION" ] ||
     fail "fabric manager does not match driver $DRIVER_VERSION"
 }

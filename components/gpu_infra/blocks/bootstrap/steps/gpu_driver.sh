@@ -6,14 +6,21 @@ installed_driver() {
 }
 
 # reboot_and_resume: reboot once more (at most MAX_REBOOTS times) and continue at the next boot.
+# In an image build (bake) the template reboots once after the first run: the second run
+# must find the driver.
 reboot_and_resume() {
-  local count=0
+  local count=0 limit=$MAX_REBOOTS
   [ -f "$STATE_DIR/reboots" ] && count=$(cat "$STATE_DIR/reboots")
-  [ "$count" -lt "$MAX_REBOOTS" ] || fail "still no driver after $count reboots"
+  [ "$MODE" != bake ] || limit=1
+  [ "$count" -lt "$limit" ] || fail "still no driver after $count reboots"
   echo $((count + 1)) > "$STATE_DIR/reboots"
-  log "rebooting to load the driver; the bootstrap resumes at the next boot"
   EXPECT_REBOOT=1
-  systemctl reboot
+  if [ "$MODE" = bake ]; then
+    log "the driver loads after the image build's Reboot task; the next run resumes"
+  else
+    log "rebooting to load the driver; the bootstrap resumes at the next boot"
+    systemctl reboot
+  fi
   exit 0
 }
 
@@ -65,10 +72,10 @@ step_gpu_driver() {
   fi
   [ -z "$current" ] ||
     fail "driver $current is installed but $DRIVER_VERSION is pinned; replace the node"
+  may_install "the NVIDIA driver $DRIVER_VERSION"
   case $DRIVER_ROUTE in
     auto_install) install_auto ;;
     grid) install_grid ;;
-    *) fail "route $DRIVER_ROUTE, but the image has no NVIDIA driver" ;;
   esac
   current=$(installed_driver || true)
   [ -n "$current" ] || reboot_and_resume

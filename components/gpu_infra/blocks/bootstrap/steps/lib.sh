@@ -31,6 +31,12 @@ meta() {
     "$METADATA_URL/$1"
 }
 
+# may_install WHAT: stop unless this fleet installs software (DRIVER_ROUTE preinstalled: the
+# image must already carry WHAT; a node never downloads it).
+may_install() {
+  [ "$INSTALL" = 1 ] || fail "$1 is missing from the image (route preinstalled installs nothing)"
+}
+
 # pkg_install PACKAGE...: install with the OS package manager.
 pkg_install() {
   if command -v apt-get >/dev/null; then
@@ -75,9 +81,23 @@ run_step() {
   log "ok"
 }
 
+# defer_reboots: in an image build the template's Reboot task restarts the instance, so an
+# installer's own `reboot` or `shutdown -r` only leaves a note for the next run.
+defer_reboots() {
+  local shim=$STATE_DIR/bake-bin command
+  mkdir -p "$shim"
+  for command in reboot shutdown; do
+    printf '#!/bin/sh\necho "%s $*: deferred to the Reboot task of the image build" >&2\n' \
+      "$command" > "$shim/$command"
+    chmod 755 "$shim/$command"
+  done
+  PATH=$shim:$PATH
+}
+
 start_bootstrap() {
   mkdir -p "$STATE_DIR/steps" "$LOG_DIR" "$ETC_DIR"
   rm -f "$STATE_DIR/steps/"*.ok
   trap on_exit EXIT
+  [ "$MODE" != bake ] || defer_reboots
   log "gpu-infra bootstrap ($MODE) of fleet $FLEET"
 }
