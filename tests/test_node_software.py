@@ -34,7 +34,7 @@ def test_defaults_are_the_pinned_public_image_and_the_auto_install():
     fleet = stack_config(BASE_TRAINING).fleet
     assert fleet.image.pinned_id == DEFAULT_IMAGES["ubuntu_22_04"]
     assert driver_plan(fleet).route == "auto_install"
-    assert driver_plan(fleet).stack == DEFAULT_DRIVER_STACK
+    assert driver_plan(fleet).versions == DEFAULT_DRIVER_STACK
 
 
 def test_image_choices():
@@ -71,7 +71,7 @@ def test_driver_errors(driver, expected):
 
 def test_stack_pins_override_the_family_pin():
     fleet = stack_config(training(driver={"version": "535.183.01", "cuda": "12.2.2"})).fleet
-    stack = driver_plan(fleet).stack
+    stack = driver_plan(fleet).versions
     assert (stack.driver, stack.cuda, stack.cudnn) == (
         "535.183.01", "12.2.2", DEFAULT_DRIVER_STACK.cudnn)
 

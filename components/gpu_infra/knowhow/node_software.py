@@ -39,7 +39,7 @@ class DriverPlan:
 
     route: DriverRoute | None
     """None: no route fits (a vws family left on auto)."""
-    stack: DriverStack
+    versions: DriverStack
     """Pinned driver, CUDA and cuDNN."""
 
 
@@ -114,10 +114,10 @@ def driver_incompatible(cluster: FleetCluster) -> Iterable[Finding]:
     fleet = cluster.fleet
     plan = driver_plan(fleet)
     for family in sorted({catalog.family_of(t) for t in fleet_types(fleet)}):
-        reason = driver_incompatibility(family, plan.stack.driver)
+        reason = driver_incompatibility(family, plan.versions.driver)
         if reason:
             yield _finding("driver-incompatible", Level.ERROR, "fleet.driver.version",
-                           f"driver {plan.stack.driver} on {family}: {reason}")
+                           f"driver {plan.versions.driver} on {family}: {reason}")
     pins = {_family_pin(t).driver for t in fleet_types(fleet)}
     if fleet.driver.version is None and len(pins) > 1:
         yield _finding("driver-incompatible", Level.ERROR, "fleet.driver.version",

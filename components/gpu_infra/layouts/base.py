@@ -203,7 +203,7 @@ class LayoutBase(Layout):
         return BootstrapSpec(
             fleet=fleet_name, region=self.cluster.region,
             gpu_counts=gpu_counts(fleet, self.cluster.gpu_types),
-            route=plan.route, driver=plan.stack, erdma=self.uses_erdma(),
+            route=plan.route, driver=plan.versions, erdma=self.uses_erdma(),
             jumbo_frames=self.uses_jumbo_frames(),
             fabric_manager=may_have_nvswitch(fleet, self.cluster.gpu_types),
             data_disks=tuple(disk.name for disk in self.cluster.storage.disks),
