@@ -5,9 +5,9 @@ Two sources, both outside this project: the docstrings of the installed pulumi-a
 Terraform provider's validation lists, vendored with their source in
 tests/data/provider_values.json. A value must be accepted by every source that speaks about
 the argument; an argument neither documents fails the test (nothing is checked against
-itself). Checked: every allowed-value set and bound in limits.allowed, and every planned
-value of those arguments in the recorded plans of the shipped stacks and a few variants
-that use the values the shipped stacks do not."""
+itself). Checked: every allowed-value set and bound in limits.allowed, the provider values
+the policy rules look for, and every planned value of those arguments in the recorded plans
+of the shipped stacks and a few variants that use the values the shipped stacks do not."""
 
 from __future__ import annotations
 
@@ -25,12 +25,25 @@ import pytest
 
 from gpu_infra.limits import allowed
 from gpu_infra_policies.gpu import PERFORMANCE_LEVELS
+from gpu_infra_policies.network import TLS_PROTOCOLS
+from gpu_infra_policies.nodes import SPOT_STRATEGIES
+from gpu_infra_policies.storage import PUBLIC_ACLS
 
 from .conftest import BASE_INFERENCE, BASE_TRAINING, PROJECT_DIR, merged, utc_in
 
 TERRAFORM: dict[str, dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "provider_values.json").read_text())["arguments"]
 GOLDEN = sorted((PROJECT_DIR / "tests" / "golden").glob("*.json"))
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _argument_of(type_token: str) -> str:
+    """alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet -> ecs.EcsDeploymentSet."""
+    _, module_path, name = type_token.split(":")
+    return f"{module_path.split('/')[0]}.{name}"
 
 
 def values(literal: Any) -> tuple[Any, ...]:
@@ -115,9 +128,16 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
                                    ("ecs.EcsImagePipeline.internet_max_bandwidth_out",)),
     "gpu_infra_policies PERFORMANCE_LEVELS": (PERFORMANCE_LEVELS,
                                               ("ecs.Instance.data_disks.performance_level",)),
+    "gpu_infra_policies SPOT_STRATEGIES": (SPOT_STRATEGIES, (
+        "ecs.Instance.spot_strategy", "ess.ScalingConfiguration.spot_strategy")),
+    "gpu_infra_policies PUBLIC_ACLS": (PUBLIC_ACLS, ("oss.Bucket.acl", "oss.BucketAcl.acl")),
+    **{f"gpu_infra_policies TLS_PROTOCOLS {token.split(':')[1]}": (
+        (*with_tls, default), (f"{_argument_of(token)}.{_snake(key)}",))
+       for token, (key, with_tls, default) in TLS_PROTOCOLS.items()},
 }
 """Each name of limits.allowed that bounds a provider input -> its values (both ends of a
-range) and the provider arguments they are passed to."""
+range) and the provider arguments they are passed to; and the provider values the policy
+rules look for (a misspelt one would let a rule never fire)."""
 UNDOCUMENTED = {"TargetMetric", "ESS_MAX_INSTANCE_TYPES", "MAX_LAUNCH_DAYS_AHEAD",
                 "AlarmStatistic", "AlarmPeriod", "SNAPSHOT_RETENTION_DAYS"}
 """Names the provider documents no list or bound for (their docstrings in limits.allowed
@@ -150,8 +170,9 @@ SDK_RANGE = re.compile(r"`?(-?\d+)`? to `?(-?\d+)`?")
 """A range in a docstring: "`7` to `366`", "7 to 365 days"."""
 
 
-def mentions(text: str, value: Any) -> bool:
-    return re.search(rf"(?<![\w<>=!]){re.escape(str(value))}(?![\w<>=!])", text) is not None
+def mentions(text: str, value: Any, any_case: bool = False) -> bool:
+    return re.search(rf"(?<![\w<>=!]){re.escape(str(value))}(?![\w<>=!])", text,
+                     re.IGNORECASE if any_case else 0) is not None
 
 
 def refusal(argument: str, value: Any) -> str | None:
@@ -179,10 +200,11 @@ def refusal(argument: str, value: Any) -> str | None:
         if value not in singles and not any(low <= value <= high for low, high in ranges):
             return f"{argument}: {value!r} is outside the SDK docstring's {ranges or singles}"
         return None
+    any_case = terraform is not None  # Terraform checks the case (the SDK text has "QuIC")
     speaks = text is not None and isinstance(value, str) and (
         terraform is None
-        or sum(mentions(text, known) for known in terraform.get("values", ())) >= 2)
-    if speaks and not mentions(text or "", value):
+        or sum(mentions(text, known, any_case) for known in terraform.get("values", ())) >= 2)
+    if speaks and not mentions(text or "", value, any_case):
         return f"{argument}: {value!r} is not among the values the SDK docstring names"
     if terraform is None and not speaks:
         return f"{argument}: the SDK docstring names no values and Terraform has no list"
@@ -218,16 +240,6 @@ def test_the_check_refuses_what_the_provider_does_not_document():
     assert refusal("kms.Key.rotation_interval", 366)  # SDK text: 7 to 365 days
     assert refusal("ecs.AutoSnapshotPolicy.retention_days", 30)  # SDK text names only -1
     assert refusal("ess.ScalingConfiguration.system_disk_category", "cloud_essd") is None
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def _argument_of(type_token: str) -> str:
-    """alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet -> ecs.EcsDeploymentSet."""
-    _, module_path, name = type_token.split(":")
-    return f"{module_path.split('/')[0]}.{name}"
 
 
 def _prefix_bits(cidr: str) -> int:
