@@ -13,8 +13,8 @@ from typing import Final, Literal, get_args
 
 # vpc.Network, vpc.Switch, ecs.EipAddress
 VPC_PREFIX_BITS: Final = (8, 24)
-"""Prefix lengths of a VPC CIDR block we accept (the provider takes /8 to /28; a VPC smaller
-than /24 leaves no room for a vSwitch per zone)."""
+"""Prefix lengths of a VPC CIDR block we accept: /8 to /24 (the provider takes /8 to /28,
+vpc.Network docstring)."""
 VSWITCH_PREFIX_BITS: Final = (16, 29)
 """Prefix lengths of a vSwitch CIDR block."""
 EIP_MAX_TRAFFIC_MBPS: Final = 200
@@ -53,8 +53,8 @@ DeploymentSetStrategy = Literal["LowLatency", "Availability"]
 """ecs.EcsDeploymentSet `strategy` of training nodes (AvailabilityGroup, the third provider
 value, spreads groups of instances, which a training cluster has no use for)."""
 ESS_SYSTEM_DISK_GIB: Final = (20, 500)
-"""ess.ScalingConfiguration `system_disk_size` bounds in GiB (ecs.Instance allows more; one
-bound serves both fleets)."""
+"""ess.ScalingConfiguration `system_disk_size` bounds in GiB; training nodes keep the same
+bound, so one schema field serves both fleets."""
 
 # ess.ScalingGroup
 MultiAzPolicy = Literal["COST_OPTIMIZED", "BALANCE", "PRIORITY"]
