@@ -10,6 +10,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from gpu_infra.blocks.bootstrap import STEP_FILES, BakeTask, step_source
+from gpu_infra.blocks.bootstrap.minify import strip_shell
 from gpu_infra.blocks.compute.image_build import pack_components
 from gpu_infra.knowhow import run_validators
 from gpu_infra.limits.image_builder import COMPONENT_CONTENT_MAX_BYTES
@@ -78,7 +79,7 @@ def test_component_content_runs_the_bake_steps_in_order(shipped):
     assert runs == ["run_step gpu_driver", "run_step erdma", "run_step fabric_manager",
                     "run_step cloudmonitor"]
     for step in ("gpu_driver", "erdma", "fabric_manager", "cloudmonitor"):
-        assert step_source(STEP_FILES[step]).rstrip("\n") in program
+        assert strip_shell(step_source(STEP_FILES[step])).rstrip("\n") in program
     assert tasks[2]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
     assert tasks[4]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
 
