@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gpu_infra.schema.environment import policy_demands
+from gpu_infra.schema.registry import layout_placement
 from gpu_infra_policies import types as t
 from gpu_infra_policies.base import Context, Resource, ResourceRule, StackRule
 from gpu_infra_policies.rules import RULES_BY_NAME
@@ -14,10 +15,12 @@ PROD = {**TAGS, "Environment": "prod"}
 
 
 def with_profile(ctx: Context | None) -> Context:
-    """`ctx` (default: an empty one) with the environment profile's demands, as the pack
-    and the plan pass them, unless it brings its own."""
+    """`ctx` (default: an empty one) with the environment profile's demands and the layout
+    registry's placements, as the pack and the plan pass them, unless it brings its own."""
     ctx = ctx or Context()
-    return ctx if ctx.demands is not None else replace(ctx, demands=policy_demands)
+    if ctx.demands is None:
+        ctx = replace(ctx, demands=policy_demands)
+    return ctx if ctx.placement is not None else replace(ctx, placement=layout_placement)
 
 
 def messages(rule_name: str, resource: Resource, ctx: Context | None = None,

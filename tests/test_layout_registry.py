@@ -47,7 +47,7 @@ class ProbeConfig(ClusterBase):
     """A throwaway layout for tests/test_layout_registry.py."""
 
     layout: Literal["probe"]
-    workload = Workload(uses=("inference",))
+    workload = Workload(uses=("inference",), placement="together")
     default_bucket_purposes = ("models",)
     fleet: TrainingFleet
 '''
@@ -69,9 +69,13 @@ from pathlib import Path
 import gpu_infra
 from gpu_infra.schema import ConfigError, parse_stack
 from gpu_infra.schema.editor import editor_schema
-from gpu_infra.schema.registry import layouts_suited
+from gpu_infra.schema.registry import layout_placement, layouts_suited
 from gpu_infra.tools.cli import build_parser
 from gpu_infra.tools.plan.engine import run_plan
+from gpu_infra.tools.review.policy import as_policy_resource
+from gpu_infra_policies import types as t
+from gpu_infra_policies.base import Context
+from gpu_infra_policies.rules import evaluate
 
 try:
     parse_stack({"alicloud:region": "cn-hangzhou", "gpu-infra:cluster": {"layout": "nope"}})
@@ -81,6 +85,8 @@ layout = editor_schema()["properties"]["config"]["properties"]["gpu-infra:cluste
 args = build_parser().parse_args(["catalog", "--recommend", "--layout", "probe",
                                   "--gpu-memory", "20"])
 plan = run_plan(Path(sys.argv[1]))
+unplaced = [as_policy_resource(r) for r in plan.resources
+            if r.custom and r.type != t.DEPLOYMENT_SET]
 print(json.dumps({
     "package": gpu_infra.__file__,
     "refused": refused,
@@ -90,6 +96,9 @@ print(json.dumps({
     "types": sorted({r.type for r in plan.resources if not r.custom}),
     "buckets": sorted(r.name for r in plan.resources
                       if r.type == "alicloud:oss/bucket:Bucket"),
+    "placement_verdicts": sorted({v.message for v in evaluate(
+        unplaced, context=Context(placement=layout_placement))
+        if v.rule == "training-low-latency"}),
 }))
 '''
 
@@ -97,7 +106,7 @@ print(json.dumps({
 def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path):
     """Copy the package, add a layout exactly as the README says (a model module, a layout
     module, its model in the ClusterConfig union), and nothing else: the loader, the editor
-    schema, the CLI, the policy lookup and the plan all know it."""
+    schema, the CLI, the policy lookups and the plan all know it."""
     package = tmp_path / "components" / "gpu_infra"
     shutil.copytree(PROJECT_DIR / "components" / "gpu_infra", package,
                     ignore=shutil.ignore_patterns("__pycache__"))
@@ -114,7 +123,8 @@ def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path)
                                  "\nfrom gpu_infra.schema.stack import"))
     stack = tmp_path / "Pulumi.probe-dev.yaml"
     stack.write_text((STACKS_DIR / "Pulumi.training-dev.yaml").read_text()
-                     .replace("layout: training", "layout: probe"))
+                     .replace("layout: training", "layout: probe")
+                     .replace("nodes: 1\n", "nodes: 2\n"))
     script = tmp_path / "checks.py"
     script.write_text(textwrap.dedent(PROBE_CHECKS))
     done = subprocess.run([sys.executable, str(script), str(stack)], capture_output=True,
@@ -131,3 +141,6 @@ def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path)
     assert "probe" in seen["suits_probe"]
     assert "gpu-infra:layouts:ProbeCluster" in seen["types"]
     assert seen["buckets"] == ["llm-train-models-bucket"]  # its default purposes only
+    # its declared placement, not its name, puts its two nodes under training-low-latency
+    assert seen["placement_verdicts"] == [
+        "probe fleet llm-train-gpu: node is in no deployment set; use a LowLatency one"]

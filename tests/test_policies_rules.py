@@ -3,8 +3,13 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 
+from gpu_infra.catalog.recommend import Workload
+from gpu_infra.schema.registry import LAYOUT_MODELS
+from gpu_infra.schema.stack import TrainingConfig
 from gpu_infra_policies import types as t
 from gpu_infra_policies.base import UNKNOWN, Context, Resource
 from gpu_infra_policies.rules import RULES, default_settings, evaluate
@@ -261,6 +266,25 @@ def test_training_one_zone_via_vswitches():
              for i in range(2)]
     assert stack_messages("training-low-latency", [low, *vswitches, *nodes]) == [
         ("node-0", "training fleet g spans zones z1, z2; use one zone")]
+
+
+def test_placement_rules_follow_the_placement_a_layout_declares(monkeypatch):
+    """A new layout declaring a placement is checked without a rule edit, and a layout
+    named training that declares none is not."""
+    class BatchConfig(TrainingConfig):
+        layout: Literal["batch"]  # type: ignore[assignment]
+        workload = Workload(uses=("training",), placement="spread")
+
+    class LooseTrainingConfig(TrainingConfig):
+        workload = Workload(uses=("training",))
+
+    monkeypatch.setitem(LAYOUT_MODELS, "batch", BatchConfig)
+    monkeypatch.setitem(LAYOUT_MODELS, "training", LooseTrainingConfig)
+    group = Resource(t.SCALING_GROUP, {"tags": {**TAGS, "Layout": "batch"},
+                                       "vswitchIds": ["a"], "onDemandBaseCapacity": 1})
+    assert messages("inference-multi-zone", group) == [
+        "batch fleet spans 1 vSwitch(es); use at least 2 in different zones"]
+    assert stack_messages("training-low-latency", [_training_node(i) for i in range(2)]) == []
 
 
 def test_scratch_disks():

@@ -16,15 +16,17 @@ from google.protobuf import empty_pb2, struct_pb2
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 from gpu_infra.schema.environment import policy_demands
-from gpu_infra.schema.registry import layouts_suited
+from gpu_infra.schema.registry import layout_placement, layouts_suited
 from gpu_infra.tools.plan.engine import Plan
 from gpu_infra.tools.review.policy import as_policy_resource, check_plan
+from gpu_infra_policies import types as t
 from gpu_infra_policies.base import Context, Resource
 from gpu_infra_policies.config import parse_policy_config
 from gpu_infra_policies.rules import RULES, RULES_BY_NAME, evaluate
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged
 from .hostile_resources import CASES, all_resources
+from .rule_helpers import TAGS
 
 LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY,
           "disabled": analyzer_pb2.DISABLED}
@@ -161,13 +163,35 @@ def test_what_a_reviewer_tries_gets_the_same_verdicts_from_pack_and_plan(analyze
     configure(analyzer, parse_policy_config({}))
     found = pack_verdicts(analyzer, resources)
     offline = [(v.rule, v.level, v.resource_name, v.message) for v in evaluate(
-        resources, context=Context(catalog=layouts_suited, demands=policy_demands))]
+        resources, context=Context(catalog=layouts_suited, demands=policy_demands,
+                                   placement=layout_placement))]
     assert sorted(found, key=str) == sorted(offline, key=str)
     assert {rule for rule, _ in CASES} <= {rule for rule, *_ in found}
     # the 1500-deep document is reported, and the analyzer still answers afterwards
     assert any(rule == "policy-documents-readable" and name == "nested"
                for rule, _, name, _ in found)
     assert analyzer.GetAnalyzerInfo(empty_pb2.Empty()).name == "gpu-infra"
+
+
+def test_the_pack_checks_the_placement_each_layout_declares(analyzer):
+    """The pack gets the registry's placements: a spread-out layout's one-zone group and a
+    kept-together layout's nodes outside a deployment set are reported, as offline."""
+    tags = {**TAGS, "GpuFleet": "g"}
+    nodes = [Resource(t.INSTANCE, {"tags": {**tags, "Layout": "training"}}, f"node-{i}",
+                      f"urn:node-{i}") for i in range(2)]
+    group = Resource(t.SCALING_GROUP, {"tags": {**tags, "Layout": "inference"},
+                                       "vswitchIds": ["vsw-a"], "onDemandBaseCapacity": 1},
+                     "group", "urn:group")
+    configure(analyzer, parse_policy_config({}))
+    found = pack_verdicts(analyzer, [*nodes, group])
+    placed = [v for v in found if v[0] in ("training-low-latency", "inference-multi-zone")]
+    assert sorted(v[:3] for v in placed) == [
+        ("inference-multi-zone", "advisory", "group"),
+        ("training-low-latency", "advisory", "node-0"),
+        ("training-low-latency", "advisory", "node-1")]
+    offline = [(v.rule, v.level, v.resource_name, v.message) for v in evaluate(
+        [*nodes, group], context=Context(demands=policy_demands, placement=layout_placement))]
+    assert sorted(found, key=str) == sorted(offline, key=str)
 
 
 def test_pack_dir_layout():

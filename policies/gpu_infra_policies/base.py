@@ -25,6 +25,10 @@ Demand = Literal["protected", "versioned", "snapshots", "access_logs", "kms_key"
                  "deletion_protection"]
 """What an environment may demand of its resources: the `protect` option on data, bucket
 versioning, disk snapshots, bucket access logs, a KMS key on disks, deletion protection."""
+Placement = Literal["together", "spread"]
+"""How a layout places its nodes: `together` (one zone and a LowLatency deployment set: the
+nodes of one job exchange data) or `spread` (several zones and an on-demand base: a service
+outlives a zone outage or a spot reclaim)."""
 
 UNKNOWN_SENTINELS = frozenset({
     "04da6b54-80e4-46f7-96ec-b56ff0331ba9",  # string (also what pulumi.runtime.rpc.UNKNOWN is)
@@ -97,6 +101,10 @@ class Context:
     catalog: Callable[[str], frozenset[str] | None] | None = None
     """Instance type -> the layouts it suits, or None if not in the GPU catalog.
     None: no catalog available, catalog rules do not run."""
+    placement: Callable[[str], Placement | None] | None = None
+    """Layout -> how it places its nodes, or None if it leaves that open: gpu_infra's layout
+    registry (schema.registry.layout_placement), passed in by the pack and the plan. None:
+    no layout asks for a placement."""
     monthly_cost: float | None = None
     """Estimated monthly cost of the stack (the offline plan's estimate, components/cost);
     None under CrossGuard, which has none."""
@@ -108,6 +116,15 @@ class Context:
             if isinstance(environment, str) and self.demands is not None \
                     and demand in self.demands(environment):
                 return environment
+        return None
+
+    def placed(self, resource: Resource, placement: Placement) -> str | None:
+        """The layout (the resource's Layout tag) that places its nodes `placement`; None
+        when the resource has no such layout."""
+        layout = resource.tags().get("Layout")
+        if isinstance(layout, str) and self.placement is not None \
+                and self.placement(layout) == placement:
+            return layout
         return None
 
 

@@ -28,6 +28,7 @@ from pulumi_policy.proxy import _DictProxy, _ListProxy
 from gpu_infra_policies.base import (
     Context,
     Demand,
+    Placement,
     Resource,
     ResourceRule,
     Rule,
@@ -56,6 +57,8 @@ CatalogLookup = Callable[[str], "frozenset[str] | None"]
 """Instance type -> the layouts it suits (None if not in the catalog)."""
 DemandsLookup = Callable[[str], frozenset[Demand]]
 """Environment -> what it demands of resources (gpu_infra's environment profile)."""
+PlacementLookup = Callable[[str], "Placement | None"]
+"""Layout -> how it places its nodes (gpu_infra's layout registry)."""
 
 
 def stack_context(lookups: Context) -> Context:
@@ -114,10 +117,12 @@ def _metadata(rule: RuleInfo) -> dict[str, Any]:
 
 
 def build_policies(catalog: CatalogLookup | None = None, demands: DemandsLookup | None = None,
+                   placement: PlacementLookup | None = None,
                    ) -> list[ResourceValidationPolicy | StackValidationPolicy]:
     """One CrossGuard policy per rule; `catalog` feeds the GPU catalog rule, `demands` the
-    rules of what an environment demands (default None: those rules find nothing)."""
-    lookups = Context(catalog=catalog, demands=demands)
+    rules of what an environment demands, `placement` the rules of how a layout places its
+    nodes (each default None: those rules find nothing)."""
+    lookups = Context(catalog=catalog, demands=demands, placement=placement)
     return [_policy(rule, lookups) for rule in RULES]
 
 

@@ -61,20 +61,23 @@ def _zone(instance: Resource, vswitches: Sequence[Resource]) -> str | None:
     return None
 
 
-def low_latency_training(resources: Sequence[Resource], cfg: Mapping[str, Any],
-                         _: Context) -> Iterator[tuple[Resource | None, str]]:
-    """Multi-node training fleets (ecs.Instance tagged Layout=training, grouped by GpuFleet
-    tag) sit in one LowLatency deployment set and one zone."""
-    fleets: dict[str, list[Resource]] = {}
+def low_latency_fleets(resources: Sequence[Resource], cfg: Mapping[str, Any],
+                       ctx: Context) -> Iterator[tuple[Resource | None, str]]:
+    """Multi-node fleets of a layout that keeps its nodes together (ecs.Instance whose Layout
+    places them `together`, e.g. training; grouped by GpuFleet tag) sit in one LowLatency
+    deployment set and one zone."""
+    fleets: dict[tuple[str, str], list[Resource]] = {}
     for resource in resources:
-        if resource.type == t.INSTANCE and resource.tags().get("Layout") == "training":
-            fleets.setdefault(str(resource.tags().get("GpuFleet", "")), []).append(resource)
+        layout = ctx.placed(resource, "together") if resource.type == t.INSTANCE else None
+        if layout:
+            key = (layout, str(resource.tags().get("GpuFleet", "")))
+            fleets.setdefault(key, []).append(resource)
     sets = [r for r in resources if r.type == t.DEPLOYMENT_SET]
     vswitches = [r for r in resources if r.type == t.VSWITCH]
-    for fleet, nodes in fleets.items():
+    for (layout, fleet), nodes in fleets.items():
         if len(nodes) < cfg["minNodes"]:
             continue
-        label = f"training fleet {fleet}".rstrip()
+        label = f"{layout} fleet {fleet}".rstrip()
         for node in nodes:
             target = node.props.get("deploymentSetId")
             if is_unknown(target):
@@ -127,9 +130,10 @@ GPU_RULES: tuple[Rule, ...] = (
     ResourceRule("gpu-type-in-catalog", "GPU instance types are in the catalog and suit the layout",
                  "gpu", "medium", "Pick a type from `gpu-infra catalog` whose uses include the "
                  "stack's layout.", catalog_fit),
-    StackRule("training-low-latency", "Multi-node training uses a LowLatency deployment set in "
-              "one zone", "gpu", "medium", "Put the nodes in an ecs.EcsDeploymentSet with strategy "
-              "LowLatency (gn8v, ebmgn8v, ebmgn7ex) and a single zone.", low_latency_training,
+    StackRule("training-low-latency", "Multi-node fleets kept together (training) use a "
+              "LowLatency deployment set in one zone", "gpu", "medium", "Put the nodes in an "
+              "ecs.EcsDeploymentSet with strategy LowLatency (gn8v, ebmgn8v, ebmgn7ex) and a "
+              "single zone.", low_latency_fleets,
               schema={"minNodes": {"type": "number", "minimum": 2,
                                    "description": "Fleet size from which the rule applies. "
                                                   "Default 2."}},

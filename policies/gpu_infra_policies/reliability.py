@@ -74,14 +74,16 @@ def data_versioned(resources: Sequence[Resource], _: Mapping[str, Any],
                                      "snapshot policy (autoSnapshotPolicyId)")
 
 
-def inference_spread(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iterator[str]:
-    """Scaling groups tagged Layout=inference span `minZones` vSwitches and keep
-    `minOnDemandBase` on-demand instances (onDemandBaseCapacity, provider default 0)."""
-    if resource.type != t.SCALING_GROUP or resource.tags().get("Layout") != "inference":
+def spread_fleets(resource: Resource, cfg: Mapping[str, Any], ctx: Context) -> Iterator[str]:
+    """Scaling groups of a layout that spreads its nodes (Layout tag placing them `spread`,
+    e.g. inference) span `minZones` vSwitches and keep `minOnDemandBase` on-demand instances
+    (onDemandBaseCapacity, provider default 0)."""
+    layout = ctx.placed(resource, "spread") if resource.type == t.SCALING_GROUP else None
+    if not layout:
         return
     vswitches = resource.props.get("vswitchIds")
     if not is_unknown(vswitches) and len(as_list(vswitches)) < cfg["minZones"]:
-        yield (f"inference fleet spans {len(as_list(vswitches))} vSwitch(es); use at least "
+        yield (f"{layout} fleet spans {len(as_list(vswitches))} vSwitch(es); use at least "
                f"{cfg['minZones']:g} in different zones")
     base = resource.props.get("onDemandBaseCapacity", 0)
     if not is_unknown(base) and (number(base) or 0) < cfg["minOnDemandBase"]:
@@ -96,9 +98,10 @@ RELIABILITY_RULES: tuple[Rule, ...] = (
     StackRule("prod-data-versioned", "Prod buckets are versioned and prod disks snapshotted",
               "reliability", "medium", "Enable bucket versioning (oss.BucketVersioning status "
               "Enabled) and attach an automatic snapshot policy to prod disks.", data_versioned),
-    ResourceRule("inference-multi-zone", "Inference fleets span zones with an on-demand base",
-                 "reliability", "high", "List at least two zones for the inference stack and keep "
-                 "an on-demand base capacity of at least one instance.", inference_spread,
+    ResourceRule("inference-multi-zone", "Fleets spread out (inference) span zones with an "
+                 "on-demand base", "reliability", "high", "List at least two zones for the "
+                 "stack and keep an on-demand base capacity of at least one instance.",
+                 spread_fleets,
                  schema={"minZones": {"type": "number", "minimum": 1,
                                       "description": "Fewest vSwitches (zones). Default 2."},
                          "minOnDemandBase": {"type": "number", "minimum": 0,

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpu_infra.catalog import InstanceType, Use, entries
+from gpu_infra_policies.base import Placement
 
 OVERSIZED_FACTOR = 2.0
 """GPU memory above this multiple of the need counts as oversized."""
@@ -20,6 +21,10 @@ class Workload:
     gpus_talk: bool = False
     """The GPUs of a node exchange data (multi-GPU training): without NVLink a type with
     more than one GPU ranks lower. Default false."""
+    placement: Placement | None = None
+    """How the layout places its nodes: `together` (one zone, a LowLatency deployment set),
+    `spread` (several zones, an on-demand base), or None (either). The policy rules
+    training-low-latency and inference-multi-zone follow it. Default None."""
 
     def suits(self, entry: InstanceType) -> bool:
         """Whether `entry` serves this workload (shares a use with it)."""

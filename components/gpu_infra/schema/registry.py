@@ -5,7 +5,8 @@ discriminator, its `workload` and `default_bucket_purposes`; or, for a stack wit
 such as the image-baking one, a ClusterCommon subclass with its `workload`), one entry in the
 union below, and its Layout subclass in gpu_infra.layouts (found by its CONFIG). Everything else is
 derived from here: the loader's and the editor schema's allowed layouts, the recommender's
-`--layout` choices, which layouts an instance type suits, the default buckets.
+`--layout` choices, which layouts an instance type suits, how a layout places its nodes
+(what the policy rules check), the default buckets.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from gpu_infra.schema.stack import (
     RenderingConfig,
     TrainingConfig,
 )
+from gpu_infra_policies.base import Placement
 
 ClusterConfig = Annotated[
     TrainingConfig | InferenceConfig | RenderingConfig | ImageConfig,
@@ -57,3 +59,10 @@ def layouts_suited(instance_type: str,
         return None
     return frozenset(name for name, model in LAYOUT_MODELS.items()
                      if model.workload.suits(entry))
+
+
+def layout_placement(layout: str) -> Placement | None:
+    """How `layout` places its nodes (its workload's `placement`), or None for a layout that
+    leaves it open or is not registered: the lookup the policy rules' context takes."""
+    model = LAYOUT_MODELS.get(layout)
+    return model.workload.placement if model is not None else None

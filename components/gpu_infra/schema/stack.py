@@ -247,7 +247,7 @@ class TrainingConfig(ClusterBase):
     """A training cluster: fixed GPU nodes close together in one zone."""
 
     layout: Literal["training"]
-    workload = Workload(uses=("training",), gpus_talk=True)
+    workload = Workload(uses=("training",), gpus_talk=True, placement="together")
     default_bucket_purposes = ("datasets", "checkpoints", "models", "outputs")
     fleet: TrainingFleet
     """The GPU nodes. Required."""
@@ -258,7 +258,7 @@ class InferenceConfig(ClusterBase):
     balancer."""
 
     layout: Literal["inference"]
-    workload = Workload(uses=("inference",))
+    workload = Workload(uses=("inference",), placement="spread")
     default_bucket_purposes = ("models",)
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""

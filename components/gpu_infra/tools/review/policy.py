@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gpu_infra.schema.environment import policy_demands
-from gpu_infra.schema.registry import layouts_suited
+from gpu_infra.schema.registry import layout_placement, layouts_suited
 from gpu_infra.tools.plan.engine import UNKNOWN_MARK, Plan, PlannedResource
 from gpu_infra_policies.base import UNKNOWN, Context, EnforcementLevel, Resource
 from gpu_infra_policies.rules import RuleSettings, Verdict, default_settings, evaluate
@@ -57,7 +57,8 @@ def check_plan(plan: Plan, settings: Mapping[str, RuleSettings] | None = None,
     gpu_types = plan.cluster.gpu_types
     context = Context(environment=plan.cluster.environment,
                       catalog=lambda instance_type: layouts_suited(instance_type, gpu_types),
-                      demands=policy_demands, monthly_cost=monthly_cost)
+                      demands=policy_demands, placement=layout_placement,
+                      monthly_cost=monthly_cost)
     resources = [as_policy_resource(r) for r in plan.resources if r.custom]
     return evaluate(resources, settings, context)
 
