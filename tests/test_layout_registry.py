@@ -12,6 +12,7 @@ import textwrap
 from gpu_infra.layouts import find_layout_classes
 from gpu_infra.schema.registry import LAYOUT_MODELS
 from gpu_infra.schema.stack import ClusterBase
+from gpu_infra.schema.storage import BucketsConfig
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 
@@ -33,6 +34,16 @@ def test_every_layout_model_states_its_own_facts():
             assert "default_bucket_purposes" in own and model.default_bucket_purposes, name
         else:
             assert name == "image" and not hasattr(model, "default_bucket_purposes")
+
+
+def test_the_purposes_field_states_each_layouts_default_buckets():
+    """`storage.buckets.purposes`'s description (the editor's hover text) lists what the
+    registry's models declare, layout by layout."""
+    described = " ".join((BucketsConfig.model_fields["purposes"].description or "").split())
+    defaults = "; ".join(f"{name} {', '.join(model.default_bucket_purposes)}"
+                         for name, model in LAYOUT_MODELS.items()
+                         if issubclass(model, ClusterBase))
+    assert f"`default_bucket_purposes` ({defaults})." in described
 
 
 PROBE_MODEL = '''

@@ -3,7 +3,8 @@
 import pytest
 
 from gpu_infra.knowhow import run_validators
-from gpu_infra.schema import ConfigError
+from gpu_infra.schema import ConfigError, environment
+from gpu_infra.schema.environment import PROFILES, RELAXED
 
 from .conftest import BASE_TRAINING, merged, stack_config
 
@@ -103,7 +104,7 @@ def test_kms_instance_allows_shorter_rotation():
     assert (security.kms_instance_id, security.kms_rotation_days) == ("kst-abc1", 30)
 
 
-def test_world_open_cidrs_are_allowed_outside_prod_with_a_warning():
+def test_world_open_cidrs_are_allowed_outside_prod_with_a_warning(monkeypatch):
     stack = stack_config(merged(BASE_TRAINING, security={
         "admin_cidrs": ["0.0.0.0/1", "128.0.0.0/1"], "client_cidrs": ["10.0.0.0/8"]}))
     assert [str(c) for c in stack.security.admin_cidrs] == ["0.0.0.0/1", "128.0.0.0/1"]
@@ -111,6 +112,13 @@ def test_world_open_cidrs_are_allowed_outside_prod_with_a_warning():
         "WARNING world-open-cidrs: security.admin_cidrs: 0.0.0.0/1, 128.0.0.0/1 covers all "
         "public IPv4 space: anyone on the internet can connect; list the CIDRs that need "
         "access (refused in prod)"]
+    # the warning says what the profile does, not what it did when written
+    monkeypatch.setitem(PROFILES, "staging", PROFILES["prod"])
+    assert [f.message for f in run_validators(stack) if f.validator == "world-open-cidrs"][0] \
+        .endswith("need access (refused in staging and prod)")
+    monkeypatch.setattr(environment, "PROFILES", {"dev": RELAXED})
+    assert [f.message for f in run_validators(stack) if f.validator == "world-open-cidrs"][0] \
+        .endswith("list the CIDRs that need access")
     suppressed = stack_config(merged(BASE_TRAINING, suppress=["world-open-cidrs"], security={
         "admin_cidrs": ["0.0.0.0/0"]}))
     assert run_validators(suppressed) == [f for f in run_validators(suppressed)

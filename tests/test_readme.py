@@ -1,6 +1,6 @@
 """The README stays true: its command lines parse (the cheap ones run), the paths it names
 exist, and its generated sections (stack files, architecture pictures, cost figures, the
-environments table) are what the code produces today.
+environments and layouts tables) are what the code produces today.
 
 A generated section sits between `<!-- generated: KIND STACK -->` and `<!-- end generated -->`;
 after a deliberate change, rewrite them with `GPU_INFRA_UPDATE_README=1 .venv/bin/pytest
@@ -18,6 +18,7 @@ from functools import cache
 import pytest
 
 from gpu_infra.schema.environment import profile_table
+from gpu_infra.schema.registry import LAYOUT_MODELS
 from gpu_infra.tools.cli import build_parser, main
 from gpu_infra.tools.cost import estimate_plan
 from gpu_infra.tools.plan.diagram import render_mermaid
@@ -56,9 +57,21 @@ def _environments(_: str) -> str:
     return profile_table()
 
 
+def _layouts(_: str) -> str:
+    """What each registered layout declares: default buckets, placement, catalog uses."""
+    lines = ["| Layout | Default buckets (`storage.buckets.purposes`) | Nodes | Instance uses |",
+             "|---|---|---|---|"]
+    for name, model in LAYOUT_MODELS.items():
+        buckets = ", ".join(getattr(model, "default_bucket_purposes", ())) or "none"
+        placement = model.workload.placement or "either"
+        lines.append(f"| `{name}` | {buckets} | {placement} | "
+                     f"{', '.join(model.workload.uses)} |")
+    return "\n".join(lines) + "\n"
+
+
 KINDS: dict[str, Callable[[str], str]] = {
     "stack": _stack, "mermaid": _mermaid, "cost-summary": _cost_summary,
-    "environments": _environments}
+    "environments": _environments, "layouts": _layouts}
 
 
 def regenerated(text: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from gpu_infra.knowhow.findings import Finding, Level
 from gpu_infra.schema import FleetCluster
+from gpu_infra.schema.environment import environments_where
 from gpu_infra.schema.stack import ClusterCommon
 
 
@@ -35,10 +36,12 @@ def world_open_cidrs(cluster: FleetCluster) -> Iterable[Finding]:
     """Admin or client CIDRs that admit the whole internet (judged by address space; the
     schema refuses them where the environment's profile says so (prod), elsewhere this
     warns)."""
+    refused = environments_where(lambda profile: profile.refuse_world_open)
+    where = f" (refused in {' and '.join(refused)})" if refused else ""
     for field, why in cluster.security.world_open_fields():
         yield Finding("world-open-cidrs", Level.WARNING, f"security.{field}",
                       f"{why}: anyone on the internet can connect; list the CIDRs that need "
-                      "access (refused in prod)")
+                      f"access{where}")
 
 
 def cpfs_not_encrypted_or_mounted(cluster: FleetCluster) -> Iterable[Finding]:

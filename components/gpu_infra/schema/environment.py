@@ -9,6 +9,7 @@ table is generated from PROFILES (tests/test_readme.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
@@ -85,6 +86,13 @@ name never switches protection off."""
 def profile_for(environment: str) -> EnvironmentProfile:
     """The profile of `environment` (UNKNOWN_PROFILE for a name PROFILES does not know)."""
     return PROFILES.get(environment, UNKNOWN_PROFILE)
+
+
+def environments_where(setting: Callable[[EnvironmentProfile], bool]) -> list[str]:
+    """The environments whose profile turns `setting` on (e.g.
+    `lambda profile: profile.refuse_world_open`), in PROFILES order: what a message says
+    the profile does."""
+    return [name for name, profile in PROFILES.items() if setting(profile)]
 
 
 def policy_demands(environment: str) -> frozenset[Demand]:

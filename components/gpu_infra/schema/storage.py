@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, model_validator
 
@@ -21,7 +21,7 @@ from gpu_infra.limits.autopl import AUTOPL_SIZE_RANGE, autopl_problems
 from gpu_infra.schema.base import StrictModel
 
 BucketPurpose = Literal["datasets", "checkpoints", "models", "outputs"]
-BUCKET_PURPOSES: tuple[str, ...] = ("datasets", "checkpoints", "models", "outputs")
+BUCKET_PURPOSES: tuple[str, ...] = get_args(BucketPurpose)
 VERSIONED_PURPOSES = frozenset({"checkpoints", "models"})
 """Purposes whose buckets keep object versions in every environment (an overwrite must not
 lose a model); in prod every bucket is versioned."""
@@ -186,9 +186,9 @@ class BucketsConfig(StrictModel):
     """Private, encrypted OSS buckets, one per purpose."""
 
     purposes: list[BucketPurpose] | None = None
-    """Which buckets: datasets, checkpoints, models, outputs. Default by layout: training
-    all four, inference models, rendering datasets and outputs. Checkpoints and models
-    are versioned."""
+    """Which buckets, each listed once. Default: the layout's `default_bucket_purposes`
+    (training datasets, checkpoints, models, outputs; inference models; rendering datasets,
+    outputs). Checkpoints and models are always versioned."""
     bucket_prefix: str | None = Field(default=None, pattern=BUCKET_PREFIX_PATTERN)
     """Start of every bucket name (`<prefix>-<purpose>`). Bucket names are global across
     all accounts, so set one that is yours (e.g. an org name). Default
