@@ -117,3 +117,9 @@ def test_a_newly_published_public_image_does_not_change_the_plan(plan_cluster, m
     monkeypatch.setattr(FakeCloud, "call", newer_images)
     after = plan_cluster(BASE_TRAINING).by_type(INSTANCE)[0].inputs["imageId"]
     assert before == after == DEFAULT_IMAGES["ubuntu_22_04"]
+
+
+def test_a_grid_fleet_downloads_the_package_its_stack_names(shipped_plans):
+    script = user_data_of(shipped_plans["rendering-batch"])[0]
+    assert "readonly GRID_BUCKET=render-farm-prod-datasets\n" in script
+    assert "readonly GRID_OBJECT=drivers/NVIDIA-Linux-x86_64-535.161.07-grid.run\n" in script

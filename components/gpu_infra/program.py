@@ -9,8 +9,8 @@ from __future__ import annotations
 import pulumi
 from pulumi.runtime import is_config_secret
 
-from gpu_infra.knowhow import Level, errors_in, run_validators
-from gpu_infra.layouts import build_layout
+from gpu_infra.knowhow import Level, errors_in
+from gpu_infra.layouts import build_layout, judge_stack
 from gpu_infra.schema import (
     CLUSTER_KEY,
     PROJECT,
@@ -43,7 +43,7 @@ def cluster_from_pulumi_config() -> ClusterConfig:
             f"fields that may be secure ({', '.join(sorted(secure_field_paths(type(cluster))))})"
             " is set: it would reach resources and the state in clear; `gpu-infra validate` "
             "names its path")
-    findings = run_validators(cluster)
+    findings = judge_stack(cluster)
     for finding in findings:
         log = pulumi.log.info if finding.level is Level.INFO else pulumi.log.warn
         log(finding.line())

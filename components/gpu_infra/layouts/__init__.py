@@ -12,8 +12,10 @@ import pkgutil
 
 import pulumi
 
+from gpu_infra.knowhow import Finding, run_validators
 from gpu_infra.layouts.base import Layout, LayoutBase
-from gpu_infra.schema import ClusterCommon, ClusterConfig
+from gpu_infra.layouts.user_data import user_data_too_large
+from gpu_infra.schema import ClusterCommon, ClusterConfig, ImageConfig
 
 
 def _subclasses(base: type[Layout]) -> list[type[Layout]]:
@@ -45,4 +47,15 @@ def build_layout(cluster: ClusterConfig, stack_name: str) -> Layout:
                                          project=pulumi.get_project())
 
 
-__all__ = ["LAYOUT_CLASSES", "Layout", "LayoutBase", "build_layout", "find_layout_classes"]
+def judge_stack(cluster: ClusterConfig) -> list[Finding]:
+    """Every finding for `cluster`: the validators' (knowhow.run_validators), then what only
+    the layout can tell (the ERROR user-data-too-large)."""
+    findings = run_validators(cluster)
+    layout = LAYOUT_CLASSES[type(cluster)]
+    if issubclass(layout, LayoutBase) and not isinstance(cluster, ImageConfig):
+        findings += user_data_too_large(layout, cluster)
+    return findings
+
+
+__all__ = ["LAYOUT_CLASSES", "Layout", "LayoutBase", "build_layout", "find_layout_classes",
+           "judge_stack"]

@@ -9,7 +9,13 @@ from typing import Any, ClassVar
 
 import pulumi
 
-from gpu_infra.blocks.bootstrap import DATA_ROOT, BootstrapSpec, SharedFsMount, user_data
+from gpu_infra.blocks.bootstrap import (
+    DATA_ROOT,
+    BootstrapSpec,
+    GridPackage,
+    SharedFsMount,
+    user_data,
+)
 from gpu_infra.blocks.conventions import Conventions, stack_tags
 from gpu_infra.blocks.encryption import KmsKey
 from gpu_infra.blocks.identity import InstanceRole
@@ -29,8 +35,22 @@ from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nv
 from gpu_infra.limits.naming import resolve_suffix
 from gpu_infra.schema import ClusterCommon, FleetCluster
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
+from gpu_infra.schema.node import OSS_URL, DriverConfig
 from gpu_infra.schema.registry import layout_name
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
+
+
+def gpu_fleet_name(cluster_name: str) -> str:
+    """The GPU fleet's component name and GpuFleet tag value: `<cluster>-gpu`."""
+    return f"{cluster_name}-gpu"
+
+
+def grid_package(driver: DriverConfig) -> GridPackage | None:
+    """The GRID package the nodes download (`driver.grid_package`, oss://<bucket>/<key>, and
+    its sha256); None without one."""
+    match = OSS_URL.match(driver.grid_package or "")
+    return GridPackage(match["bucket"], match["key"], driver.grid_package_sha256) \
+        if match else None
 
 
 class Layout(pulumi.ComponentResource):
@@ -191,25 +211,28 @@ class LayoutBase(Layout):
             self.shared_fs_source = pulumi.Output.from_input(mount_address).apply(
                 lambda address: f"{address}:{EXPORT_PATHS[fs_type]}")
 
-    def bootstrap_spec(self, fleet_name: str, *, shared_fs_source: str | None = None,
-                       scaling_group_id: str | None = None,
+    @classmethod
+    def bootstrap_spec(cls, cluster: FleetCluster, fleet_name: str, *,
+                       shared_fs_source: str | None = None, scaling_group_id: str | None = None,
                        lifecycle_hook_id: str | None = None) -> BootstrapSpec:
-        """What the fleet's nodes need, from the stack and the catalog."""
-        fleet = self.cluster.fleet
+        """What the fleet's nodes need, from the stack and the catalog (and the values the
+        cloud assigns: the shared file system's mount address, the scaling group and its
+        readiness hook)."""
+        fleet = cluster.fleet
         plan = driver_plan(fleet)
         if plan.route is None:
             raise ValueError("fleet.driver.route: no driver route (validator "
                              "driver-route-missing)")
         return BootstrapSpec(
-            fleet=fleet_name, region=self.cluster.region,
-            gpu_counts=gpu_counts(fleet, self.cluster.gpu_types),
-            route=plan.route, driver=plan.versions, erdma=self.uses_erdma(),
-            jumbo_frames=self.uses_jumbo_frames(),
-            fabric_manager=may_have_nvswitch(fleet, self.cluster.gpu_types),
-            data_disks=tuple(disk.name for disk in self.cluster.storage.disks),
+            fleet=fleet_name, region=cluster.region,
+            gpu_counts=gpu_counts(fleet, cluster.gpu_types),
+            route=plan.route, driver=plan.versions, erdma=cls.uses_erdma(cluster),
+            jumbo_frames=cls.uses_jumbo_frames(cluster),
+            fabric_manager=may_have_nvswitch(fleet, cluster.gpu_types),
+            data_disks=tuple(disk.name for disk in cluster.storage.disks),
             shared_fs=SharedFsMount(shared_fs_source, NFS_OPTIONS) if shared_fs_source else None,
-            cluster=self.wires_cluster(), scaling_group_id=scaling_group_id,
-            lifecycle_hook_id=lifecycle_hook_id)
+            cluster=cls.wires_cluster(), grid=grid_package(fleet.driver),
+            scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id)
 
     def node_user_data(self, fleet_name: str, scaling_group_id: pulumi.Input[str] | None = None,
                        lifecycle_hook_id: pulumi.Input[str] | None = None
@@ -218,18 +241,21 @@ class LayoutBase(Layout):
         return pulumi.Output.all(self.shared_fs_source, scaling_group_id,
                                  lifecycle_hook_id).apply(
             lambda values: user_data(self.bootstrap_spec(
-                fleet_name, shared_fs_source=values[0], scaling_group_id=values[1],
-                lifecycle_hook_id=values[2])))
+                self.cluster, fleet_name, shared_fs_source=values[0],
+                scaling_group_id=values[1], lifecycle_hook_id=values[2])))
 
-    def uses_erdma(self) -> bool:
+    @classmethod
+    def uses_erdma(cls, cluster: FleetCluster) -> bool:
         """Whether the nodes use eRDMA. Default: no (scaling fleets)."""
         return False
 
-    def uses_jumbo_frames(self) -> bool:
+    @classmethod
+    def uses_jumbo_frames(cls, cluster: FleetCluster) -> bool:
         """Whether the eRDMA MTU is the jumbo-frame one (8500). Default: no."""
         return False
 
-    def wires_cluster(self) -> bool:
+    @classmethod
+    def wires_cluster(cls) -> bool:
         """Whether the nodes learn each other (hostfile, torchrun, SSH). Default: no."""
         return False
 

@@ -12,7 +12,7 @@ from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.compute.scaling import GpuScalingGroup
 from gpu_infra.knowhow.node_software import driver_plan
-from gpu_infra.layouts.base import LayoutBase
+from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
 from gpu_infra.limits.node_stack import READINESS_TIMEOUT_SECONDS
 from gpu_infra.schema import InferenceConfig, RenderingConfig
 
@@ -36,7 +36,7 @@ class ScalingLayout(LayoutBase):
         """The scaling group; its alarms go by tag (its instances come and go)."""
         fleet = self.cluster.fleet
         route = driver_plan(fleet).route or "auto_install"
-        self.fleet_component_name = f"{name}-gpu"
+        self.fleet_component_name = gpu_fleet_name(name)
         self.fleet = GpuScalingGroup(
             self.fleet_component_name, config=fleet,
             vswitch_ids=[self.network.vswitch_ids[zone] for zone in self.fleet_zones()],
@@ -45,7 +45,7 @@ class ScalingLayout(LayoutBase):
             conventions=self.conventions, key_name=self.security.key_pair_name,
             role_name=self.role.role_name,
             user_data=lambda group_id, hook_id: self.node_user_data(
-                f"{name}-gpu", group_id, hook_id),
+                gpu_fleet_name(name), group_id, hook_id),
             readiness_seconds=READINESS_TIMEOUT_SECONDS[route],
             data_disks=self.disks.scaling_disks(), kms_key_id=self.kms_key_id,
             health_check_types=self.cluster.health_check_types,
@@ -57,10 +57,10 @@ class ScalingLayout(LayoutBase):
             zone_id=self.fleet_zones()[0], conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
         self.bootstrap_grant = grant_bootstrap(
-            f"{name}-gpu", role_name=self.role.role_name, account=account_id(self),
+            gpu_fleet_name(name), role_name=self.role.role_name, account=account_id(self),
             conventions=self.conventions, parent=self.fleet,
             scaling_group_id=self.fleet.scaling_group_id)
-        return f"{name}-gpu", None
+        return gpu_fleet_name(name), None
 
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """The scaling group, and the CloudMonitor group custom metrics go to."""

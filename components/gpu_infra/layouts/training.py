@@ -13,8 +13,9 @@ from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.nodes import GpuNodes, NodeDiskArgs
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.knowhow.placement import erdma_for
-from gpu_infra.layouts.base import LayoutBase
-from gpu_infra.schema import TrainingConfig
+from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
+from gpu_infra.schema import FleetCluster, TrainingConfig
+from gpu_infra.schema.compute import TrainingFleet
 
 SESSION_COMMAND = "ali-instance-cli session --instance "
 """Cloud Assistant session (no public IP, no open SSH port): Alibaba's session manager CLI."""
@@ -48,11 +49,11 @@ class TrainingCluster(LayoutBase):
         fleet = self.cluster.fleet
         zone = self.fleet_zones()[0]
         self.nodes = GpuNodes(
-            f"{name}-gpu", config=fleet, vswitch_id=self.network.vswitch_ids[zone],
+            gpu_fleet_name(name), config=fleet, vswitch_id=self.network.vswitch_ids[zone],
             security_group_ids=[self.security.security_group_id],
             image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
-            role_name=self.role.role_name, user_data=self.node_user_data(f"{name}-gpu"),
+            role_name=self.role.role_name, user_data=self.node_user_data(gpu_fleet_name(name)),
             kms_key_id=self.kms_key_id, gpu_types=self.cluster.gpu_types, opts=self.child,
             **self._disk_args(zone))
         self.reserved = ReservedCapacity(
@@ -60,9 +61,9 @@ class TrainingCluster(LayoutBase):
             zone_id=zone, conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
         self.bootstrap_grant = grant_bootstrap(
-            f"{name}-gpu", role_name=self.role.role_name, account=account_id(self),
+            gpu_fleet_name(name), role_name=self.role.role_name, account=account_id(self),
             conventions=self.conventions, parent=self.nodes, peers=True)
-        return f"{name}-gpu", pulumi.Output.all(*self.nodes.instance_ids)
+        return gpu_fleet_name(name), pulumi.Output.all(*self.nodes.instance_ids)
 
     def _disk_args(self, zone: str) -> NodeDiskArgs:
         """GpuNodes' disk arguments: separate disks in the nodes' zone, or inline ones
@@ -77,15 +78,19 @@ class TrainingCluster(LayoutBase):
         """The nodes' instance names."""
         return pulumi.Output.all(*[node.instance_name for node in self.nodes.instances])
 
-    def uses_erdma(self) -> bool:
+    @classmethod
+    def uses_erdma(cls, cluster: FleetCluster) -> bool:
         """eRDMA as the fleet asks (auto: where the family has it)."""
-        return erdma_for(self.cluster.fleet, self.cluster.gpu_types)
+        return isinstance(cluster.fleet, TrainingFleet) and erdma_for(cluster.fleet,
+                                                                       cluster.gpu_types)
 
-    def uses_jumbo_frames(self) -> bool:
+    @classmethod
+    def uses_jumbo_frames(cls, cluster: FleetCluster) -> bool:
         """`fleet.jumbo_frames` (the nodes have them enabled)."""
-        return self.cluster.fleet.jumbo_frames
+        return isinstance(cluster.fleet, TrainingFleet) and cluster.fleet.jumbo_frames
 
-    def wires_cluster(self) -> bool:
+    @classmethod
+    def wires_cluster(cls) -> bool:
         """Training nodes learn each other at boot and at job start."""
         return True
 

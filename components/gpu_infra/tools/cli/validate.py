@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gpu_infra.knowhow import errors_in, run_validators
+from gpu_infra.knowhow import errors_in
+from gpu_infra.layouts import judge_stack
 from gpu_infra.schema import ConfigError, load_stack
 from gpu_infra.tools.cli.common import (
     EXIT_BAD_INPUT,
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         stack_file, cluster = load_stack(path)
     except ConfigError as error:
         return report_problems(error)
-    findings = run_validators(cluster)
+    findings = judge_stack(cluster)
     for finding in findings:
         print(finding.line(), file=sys.stderr)
     if errors_in(findings):

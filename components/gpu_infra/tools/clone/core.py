@@ -20,7 +20,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
 
-from gpu_infra.knowhow import Level, run_validators
+from gpu_infra.knowhow import Level
+from gpu_infra.layouts import judge_stack
 from gpu_infra.limits.naming import AUTO_SUFFIX, NO_SUFFIX
 from gpu_infra.schema import (
     CLUSTER_KEY,
@@ -442,7 +443,7 @@ def _validate(clone: Clone, where: str) -> ClusterConfig:
     config = load_plain(clone.text, where)["config"]
     with_secrets = _with_placeholders(config, clone.secrets)
     cluster = parse_stack(with_secrets, where)
-    findings = run_validators(cluster)
+    findings = judge_stack(cluster)
     errors = [finding.line() for finding in findings if finding.level is Level.ERROR]
     if errors:
         raise ConfigError(where, errors)

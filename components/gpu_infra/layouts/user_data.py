@@ -1,0 +1,71 @@
+"""ECS's user-data limit, checked before anything is built: the user data a fleet's nodes
+would get, rendered from the stack with the longest values the cloud may assign, must fit
+node_stack.USER_DATA_MAX_BYTES; else an ERROR naming the stack field that adds the most.
+
+What grows with the stack file: the data disks (each name twice, and the disk step), the
+fleet's instance types (one GPU count each), the GRID package's object key, the shared file
+system (its step and mount address) and the cluster name. Everything else is the step files,
+fixed per release (tests/test_user_data_size.py plans the largest stack the schema allows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+
+from gpu_infra.blocks.bootstrap import BootstrapSpec, user_data, user_data_size
+from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
+from gpu_infra.knowhow import Finding, Level
+from gpu_infra.knowhow.node_software import driver_plan
+from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
+from gpu_infra.limits.node_stack import USER_DATA_MAX_BYTES
+from gpu_infra.schema import FleetCluster
+from gpu_infra.schema.compute import TrainingFleet
+
+CLOUD_ID_CHARS = 64
+"""Stand-in length of an id the cloud assigns (scaling group `asg-…`, lifecycle hook `ash-…`:
+about 24 characters in the ESS API examples; 64 is a margin, as no maximum is documented)."""
+MOUNT_ADDRESS_CHARS = 253
+"""Stand-in length of a file system's mount address: a DNS name, at most 253 characters
+(RFC 1035). CPFS exports have none (blocks.storage.filesystem): the nodes do not mount them."""
+
+GROWTH: dict[str, Callable[[BootstrapSpec], BootstrapSpec]] = {
+    "storage.disks": lambda spec: replace(spec, data_disks=()),
+    "fleet.instance_types": lambda spec: replace(spec, gpu_counts={}),
+    "fleet.driver.grid_package": lambda spec: replace(spec, grid=None),
+    "storage.shared_fs": lambda spec: replace(spec, shared_fs=None),
+    "name": lambda spec: replace(spec, fleet=""),
+}
+"""Stack field -> the spec without what that field adds to the user data."""
+
+
+def worst_case_spec(layout: type[LayoutBase], cluster: FleetCluster) -> BootstrapSpec:
+    """The fleet's bootstrap with the longest mount address and ids the cloud may assign."""
+    shared = cluster.storage.shared_fs
+    export = EXPORT_PATHS.get(FS_TYPES[shared.kind].file_system_type)
+    source = f"{'m' * MOUNT_ADDRESS_CHARS}:{export}" \
+        if shared.enabled and export is not None else None
+    cloud_id = None if layout.FIXED_NODES else "i" * CLOUD_ID_CHARS
+    return layout.bootstrap_spec(cluster, gpu_fleet_name(cluster.name), shared_fs_source=source,
+                                 scaling_group_id=cloud_id, lifecycle_hook_id=cloud_id)
+
+
+def user_data_too_large(layout: type[LayoutBase], cluster: FleetCluster) -> Iterable[Finding]:
+    """ERROR: the nodes' user data would be over ECS's limit (raw bytes, before Base64); the
+    path is the field that adds the most, the message says what each adds."""
+    if driver_plan(cluster.fleet).route is None:
+        return  # nothing to render: driver-route-missing says so
+    spec = worst_case_spec(layout, cluster)
+    size = user_data_size(user_data(spec))
+    if size <= USER_DATA_MAX_BYTES:
+        return
+    adds = {path: size - user_data_size(user_data(without(spec)))
+            for path, without in GROWTH.items()}
+    if isinstance(cluster.fleet, TrainingFleet):
+        adds["fleet.instance_type"] = adds.pop("fleet.instance_types")
+    largest = sorted(adds.items(), key=lambda item: -item[1])
+    parts = ", ".join(f"{field} {added:,}" for field, added in largest if added > 0)
+    yield Finding("user-data-too-large", Level.ERROR, largest[0][0],
+                  f"the nodes' user data would be {size:,} bytes, {size - USER_DATA_MAX_BYTES:,}"
+                  f" over ECS's limit of {USER_DATA_MAX_BYTES:,} (bytes the stack adds: "
+                  f"{parts}); use fewer or shorter entries")

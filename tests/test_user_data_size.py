@@ -1,0 +1,81 @@
+"""ECS's 32 KB user-data limit: the largest stacks the schema allows still fit (planned by the
+real program), and a stack that would not fit is one ERROR line naming the field, exit 2
+from validate and plan, before anything is built."""
+
+from __future__ import annotations
+
+from gpu_infra.blocks.bootstrap import user_data, user_data_size
+from gpu_infra.layouts import LAYOUT_CLASSES, judge_stack
+from gpu_infra.layouts.user_data import worst_case_spec
+from gpu_infra.limits.node_stack import USER_DATA_MAX_BYTES
+from gpu_infra.tools.cli import main
+
+from .conftest import BASE_RENDERING, BASE_TRAINING, merged, stack_config, write_stack
+from .test_bootstrap_scripts import user_data_of
+
+LONGEST_NAME = "a" * 23 + "1"
+"""The longest cluster name the schema takes (24 characters)."""
+MOST_DISKS = [{"name": f"d{index:02d}-" + "x" * 27, "size_gib": 100} for index in range(16)]
+"""16 data disks (the schema's maximum) with 31-character names (its longest)."""
+OSS_KEY_MAX_BYTES = 1023
+"""An OSS object key is at most 1023 bytes (OSS "Object naming conventions")."""
+VWS_TYPES = ["ecs.vgn7i-vws-m4.xlarge", "ecs.vgn7i-vws-m8.2xlarge", "ecs.vgn7i-vws-m12.3xlarge",
+             "ecs.vgn7i-vws-m24.7xlarge"]
+
+LARGEST_TRAINING = merged(
+    BASE_TRAINING, name=LONGEST_NAME,
+    fleet={"instance_type": "ecs.ebmgn7ex.32xlarge", "nodes": 2, "erdma": "on",
+           "jumbo_frames": True},
+    storage={"disks": MOST_DISKS, "shared_fs": {"enabled": True, "kind": "extreme",
+                                                "capacity_gib": 100}})
+"""Every step (disks, shared fs, driver, eRDMA, fabric manager, NCCL, cluster wiring) with the
+longest names the schema allows."""
+LARGEST_RENDERING = merged(
+    BASE_RENDERING, name=LONGEST_NAME,
+    fleet={"instance_types": VWS_TYPES,
+           "driver": {"route": "grid", "version": "535.161.07",
+                      "grid_package": f"oss://{LONGEST_NAME}-dev-datasets/"
+                                      + "k" * OSS_KEY_MAX_BYTES,
+                      "grid_package_sha256": "0" * 64}},
+    storage={"disks": MOST_DISKS, "shared_fs": {"enabled": True, "kind": "extreme",
+                                                "capacity_gib": 100}})
+"""A scaling fleet with the GRID route, the longest object key OSS takes and several types."""
+
+
+def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan_cluster):
+    for cluster in (LARGEST_TRAINING, LARGEST_RENDERING):
+        planned = user_data_of(plan_cluster(cluster))[0]
+        assert user_data_size(planned) <= USER_DATA_MAX_BYTES
+        config = stack_config(cluster)
+        checked = user_data(worst_case_spec(LAYOUT_CLASSES[type(config)], config))
+        assert user_data_size(planned) <= user_data_size(checked) <= USER_DATA_MAX_BYTES
+        assert not [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
+
+
+def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_path, capsys):
+    key = "k" * USER_DATA_MAX_BYTES
+    cluster = merged(LARGEST_RENDERING, fleet={
+        "instance_types": VWS_TYPES,
+        "driver": {"route": "grid", "version": "535.161.07",
+                   "grid_package": f"oss://{LONGEST_NAME}-dev-datasets/{key}"}})
+    path = write_stack(tmp_path, "huge", cluster)
+    for command in ("validate", "plan"):
+        assert main([command, str(path)]) == 2
+        err = capsys.readouterr().err
+        lines = [line for line in err.splitlines() if "user-data-too-large" in line]
+        assert len(lines) == 1, err
+        assert lines[0].strip().startswith("ERROR user-data-too-large: fleet.driver.grid_package: "
+                                   "the nodes' user data would be ")
+        assert f"over ECS's limit of {USER_DATA_MAX_BYTES:,}" in lines[0]
+        assert "Traceback" not in err
+
+
+def test_many_long_disks_are_named_when_they_tip_the_user_data_over(monkeypatch):
+    import gpu_infra.layouts.user_data as check
+
+    config = stack_config(LARGEST_TRAINING)
+    size = user_data_size(user_data(worst_case_spec(LAYOUT_CLASSES[type(config)], config)))
+    monkeypatch.setattr(check, "USER_DATA_MAX_BYTES", size - 1)
+    [finding] = [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
+    assert finding.path == "storage.disks"
+    assert f"would be {size:,} bytes, 1 over" in finding.message
