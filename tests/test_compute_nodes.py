@@ -8,6 +8,7 @@ import pytest
 
 from gpu_infra.blocks.compute.nodes import GpuNodes
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions
+from gpu_infra.blocks.storage.disks import NodeDisk
 from gpu_infra.catalog import CATALOG_ONLY
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.schema.compute import TrainingFleet
@@ -128,3 +129,34 @@ def test_image_by_name_is_looked_up_exactly(record, monkeypatch):
     assert [r.inputs["imageId"] for r in resources if r.type == INSTANCE] == ["m-baked1"]
     assert asked == [{"nameRegex": "^gpu\\-baked$", "owners": "self"}]
     assert image_id_for(ImageChoice(id="m-abc")) == "m-abc"
+
+
+def test_attached_disks_are_separate_children_of_each_node(record):
+    """Each node gets its own disk in the nodes' zone, attached to it (delete-first); a kept
+    disk outlives the node (delete_with_instance false) and is protected with the data."""
+    disks = (NodeDisk("scratch", 500, provisioned_iops=1000),
+             NodeDisk("ckpt", 100, keep=True, snapshot_policy_id="sp-1"))
+    instances, _, _, resources = build(
+        record, attached_disks=disks, zone_id="cn-beijing-l",
+        conventions=Conventions(tags={"Project": "p"}, protect_data=True))
+    by_name = {r.name: r for r in resources}
+    scratch, kept = by_name["gpu-node-001-scratch"], by_name["gpu-node-001-ckpt"]
+    assert (scratch.inputs["diskName"], scratch.inputs["zoneId"], scratch.inputs["size"],
+            scratch.inputs["provisionedIops"], scratch.inputs["deleteWithInstance"]) == (
+        "scratch", "cn-beijing-l", 500, 1000, True)
+    assert not scratch.protect and kept.protect and kept.inputs["deleteWithInstance"] is False
+    attachment = by_name["gpu-node-001-ckpt-attachment"]
+    assert attachment.inputs == {"diskId": kept.id, "instanceId": instances[1].id,
+                                 "deleteWithInstance": False}
+    assert attachment.delete_before_replace
+    assert by_name["gpu-node-001-ckpt-snapshots"].inputs["autoSnapshotPolicyId"] == "sp-1"
+    assert "gpu-node-001-scratch-snapshots" not in by_name
+    assert all("dataDisks" not in i.inputs and "dataDisks" not in i.ignore_changes
+               for i in instances)
+
+
+def test_attached_disks_need_the_zone_and_no_inline_disks(record):
+    with pytest.raises(ValueError, match="attached_disks: need zone_id"):
+        GpuNodes("gpu", config=fleet(), vswitch_id="vsw-1", security_group_ids=[],
+                 image_id="m", conventions=Conventions(),
+                 attached_disks=(NodeDisk("scratch", 500),))

@@ -90,6 +90,9 @@ def test_training_prod_nodes_are_packed_fast_encrypted_and_protected():
                 scratch["diskName"], scratch["deleteWithInstance"], scratch["type"]) == (
             "cloud_auto", 4000, 20000, True, key.id, "cn-beijing-l", "scratch", True, "online")
         assert "password" not in inputs
+    disk_ids = {d.id for d in plan.by_type("alicloud:ecs/ecsDisk:EcsDisk")}
+    [user_data] = {node.inputs["userData"] for node in nodes}  # one for the whole fleet
+    assert not [i for i in disk_ids if i in user_data]  # a disk is found by name, not id
     reserved = plan.one("alicloud:ecs/reservedInstance:ReservedInstance")
     assert (reserved.inputs["instanceAmount"], reserved.inputs["scope"],
             reserved.inputs["zoneId"]) == (8, "Zone", "cn-beijing-l")

@@ -14,7 +14,8 @@ an older program. Like `pulumi preview`:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,22 +148,33 @@ def _classify(change: ResourceChange, rules: ResourceSemantics, paths: Sequence[
 
 def _cascade(changes: list[ResourceChange]) -> None:
     """Inputs holding the id of a replaced resource are unknown until it exists: a change of
-    each dependant (a replacement where the input is ForceNew), repeated down the graph."""
+    each dependant (a replacement where the input is ForceNew), repeated down the graph.
+
+    Works in waves (every replacement found so far at once), and reads each dependant's
+    string inputs once: a fleet-wide dependant (an alarm over every node) would otherwise be
+    walked once per replaced node."""
     dependants: dict[str, list[ResourceChange]] = {}
     for change in changes:
         if change.base is not None and change.new is not None and change.custom:
             for urn in change.new.get("dependencies", ()):
                 dependants.setdefault(urn, []).append(change)
-    pending = [c for c in changes if c.change == "replace"]
-    while pending:
-        replaced = pending.pop()
-        resource_id = (replaced.new or {}).get("id")
-        if not resource_id:
-            continue
-        for dependant in dependants.get(replaced.urn, ()):
-            holding = [path for path, value in leaves(dependant.inputs)
-                       if isinstance(value, str) and resource_id in value]
-            fresh = [path for path in holding if path not in dependant.unknown]
+    strings: dict[int, list[tuple[str, str]]] = {}
+    wave = [c for c in changes if c.change == "replace"]
+    while wave:
+        new_ids: dict[int, tuple[ResourceChange, set[str]]] = {}
+        for replaced in wave:
+            resource_id = (replaced.new or {}).get("id")
+            if resource_id:
+                for dependant in dependants.get(replaced.urn, ()):
+                    new_ids.setdefault(id(dependant), (dependant, set()))[1].add(resource_id)
+        wave = []
+        for dependant, ids in new_ids.values():
+            if id(dependant) not in strings:
+                strings[id(dependant)] = [(path, value) for path, value in
+                                          leaves(dependant.inputs) if isinstance(value, str)]
+            holds = _finder(ids)
+            fresh = list(dict.fromkeys(path for path, value in strings[id(dependant)]
+                                       if path not in dependant.unknown and holds(value)))
             if not fresh:
                 continue
             dependant.unknown += fresh
@@ -170,7 +182,16 @@ def _cascade(changes: list[ResourceChange]) -> None:
             _classify(dependant, semantics(dependant.type), [*dependant.because, *fresh],
                       (dependant.new or {}).get("replaceOnChanges", ()))
             if dependant.change == "replace" and was != "replace":
-                pending.append(dependant)
+                wave.append(dependant)
+
+
+def _finder(ids: set[str]) -> Callable[[str], bool]:
+    """Whether a string holds one of `ids` (a plain search for one, one pattern for many)."""
+    if len(ids) == 1:
+        [only] = ids
+        return lambda value: only in value
+    pattern = re.compile("|".join(re.escape(i) for i in sorted(ids)))
+    return lambda value: pattern.search(value) is not None
 
 
 def changed_paths(old: Any, new: Any, prefix: str = "") -> Iterator[tuple[str, Any, Any]]:
