@@ -1,6 +1,6 @@
 """The README stays true: its command lines parse (the cheap ones run), the paths it names
 exist, and its generated sections (stack files, architecture pictures, cost figures, the
-environments and layouts tables) are what the code produces today.
+environments and layouts tables, user-data sizes) are what the code produces today.
 
 A generated section sits between `<!-- generated: KIND STACK -->` and `<!-- end generated -->`;
 after a deliberate change, rewrite them with `GPU_INFRA_UPDATE_README=1 .venv/bin/pytest
@@ -17,6 +17,10 @@ from functools import cache
 
 import pytest
 
+from gpu_infra.blocks.bootstrap import user_data, user_data_size
+from gpu_infra.layouts import LAYOUT_CLASSES
+from gpu_infra.layouts.user_data import worst_case_spec
+from gpu_infra.limits.node_stack import USER_DATA_MAX_BYTES
 from gpu_infra.schema.environment import profile_table
 from gpu_infra.schema.registry import LAYOUT_MODELS
 from gpu_infra.tools.cli import build_parser, main
@@ -24,7 +28,9 @@ from gpu_infra.tools.cost import estimate_plan
 from gpu_infra.tools.plan.diagram import render_mermaid
 from gpu_infra.tools.plan.engine import Plan, run_plan
 
-from .conftest import PROJECT_DIR, STACKS_DIR
+from .conftest import PROJECT_DIR, STACKS_DIR, stack_config
+from .test_bootstrap_scripts import SHIPPED, user_data_of
+from .test_user_data_size import LARGEST_RENDERING, LARGEST_TRAINING
 
 README = PROJECT_DIR / "README.md"
 GENERATED = re.compile(
@@ -69,9 +75,24 @@ def _layouts(_: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _user_data_sizes(_: str) -> str:
+    """Each shipped fleet stack's user data (as planned) and what the size check renders for
+    the largest stacks the schema allows, against ECS's limit."""
+    lines = ["| Stack | User data (bytes) | Headroom to 32,768 |", "|---|---|---|"]
+    sizes = {stack: user_data_size(user_data_of(planned(stack))[0]) for stack in SHIPPED}
+    for label, cluster in (("largest training stack (size check)", LARGEST_TRAINING),
+                           ("largest rendering stack (size check)", LARGEST_RENDERING)):
+        config = stack_config(cluster)
+        sizes[label] = user_data_size(user_data(
+            worst_case_spec(LAYOUT_CLASSES[type(config)], config)))
+    lines += [f"| {name} | {size:,} | {USER_DATA_MAX_BYTES - size:,} |"
+              for name, size in sizes.items()]
+    return "\n".join(lines) + "\n"
+
+
 KINDS: dict[str, Callable[[str], str]] = {
     "stack": _stack, "mermaid": _mermaid, "cost-summary": _cost_summary,
-    "environments": _environments, "layouts": _layouts}
+    "environments": _environments, "layouts": _layouts, "user-data-sizes": _user_data_sizes}
 
 
 def regenerated(text: str) -> str:
