@@ -23,9 +23,11 @@ Sources (read 2026-12-01):
          resource metric rules are account-wide names (PutContact, PutContactGroup and
          PutEventRule update the one with that name); lengths UNCONFIRMED, except:
   [CMS-CONTACT] ALIYUN::CMS::Contact (alibabacloud.com/help/ros/developer-reference/
-         aliyun-cms-contact, updated 2026-06-08): ContactName 2-40 characters. (That page also
-         names only letters, digits, periods and underscores; the hyphenated names gpu-infra
-         has always created are not checked against it here: UNCONFIRMED.)
+         aliyun-cms-contact, updated 2026-06-08): ContactName 2-40 characters. That page
+         names only letters, digits, periods and underscores, but the API takes hyphens: the
+         provider's acceptance test creates `tf-testAccCmsAlarmContact<n>` against the real
+         API (alicloud/resource_alicloud_cms_alarm_contact_test.go, terraform-provider-alicloud
+         81c43b672) and its docs' example is `tf-example`; so no pattern is enforced here.
 """
 
 from __future__ import annotations
