@@ -363,3 +363,34 @@ def test_update_policy_docs_are_current(report):
     """docs/update-policies.md is what the edits do now (regenerate it with
     `python -m gpu_infra.tools.review.update_policies > docs/update-policies.md`)."""
     assert render({name: report(name) for name in EDITS}) == DOCS.read_text(encoding="utf-8")
+
+
+def test_replaced_nodes_that_would_boot_their_recorded_bootstrap_are_named(report):
+    """eRDMA off replaces the nodes and changes their bootstrap; userData is ignored after
+    creation, and Pulumi gives a replaced resource the recorded value of an ignored input,
+    so the report says the new nodes boot the old bootstrap and names the remedy."""
+    result = report("erdma-off")
+    nodes = [c for c in result.changes if fnmatchcase(c.name, NODES)]
+    assert all(c.base["inputs"]["userData"] != c.inputs["userData"] for c in nodes)
+    assert sorted(result.impact.stale_bootstrap) == sorted(c.name for c in nodes)
+    line = next(x for x in result.summary_lines() if x.startswith("Replaced nodes boot"))
+    assert "8 (" in line and "fleet.push_user_data: true" in line
+    assert result.to_json()["impact"]["staleBootstrap"] == result.impact.stale_bootstrap
+
+
+def test_push_user_data_gives_replaced_nodes_the_current_bootstrap(tmp_path):
+    """With fleet.push_user_data the nodes do not ignore userData, so the same edit leaves
+    no node on its recorded bootstrap."""
+    data = yaml.safe_load((STACKS_DIR / "Pulumi.training-prod.yaml").read_text())
+    fleet = data["config"]["gpu-infra:cluster"]["fleet"]
+    fleet.update(erdma="off", push_user_data=True)
+    stack = tmp_path / "Pulumi.training-prod.yaml"
+    stack.write_text(yaml.safe_dump(data))
+    planned = review(run_plan(stack))
+    node = next(r for r in planned.plan.resources if r.name == "llm-pretrain-gpu-node-000")
+    assert "userData" not in node.ignore_changes
+    result = change_report(planned, base_record("training-prod"), "golden")
+    assert result.impact.stale_bootstrap == []
+    nodes = [c for c in result.changes if fnmatchcase(c.name, NODES)]
+    assert {c.change for c in nodes} == {"replace"}
+    assert not any(x.startswith("Replaced nodes boot") for x in result.summary_lines())

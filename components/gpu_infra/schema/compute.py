@@ -157,14 +157,24 @@ class TrainingFleet(FleetBase):
     """Jumbo frames on the nodes (`enable_jumbo_frame`) and an eRDMA interface MTU of 8500,
     which NCCL's LL128 protocol needs for full bandwidth; off: MTU 1400, the value eRDMA
     requires without jumbo frames (a wrong MTU corrupts data). Needs eRDMA (validator
-    jumbo-frames-without-erdma). Changing it changes the user data, so every node stops and
-    starts. Default false."""
+    jumbo-frames-without-erdma). Choose it when the nodes are created: on running nodes only
+    `enable_jumbo_frame` changes (in place) while their MTU stays what their bootstrap set
+    (user data is ignored after creation, and cloud-init does not rerun it), so turning it
+    off leaves MTU 8500 without jumbo frames until the nodes are rebuilt. Default false."""
     placement: Literal["auto", DeploymentSetStrategy] = "auto"
     """Deployment-set strategy: auto is LowLatency for several nodes of a family that
     supports it, Availability otherwise. Default auto."""
     interruptible: bool = False
     """Whether training survives losing a node (checkpointing and elastic restart).
     Default false: spot capacity is refused."""
+    push_user_data: bool = False
+    """Give this `pulumi up` the current bootstrap: node user data is otherwise ignored after
+    creation (`ignoreChanges`), and Pulumi then uses the recorded value even for a node it
+    replaces, so a node replaced for another reason (eRDMA, spot strategy, KMS, inline disks)
+    would boot the bootstrap it was first created with. On, replaced nodes boot the current
+    one, and every node whose user data differs is stopped and started (the provider's
+    update; cloud-init does not run the scripts again on an existing instance). Set it for
+    the update that replaces nodes, then remove it. Default false."""
     scale_in_from: int | None = Field(default=None, ge=0)
     """Step 1 of removing nodes in prod: nodes from this index on (node-<index> and above)
     lose their deletion protection, in an update of their own; step 2 lowers `nodes` to this

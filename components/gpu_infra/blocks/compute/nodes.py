@@ -30,9 +30,10 @@ DEPLOYMENT_SET_MAX_INSTANCES = catalog.LOW_LATENCY_MAX_INSTANCES
 PREPAID_RENEW_PERIODS = 1
 """Periods a PrePaid node renews by (valid for Month and Week units alike)."""
 IGNORED_ON_RUNNING_NODES = ["userData"]
-"""Inputs an update does not push to existing nodes: cloud-init runs user data on the
-first boot only, and changing it stops and starts the instance (the provider's update),
-so a new bootstrap reaches new nodes only."""
+"""Inputs an update does not push to existing nodes unless `fleet.push_user_data`:
+cloud-init runs user data on the first boot only, and changing it stops and starts the
+instance (the provider's update), so a new bootstrap reaches new nodes only (a replaced
+node keeps the recorded value too: Pulumi substitutes it for ignored inputs)."""
 IGNORED_INLINE_DISKS = "dataDisks"
 """Also ignored on nodes with inline data disks: every field of ecs.Instance data_disks is
 ForceNew, so a disk edit would replace the node; it reaches new nodes only."""
@@ -139,7 +140,8 @@ class GpuNodes(pulumi.ComponentResource):
         deletion_protection = conventions.deletion_protection and config.capacity != "spot"
         traffic_mode = "HighPerformance" if erdma_for(config, gpu_types) else "Standard"
         fleet_tag = {FLEET_TAG_KEY: name}
-        ignored = IGNORED_ON_RUNNING_NODES + ([IGNORED_INLINE_DISKS] if data_disks else [])
+        ignored = ([] if config.push_user_data else IGNORED_ON_RUNNING_NODES) + (
+            [IGNORED_INLINE_DISKS] if data_disks else [])
         self.instances = []
         self.role_attachments = []
         retiring = config.nodes if config.scale_in_from is None else config.scale_in_from

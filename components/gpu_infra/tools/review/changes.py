@@ -92,6 +92,8 @@ class Impact:
     renamed: tuple[str, str] | None = None
     inline_disks_removed: list[str] = field(default_factory=list)
     """Nodes whose inline data disks the new plan drops (ForceNew: they are replaced)."""
+    stale_bootstrap: list[str] = field(default_factory=list)
+    """Replaced nodes that boot their recorded user data, not the new one (ignored input)."""
     cost_before: float = 0.0
     cost_after: float = 0.0
     currency: str = "CNY"
@@ -144,6 +146,7 @@ class ChangeReport:
                 "ignored": [{"name": n, "path": p, "note": t} for n, p, t in impact.ignored],
                 "renamed": list(impact.renamed) if impact.renamed else None,
                 "inlineDisksRemoved": impact.inline_disks_removed,
+                "staleBootstrap": impact.stale_bootstrap,
                 "monthlyCost": {"before": round(impact.cost_before, 2),
                                 "after": round(impact.cost_after, 2),
                                 "currency": impact.currency,
@@ -198,6 +201,14 @@ def _drops_inline_disks(change: ResourceChange) -> bool:
     return bool(before) and not change.inputs.get("dataDisks")
 
 
+def _keeps_recorded_user_data(change: ResourceChange) -> bool:
+    """The replaced instance ignores userData, which differs from the base's: Pulumi gives
+    the new instance the recorded (old) value of an ignored input."""
+    before = (change.base or {}).get("inputs", {}).get("userData")
+    ignored = (change.new or {}).get("ignoreChanges", ())
+    return "userData" in ignored and before != change.inputs.get("userData")
+
+
 def _kept_inline_disks(change: ResourceChange) -> list[str]:
     """Names of inline data disks of the base instance that outlive it."""
     disks = (change.base or {}).get("inputs", {}).get("dataDisks") or []
@@ -249,6 +260,8 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                 ("kept disk", f"{change.name}/{disk}") for disk in _kept_inline_disks(change))
             if kind == "replace" and _drops_inline_disks(change):
                 impact.inline_disks_removed.append(change.name)
+            if kind == "replace" and _keeps_recorded_user_data(change):
+                impact.stale_bootstrap.append(change.name)
         why = _blocked_because(change) or _moves_zone(change, zones)
         if why:
             impact.blocked.append((change.name, why))
@@ -377,6 +390,11 @@ def summary_lines(report: ChangeReport) -> list[str]:
                      "field is ForceNew): these nodes were created with inline disks; keep "
                      "`storage.inline_disks: true` in this stack until you rebuild them "
                      "anyway (README: separate data disks).")
+    if impact.stale_bootstrap:
+        lines.append(f"Replaced nodes boot their OLD bootstrap: {len(impact.stale_bootstrap)} "
+                     f"({', '.join(_few(impact.stale_bootstrap))}) get the user data recorded "
+                     "when they were created, not this plan's (it is ignored after creation); "
+                     "set `fleet.push_user_data: true` for this update.")
     for key, verb in (("replaced", "replaced"), ("deleted", "deleted"),
                       ("restarted", "restarted in place"), ("created", "created")):
         names = impact.gpu_nodes.get(key, [])
