@@ -284,16 +284,10 @@ def bake_tasks(spec: BootstrapSpec) -> list[BakeTask]:
 
 
 def user_data_size(text: str) -> int:
-    """Raw bytes of user data (the ECS limit applies before Base64)."""
+    """Raw bytes of user data (the ECS limit applies before Base64; layouts.user_data checks
+    every fleet's against it before anything is built)."""
     return len(text.encode("utf-8"))
 
 
-def check_size(text: str, limit: int = node_stack.USER_DATA_MAX_BYTES) -> None:
-    """ValueError if `text` is over the ECS user-data limit."""
-    size = user_data_size(text)
-    if size > limit:
-        raise ValueError(f"user data is {size} bytes, over the ECS limit of {limit}")
-
-
 __all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "GridPackage", "SharedFsMount", "bake_tasks",
-           "check_size", "config_script", "node_files", "user_data"]
+           "config_script", "node_files", "user_data", "user_data_size"]
