@@ -24,7 +24,7 @@ from pathlib import Path
 import pulumi_alicloud as alicloud
 import yaml
 
-from gpu_infra.schema import load_stack
+from gpu_infra.schema import load_cluster_config
 from gpu_infra.tools.plan.engine import run_plan, run_under_mocks
 
 from .changes import measure_changes, report_lines
@@ -70,7 +70,7 @@ def bare_resource(type_token: str, name: str) -> None:
 def floor_seconds(stack_path: Path, type_tokens: list[str]) -> float:
     """The engine floor: `type_tokens` registered bare and flat (no components, no inputs,
     none of our code) under the same mock engine."""
-    _, stack = load_stack(stack_path)
+    _, stack = load_cluster_config(stack_path)
 
     def register() -> None:
         for index, type_token in enumerate(type_tokens):

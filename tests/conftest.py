@@ -82,11 +82,11 @@ def plan_cluster(tmp_path: Path):
     return _plan
 
 
-def stack_config(cluster: dict[str, Any], region: str = "cn-hangzhou"):
+def cluster_config(cluster: dict[str, Any], region: str = "cn-hangzhou"):
     """A validated ClusterConfig from a cluster dict (ConfigError if invalid)."""
-    from gpu_infra.schema import parse_stack
+    from gpu_infra.schema import parse_cluster_config
 
-    return parse_stack({"alicloud:region": region, "gpu-infra:cluster": cluster})
+    return parse_cluster_config({"alicloud:region": region, "gpu-infra:cluster": cluster})
 
 
 @pytest.fixture
@@ -96,7 +96,7 @@ def record():
     from gpu_infra.tools.plan.engine import run_under_mocks
 
     def _record(build, cluster: dict[str, Any] | None = None, region: str = "cn-hangzhou"):
-        resources, _ = run_under_mocks(stack_config(cluster or BASE_TRAINING, region),
+        resources, _ = run_under_mocks(cluster_config(cluster or BASE_TRAINING, region),
                                        "test", build)
         return resources
 

@@ -18,8 +18,8 @@ from .conftest import (
     BASE_INFERENCE,
     BASE_RENDERING,
     BASE_TRAINING,
+    cluster_config,
     merged,
-    stack_config,
     write_stack,
 )
 
@@ -95,7 +95,7 @@ def test_a_baked_image_by_exact_name_is_looked_up_once_per_run(tmp_path, monkeyp
 
 
 def test_preinstalled_on_the_default_public_image_is_an_error():
-    stack = stack_config(merged(BASE_TRAINING, fleet={**BASE_TRAINING["fleet"],
+    stack = cluster_config(merged(BASE_TRAINING, fleet={**BASE_TRAINING["fleet"],
                                                       "driver": {"route": "preinstalled"}}))
     [error] = errors_in(run_validators(stack))
     assert error.line().startswith("ERROR driver-route-missing: fleet.image: route "
@@ -121,7 +121,7 @@ def test_jumbo_frames_enable_them_on_the_nodes_and_set_mtu_8500(tmp_path):
 
 
 def test_jumbo_frames_without_erdma_are_an_error():
-    stack = stack_config(merged(ERDMA_TRAINING, fleet={
+    stack = cluster_config(merged(ERDMA_TRAINING, fleet={
         **ERDMA_TRAINING["fleet"], "jumbo_frames": True, "erdma": "off"}), "cn-beijing")
     [error] = errors_in(run_validators(stack))
     assert error.line().startswith("ERROR jumbo-frames-without-erdma: fleet.jumbo_frames: "
@@ -132,8 +132,8 @@ def test_jumbo_frames_are_a_boolean_of_training_fleets_only():
     from gpu_infra.schema import ConfigError
 
     with pytest.raises(ConfigError, match="fleet.jumbo_frames"):
-        stack_config(merged(ERDMA_TRAINING, fleet={**ERDMA_TRAINING["fleet"],
+        cluster_config(merged(ERDMA_TRAINING, fleet={**ERDMA_TRAINING["fleet"],
                                                    "jumbo_frames": "yes"}), "cn-beijing")
     with pytest.raises(ConfigError, match="fleet.jumbo_frames: unknown key"):
-        stack_config(merged(BASE_INFERENCE, fleet={**BASE_INFERENCE["fleet"],
+        cluster_config(merged(BASE_INFERENCE, fleet={**BASE_INFERENCE["fleet"],
                                                    "jumbo_frames": True}))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gpu_infra.limits.node_stack import DEFAULT_IMAGES, USER_DATA_MAX_BYTES
-from gpu_infra.schema import ImageConfig, load_stack
+from gpu_infra.schema import ImageConfig, load_cluster_config
 from gpu_infra.tools.plan.engine import run_plan
 from gpu_infra.tools.plan.fake_cloud import FakeCloud
 
@@ -22,7 +22,7 @@ INSTANCE = "alicloud:ecs/instance:Instance"
 SCALING_CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
 SHIPPED = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
                  for path in STACKS_DIR.glob("Pulumi.*.yaml")
-                 if not isinstance(load_stack(path)[1], ImageConfig))
+                 if not isinstance(load_cluster_config(path)[1], ImageConfig))
 """The shipped stacks with GPU nodes (an image-baking stack has none)."""
 SHELLCHECK = shutil.which("shellcheck") or str(Path(sys.executable).parent / "shellcheck")
 

@@ -39,7 +39,7 @@ def report(tmp_path_factory):
         if edit not in reviews:
             stack_file = edited_stack(EDITS[edit], directory / edit, STACKS_DIR)
             reviews[edit] = review(run_plan(stack_file))
-        return change_report(reviews[edit], base_record(EDITS[edit].stack), "golden",
+        return change_report(reviews[edit], base_record(EDITS[edit].stack_name), "golden",
                              acknowledgements)
 
     return _report

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from ruamel.yaml import YAML
 
-from gpu_infra.schema import load_stack
+from gpu_infra.schema import load_cluster_config
 from gpu_infra.tools.cli import main
 from gpu_infra.tools.clone import drop_secrets
 from gpu_infra.tools.clone.paths import remove_key
@@ -69,7 +69,7 @@ def test_clone_writes_a_valid_stack_with_a_new_name_and_the_first_free_cidr(stac
     assert cluster["name"] == "train-b"
     assert cluster["network"]["vpc_cidr"] == "10.4.0.0/16"
     assert cluster["network"]["vswitch_cidrs"] == {"cn-hangzhou-i": "10.4.64.0/20"}
-    _, stack = load_stack(stacks / "Pulumi.train-b.yaml")
+    _, stack = load_cluster_config(stacks / "Pulumi.train-b.yaml")
     assert (stack.name, str(stack.network.vpc_cidr)) == ("train-b", "10.4.0.0/16")
     out = capsys.readouterr().out
     assert f"wrote {stacks}/Pulumi.train-b.yaml: cluster 'train-b', VPC 10.4.0.0/16" in out

@@ -6,7 +6,7 @@ import pytest
 
 from gpu_infra.schema import ConfigError
 
-from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config, utc_in
+from .conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config, merged, utc_in
 
 P = "gpu-infra:cluster.fleet"
 INFERENCE = BASE_INFERENCE
@@ -14,12 +14,12 @@ INFERENCE = BASE_INFERENCE
 
 def problems(cluster) -> list[str]:
     with pytest.raises(ConfigError) as error:
-        stack_config(cluster)
+        cluster_config(cluster)
     return error.value.problems
 
 
 def test_training_defaults():
-    fleet = stack_config(BASE_TRAINING).fleet
+    fleet = cluster_config(BASE_TRAINING).fleet
     assert (fleet.capacity, fleet.erdma, fleet.placement, fleet.interruptible) == (
         "on_demand", "auto", "auto", False)
     assert (fleet.system_disk_gib, fleet.system_disk_performance_level, fleet.image.id) == (
@@ -27,7 +27,7 @@ def test_training_defaults():
 
 
 def test_scaling_defaults():
-    fleet = stack_config(INFERENCE).fleet
+    fleet = cluster_config(INFERENCE).fleet
     assert (fleet.min_size, fleet.max_size, fleet.multi_az_policy, fleet.uses_spot) == (
         0, 4, "COST_OPTIMIZED", False)
     assert (fleet.drain_seconds, fleet.interruptible, fleet.spot_instance_pools) == (

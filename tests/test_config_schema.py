@@ -6,36 +6,37 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.schema import ConfigError, TrainingConfig, load_stack, parse_stack
+from gpu_infra.schema import ConfigError, TrainingConfig, load_cluster_config, parse_cluster_config
 from gpu_infra.schema.loader import read_stack_file
 
-from .conftest import BASE_TRAINING, STACKS_DIR, merged, stack_config
+from .conftest import BASE_TRAINING, STACKS_DIR, cluster_config, merged
 
 
 def problems_of(cluster: dict, region: str = "cn-hangzhou") -> list[str]:
     with pytest.raises(ConfigError) as caught:
-        parse_stack({"alicloud:region": region, "gpu-infra:cluster": cluster})
+        parse_cluster_config({"alicloud:region": region, "gpu-infra:cluster": cluster})
     return caught.value.problems
 
 
 @pytest.mark.parametrize("path", sorted(STACKS_DIR.glob("Pulumi.*.yaml")), ids=lambda p: p.name)
 def test_every_shipped_stack_is_valid(path: Path):
-    stack_file, stack = load_stack(path)
+    stack_file, stack = load_cluster_config(path)
     assert stack.name and stack_file.name == path.name[len("Pulumi."):-len(".yaml")]
 
 
 def test_defaults_are_applied():
-    stack = stack_config(BASE_TRAINING)
+    stack = cluster_config(BASE_TRAINING)
     assert isinstance(stack, TrainingConfig)
     assert stack.environment == "dev" and stack.network.creates_nat is True
     assert stack.security.admin_cidrs == [] and stack.security.public_key is None
     assert stack.kms_encryption is False
-    assert stack_config(merged(BASE_TRAINING, environment="prod")).kms_encryption is True
+    assert cluster_config(merged(BASE_TRAINING, environment="prod")).kms_encryption is True
 
 
 def test_vswitch_layout_follows_zone_letters_so_adding_a_zone_renumbers_nothing():
-    one = stack_config(merged(BASE_TRAINING, network={"zones": ["cn-hangzhou-i"]}))
-    two = stack_config(merged(BASE_TRAINING, network={"zones": ["cn-hangzhou-h", "cn-hangzhou-i"]}))
+    one = cluster_config(merged(BASE_TRAINING, network={"zones": ["cn-hangzhou-i"]}))
+    two = cluster_config(merged(BASE_TRAINING,
+                                network={"zones": ["cn-hangzhou-h", "cn-hangzhou-i"]}))
     assert str(one.network.vswitch_cidr("cn-hangzhou-i")) == "10.1.64.0/21"
     assert two.network.vswitch_cidr("cn-hangzhou-i") == one.network.vswitch_cidr("cn-hangzhou-i")
     assert str(two.network.vswitch_cidr("cn-hangzhou-h")) == "10.1.56.0/21"
@@ -106,7 +107,7 @@ def test_missing_required_fields_and_region():
     assert problems_of(BASE_TRAINING, region="mars-1")[0].startswith(
         "alicloud:region: unknown region 'mars-1'; allowed: ap-northeast-1,")
     with pytest.raises(ConfigError) as caught:
-        parse_stack({"gpu-infra:cluster": BASE_TRAINING, "gpu-infra:nodes": 3})
+        parse_cluster_config({"gpu-infra:cluster": BASE_TRAINING, "gpu-infra:nodes": 3})
     assert caught.value.problems == [
         "gpu-infra:nodes: unknown key for project gpu-infra; allowed: gpu-infra:cluster",
         "alicloud:region: missing; set the Alibaba Cloud region, e.g. cn-hangzhou"]

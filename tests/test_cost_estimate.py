@@ -9,7 +9,7 @@ from gpu_infra.limits.update_semantics import covered_types
 from gpu_infra.tools.cost import Assumptions, compare, estimate, price_book
 from gpu_infra.tools.plan.engine import PlannedResource
 
-from .conftest import BASE_TRAINING, merged, stack_config
+from .conftest import BASE_TRAINING, cluster_config, merged
 
 H = 730  # hours per month
 GN7I = "ecs.gn7i-c8g1.2xlarge"
@@ -254,7 +254,7 @@ def test_file_systems_by_kind():
 
 
 def test_buckets_use_expected_sizes_from_the_config():
-    cluster = stack_config(merged(BASE_TRAINING, storage={"buckets": {"expected_gib": {
+    cluster = cluster_config(merged(BASE_TRAINING, storage={"buckets": {"expected_gib": {
         "datasets": {"Standard": 1000, "IA": 500, "Archive": 1000}}}}))
     buckets = [res("alicloud:oss/bucket:Bucket", f"b-{p}", {"bucket": f"t01-dev-{p}"})
                for p in ("datasets", "models")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bench.graph import creation_levels, longest_chain
 from gpu_infra.tools.plan.engine import Plan, PlannedResource
 
-from .conftest import BASE_TRAINING, stack_config
+from .conftest import BASE_TRAINING, cluster_config
 
 
 def resource(urn: str, custom: bool = True, parent: str | None = None,
@@ -15,7 +15,7 @@ def resource(urn: str, custom: bool = True, parent: str | None = None,
 
 
 def test_a_dependency_on_a_component_waits_for_everything_below_it():
-    plan = Plan("p", "s", stack_config(BASE_TRAINING), [
+    plan = Plan("p", "s", cluster_config(BASE_TRAINING), [
         resource("net", custom=False),
         resource("vpc", parent="net"),
         resource("vsw", parent="net", dependencies=("vpc",)),

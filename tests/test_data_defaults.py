@@ -9,7 +9,7 @@ from gpu_infra.knowhow import run_validators
 from gpu_infra.schema import ConfigError
 from gpu_infra.tools.plan.engine import run_plan
 
-from .conftest import BASE_TRAINING, STACKS_DIR, merged, stack_config
+from .conftest import BASE_TRAINING, STACKS_DIR, cluster_config, merged
 
 BUCKET = "alicloud:oss/bucket:Bucket"
 RULE = "alicloud:nas/accessRule:AccessRule"
@@ -61,12 +61,12 @@ def test_nas_squashes_root_by_default(plan_cluster, settings, squash, access):
 def test_cpfs_is_refused_where_the_stack_encrypts_and_warned_elsewhere():
     cpfs = {"shared_fs": {"enabled": True, "kind": "cpfs", "capacity_gib": 3600}}
     with pytest.raises(ConfigError) as error:
-        stack_config(merged(BASE_TRAINING, environment="prod", storage=cpfs))
+        cluster_config(merged(BASE_TRAINING, environment="prod", storage=cpfs))
     assert error.value.problems == [
         "gpu-infra:cluster.storage.shared_fs.kind: cpfs cannot be encrypted through the "
         "provider (nas.FileSystem encrypt_type 1 and 2 are for standard and extreme only) but "
         "this stack encrypts its data (kms_encryption); use extreme, or set "
         "security.kms_encryption: false to accept an unencrypted CPFS"]
-    [finding] = [f for f in run_validators(stack_config(merged(BASE_TRAINING, storage=cpfs)))
+    [finding] = [f for f in run_validators(cluster_config(merged(BASE_TRAINING, storage=cpfs)))
                  if f.validator == "cpfs-not-encrypted-or-mounted"]
     assert (finding.level.value, finding.path) == ("WARNING", "storage.shared_fs.kind")

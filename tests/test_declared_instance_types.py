@@ -10,7 +10,7 @@ from gpu_infra.schema import ConfigError
 from gpu_infra.tools.cost import estimate_plan
 from gpu_infra.tools.review import review
 
-from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
+from .conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config, merged
 
 NEW_TYPE = "ecs.gn9x-8x.48xlarge"
 """A type no catalog lists."""
@@ -26,7 +26,7 @@ def training(declared: dict | None = None, **fleet) -> dict:
 
 
 def findings(cluster: dict, name: str) -> list:
-    return [f for f in run_validators(stack_config(cluster)) if f.validator == name]
+    return [f for f in run_validators(cluster_config(cluster)) if f.validator == name]
 
 
 def test_an_undeclared_unknown_type_is_an_error_saying_how_to_declare_it():
@@ -88,10 +88,10 @@ def test_declared_regions_make_the_region_validator_fire():
 def test_a_declared_type_serves_the_stack_layout_unless_uses_say_otherwise():
     inference = merged(BASE_INFERENCE, fleet={"instance_types": [NEW_TYPE]},
                        instance_types={NEW_TYPE: DECLARED})
-    assert stack_config(inference).gpu_types.get(NEW_TYPE).uses == ("inference",)
+    assert cluster_config(inference).gpu_types.get(NEW_TYPE).uses == ("inference",)
     rendering_only = merged(inference, instance_types={NEW_TYPE: {**DECLARED,
                                                                    "uses": ["rendering"]}})
-    assert stack_config(rendering_only).gpu_types.get(NEW_TYPE).uses == ("rendering",)
+    assert cluster_config(rendering_only).gpu_types.get(NEW_TYPE).uses == ("rendering",)
 
 
 @pytest.mark.parametrize("declarations, problem", [
@@ -107,5 +107,5 @@ def test_a_declared_type_serves_the_stack_layout_unless_uses_say_otherwise():
 ])
 def test_a_bad_declaration_is_one_line_naming_the_field(declarations, problem):
     with pytest.raises(ConfigError) as error:
-        stack_config(merged(BASE_TRAINING, instance_types=declarations))
+        cluster_config(merged(BASE_TRAINING, instance_types=declarations))
     assert any(problem in line for line in error.value.problems), error.value.problems

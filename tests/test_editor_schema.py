@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from gpu_infra.schema import ConfigError, load_stack
+from gpu_infra.schema import ConfigError, load_cluster_config
 from gpu_infra.schema.editor import editor_schema, secure_fields
 
 from .conftest import PROJECT_DIR, STACKS_DIR
@@ -36,7 +36,7 @@ def validates(document: dict, tmp_path: Path) -> bool:
     path = tmp_path / "Pulumi.probe.yaml"
     path.write_text(yaml.safe_dump(document))
     try:
-        load_stack(path)
+        load_cluster_config(path)
     except ConfigError:
         return False
     return True

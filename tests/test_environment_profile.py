@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from gpu_infra.knowhow import run_validators
-from gpu_infra.schema import ConfigError, parse_stack
+from gpu_infra.schema import ConfigError, parse_cluster_config
 from gpu_infra.schema.environment import (
     PRODUCTION,
     PROFILES,
@@ -101,17 +101,17 @@ def test_the_profile_decides_what_the_schema_refuses_and_the_validators_find(mon
     open_stack = merged(BASE_TRAINING, environment="staging",
                         security={"admin_cidrs": ["0.0.0.0/0"], "kms_encryption": False})
     config = {"alicloud:region": "cn-hangzhou", "gpu-infra:cluster": open_stack}
-    names = {finding.validator for finding in run_validators(parse_stack(config))}
+    names = {finding.validator for finding in run_validators(parse_cluster_config(config))}
     assert "world-open-cidrs" in names and "prod-without-kms" not in names
     monkeypatch.setitem(PROFILES, "staging", PRODUCTION)
     with pytest.raises(ConfigError) as refused:
-        parse_stack(config)
+        parse_cluster_config(config)
     assert refused.value.problems == [
         "gpu-infra:cluster.security.admin_cidrs: 0.0.0.0/0 covers all public IPv4 space: "
         "not allowed in staging; list the CIDRs that need access"]
     closed = merged(open_stack, security={"admin_cidrs": ["10.0.0.0/8"],
                                           "kms_encryption": False})
-    found = run_validators(parse_stack({**config, "gpu-infra:cluster": closed}))
+    found = run_validators(parse_cluster_config({**config, "gpu-infra:cluster": closed}))
     assert [f.validator for f in found if f.level.value == "ERROR"] == ["prod-without-kms"]
 
 

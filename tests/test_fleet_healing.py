@@ -8,14 +8,14 @@ import pytest
 from gpu_infra.knowhow import run_validators
 from gpu_infra.schema import ConfigError
 
-from .conftest import BASE_INFERENCE, BASE_RENDERING, merged, stack_config
+from .conftest import BASE_INFERENCE, BASE_RENDERING, cluster_config, merged
 
 TYPE = ["ecs.gn7i-c8g1.2xlarge"]
 
 
 def problems(cluster) -> list[str]:
     with pytest.raises(ConfigError) as error:
-        stack_config(cluster)
+        cluster_config(cluster)
     return error.value.problems
 
 
@@ -38,12 +38,12 @@ def test_warm_pool_stops_instances_and_is_never_refreshed(plan_cluster):
 
 
 def test_a_long_lived_fleet_nothing_renews_gets_an_info():
-    stack = stack_config(merged(BASE_INFERENCE, fleet={"instance_types": TYPE,
+    stack = cluster_config(merged(BASE_INFERENCE, fleet={"instance_types": TYPE,
                                                        "min_size": 2}))
     [finding] = [f for f in run_validators(stack) if f.validator == "no-rolling-refresh"]
     assert finding.path == "fleet.max_instance_lifetime_days"
     assert "multi_az_policy COST_OPTIMIZED" in finding.message
-    renewed = stack_config(merged(BASE_INFERENCE, fleet={
+    renewed = cluster_config(merged(BASE_INFERENCE, fleet={
         "instance_types": TYPE, "min_size": 2, "max_instance_lifetime_days": 7}))
     assert not [f for f in run_validators(renewed) if f.validator == "no-rolling-refresh"]
 

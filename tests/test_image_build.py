@@ -17,7 +17,7 @@ from gpu_infra.limits.image_builder import COMPONENT_CONTENT_MAX_BYTES
 from gpu_infra.limits.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
 from gpu_infra.tools.plan.engine import run_plan
 
-from .conftest import STACKS_DIR, stack_config, write_stack
+from .conftest import STACKS_DIR, cluster_config, write_stack
 
 COMPONENT = "alicloud:ecs/ecsImageComponent:EcsImageComponent"
 PIPELINE = "alicloud:ecs/ecsImagePipeline:EcsImagePipeline"
@@ -133,7 +133,7 @@ def test_image_section_problems_name_the_field(image, problem):
     from gpu_infra.schema import ConfigError
 
     with pytest.raises(ConfigError) as error:
-        stack_config({**IMAGE, "image": {**IMAGE["image"], **image}}, "cn-beijing")
+        cluster_config({**IMAGE, "image": {**IMAGE["image"], **image}}, "cn-beijing")
     assert any(problem in line for line in error.value.problems), error.value.problems
 
 
@@ -141,7 +141,7 @@ def test_image_stack_refuses_fleet_sections():
     from gpu_infra.schema import ConfigError
 
     with pytest.raises(ConfigError) as error:
-        stack_config({**IMAGE, "storage": {"disks": []}}, "cn-beijing")
+        cluster_config({**IMAGE, "storage": {"disks": []}}, "cn-beijing")
     assert any("storage: unknown key" in line for line in error.value.problems)
 
 
@@ -155,7 +155,7 @@ def test_image_stack_refuses_fleet_sections():
      "ERROR image-driver-incompatible: image.driver.version: driver 515.65.01 on gn7"),
 ])
 def test_image_validators(image, finding):
-    stack = stack_config({**IMAGE, "image": {**IMAGE["image"], **image}}, "cn-beijing")
+    stack = cluster_config({**IMAGE, "image": {**IMAGE["image"], **image}}, "cn-beijing")
     lines = [f.line() for f in run_validators(stack) if f.validator != "no-internet-egress"]
     if finding is None:
         assert lines == []
@@ -164,7 +164,7 @@ def test_image_validators(image, finding):
 
 
 def test_an_image_build_without_egress_is_warned():
-    stack = stack_config({**IMAGE, "network": {"zones": ["cn-beijing-l"],
+    stack = cluster_config({**IMAGE, "network": {"zones": ["cn-beijing-l"],
                                                "nat_gateway": False}}, "cn-beijing")
     assert [f.validator for f in run_validators(stack)] == ["no-internet-egress"]
 

@@ -78,7 +78,7 @@ import json, sys
 from pathlib import Path
 
 import gpu_infra
-from gpu_infra.schema import ConfigError, parse_stack
+from gpu_infra.schema import ConfigError, parse_cluster_config
 from gpu_infra.schema.editor import editor_schema
 from gpu_infra.schema.registry import layout_placement, layouts_suited
 from gpu_infra.tools.cli import build_parser
@@ -89,7 +89,8 @@ from gpu_infra_policies.base import Context
 from gpu_infra_policies.rules import evaluate
 
 try:
-    parse_stack({"alicloud:region": "cn-hangzhou", "gpu-infra:cluster": {"layout": "nope"}})
+    parse_cluster_config({"alicloud:region": "cn-hangzhou",
+                          "gpu-infra:cluster": {"layout": "nope"}})
 except ConfigError as error:
     refused = error.problems
 layout = editor_schema()["properties"]["config"]["properties"]["gpu-infra:cluster"]

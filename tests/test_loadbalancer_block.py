@@ -12,7 +12,7 @@ from gpu_infra.schema import ConfigError
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra.tools.plan.engine import ProgramError, run_under_mocks
 
-from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
+from .conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config, merged
 
 NLB = "alicloud:nlb/loadBalancer:LoadBalancer"
 SERVER_GROUP = "alicloud:nlb/serverGroup:ServerGroup"
@@ -158,7 +158,7 @@ def test_tags_on_every_taggable_child(record):
 
 
 def test_outputs_dns_name_and_ids():
-    stack = stack_config(BASE_TRAINING)
+    stack = cluster_config(BASE_TRAINING)
 
     def program():
         balancer = make()
@@ -176,7 +176,7 @@ def test_outputs_dns_name_and_ids():
 
 def failure(**overrides) -> str:
     with pytest.raises(ProgramError) as error:
-        run_under_mocks(stack_config(BASE_TRAINING), "test", lambda: make(**overrides))
+        run_under_mocks(cluster_config(BASE_TRAINING), "test", lambda: make(**overrides))
     return str(error.value)
 
 
@@ -193,7 +193,7 @@ def test_more_than_ten_zones_is_an_error():
 def schema_problems(**load_balancer) -> list[str]:
     """The problems the schema reports for an inference stack with this load_balancer."""
     with pytest.raises(ConfigError) as error:
-        stack_config(merged(BASE_INFERENCE, load_balancer=load_balancer))
+        cluster_config(merged(BASE_INFERENCE, load_balancer=load_balancer))
     return error.value.problems
 
 
@@ -205,13 +205,13 @@ def test_health_check_path_the_provider_refuses_is_a_schema_error(path):
 
 def test_health_check_path_the_provider_accepts():
     for path in ("/v2/health/ready", "/" + "a" * 79, "/h?x=1&y=[2]"):
-        assert stack_config(merged(BASE_INFERENCE, load_balancer={
+        assert cluster_config(merged(BASE_INFERENCE, load_balancer={
             "health_check_path": path})).load_balancer.health_check_path == path
 
 
 def test_inference_without_clients_is_a_schema_error():
     with pytest.raises(ConfigError) as error:
-        stack_config(merged(BASE_INFERENCE, security={"client_cidrs": []}))
+        cluster_config(merged(BASE_INFERENCE, security={"client_cidrs": []}))
     assert error.value.problems == [
         "gpu-infra:cluster.security.client_cidrs: missing; list the CIDRs that may reach the "
         "service through the load balancer"]
@@ -219,4 +219,4 @@ def test_inference_without_clients_is_a_schema_error():
 
 def test_name_must_start_with_a_letter():
     with pytest.raises(ProgramError, match="name: '1lb' must start with a letter"):
-        run_under_mocks(stack_config(BASE_TRAINING), "test", lambda: make(name="1lb"))
+        run_under_mocks(cluster_config(BASE_TRAINING), "test", lambda: make(name="1lb"))

@@ -6,7 +6,7 @@ import pytest
 
 from gpu_infra.schema import SECRET_PLACEHOLDER, ConfigError
 
-from .conftest import BASE_TRAINING, merged, stack_config
+from .conftest import BASE_TRAINING, cluster_config, merged
 
 PREFIX = "gpu-infra:cluster.monitoring"
 ONCALL = {"name": "oncall", "email": "oncall@example.com"}
@@ -14,14 +14,14 @@ ONCALL = {"name": "oncall", "email": "oncall@example.com"}
 
 def problems(monitoring: dict) -> list[str]:
     with pytest.raises(ConfigError) as caught:
-        stack_config(merged(BASE_TRAINING, monitoring=monitoring))
+        cluster_config(merged(BASE_TRAINING, monitoring=monitoring))
     return caught.value.problems
 
 
 def test_defaults_off_until_contacts_are_listed():
-    stack = stack_config(BASE_TRAINING)
+    stack = cluster_config(BASE_TRAINING)
     assert not stack.monitoring.active
-    monitoring = stack_config(merged(BASE_TRAINING, monitoring={"contacts": [ONCALL]})).monitoring
+    monitoring = cluster_config(merged(BASE_TRAINING, monitoring={"contacts": [ONCALL]})).monitoring
     assert monitoring.active
     assert monitoring.silence_time == 86400
     assert set(monitoring.alarms.enabled()) == {
@@ -30,7 +30,7 @@ def test_defaults_off_until_contacts_are_listed():
 
 
 def test_secret_webhooks_are_accepted_offline():
-    monitoring = stack_config(merged(BASE_TRAINING, monitoring={
+    monitoring = cluster_config(merged(BASE_TRAINING, monitoring={
         "contacts": [{"name": "robot", "dingtalk_webhook": SECRET_PLACEHOLDER}],
         "webhook": SECRET_PLACEHOLDER})).monitoring
     assert monitoring.contacts[0].dingtalk_webhook == SECRET_PLACEHOLDER

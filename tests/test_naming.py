@@ -13,7 +13,7 @@ from gpu_infra.limits.regions import REGIONS
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN
 
-from .conftest import BASE_INFERENCE, BASE_RENDERING, BASE_TRAINING, merged, stack_config
+from .conftest import BASE_INFERENCE, BASE_RENDERING, BASE_TRAINING, cluster_config, merged
 
 LONGEST_NAME = "a" * 24
 """The longest cluster name CLUSTER_NAME_PATTERN allows."""
@@ -33,8 +33,8 @@ def unique_names(plan) -> dict[tuple[str, str], str]:
        other_region=st.sampled_from(sorted(REGIONS)), cluster=CLUSTER_NAMES)
 def test_auto_suffix_differs_when_the_region_or_the_stack_name_differs(
         stack, other_stack, region, other_region, cluster):
-    first = auto_suffix(stack=stack, region=region, cluster=cluster)
-    second = auto_suffix(stack=other_stack, region=other_region, cluster=cluster)
+    first = auto_suffix(stack_name=stack, region=region, cluster=cluster)
+    second = auto_suffix(stack_name=other_stack, region=other_region, cluster=cluster)
     assert (first == second) == ((stack, region) == (other_stack, other_region))
     assert len(first) == 8 and int(first, 16) >= 0
 
@@ -58,7 +58,7 @@ def test_two_stacks_of_one_cluster_name_share_no_global_name(plan_cluster):
     for other in (beijing, renamed):
         assert set(hangzhou) == set(other)
         assert not set(hangzhou.values()) & set(other.values())
-    suffix = auto_suffix(stack="train-dev", region="cn-hangzhou", cluster="t01")
+    suffix = auto_suffix(stack_name="train-dev", region="cn-hangzhou", cluster="t01")
     assert hangzhou[("alicloud:oss/bucket:Bucket", "t01-datasets-bucket")] == \
         f"t01-dev-datasets-{suffix}"
     assert hangzhou[("alicloud:ram/role:Role", "t01-node-role")] == f"t01-node-role-{suffix}"
@@ -114,15 +114,15 @@ def test_every_unique_name_stays_within_its_limits(plan_cluster, base, suffix, c
 ])
 def test_bad_global_suffix_is_one_line_naming_the_field(naming, problem):
     with pytest.raises(ConfigError) as error:
-        stack_config(merged(BASE_TRAINING, naming=naming))
+        cluster_config(merged(BASE_TRAINING, naming=naming))
     assert any(problem in line for line in error.value.problems), error.value.problems
 
 
 def test_the_suffix_counts_against_the_bucket_prefix_and_contact_name_room():
     prefix = "a" * 51
-    stack_config(merged(BASE_TRAINING, storage={"buckets": {"bucket_prefix": prefix}}))
+    cluster_config(merged(BASE_TRAINING, storage={"buckets": {"bucket_prefix": prefix}}))
     with pytest.raises(ConfigError) as error:
-        stack_config(merged(BASE_TRAINING, storage={"buckets": {"bucket_prefix": prefix}},
+        cluster_config(merged(BASE_TRAINING, storage={"buckets": {"bucket_prefix": prefix}},
                             naming={"global_suffix": "auto"}, name="abcdefghijklmnopqrstuvwx",
                             monitoring={"contacts": [{"name": "abcdefghijkl",
                                                       "email": "a@example.com"}]}))

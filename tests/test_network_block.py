@@ -8,7 +8,7 @@ from gpu_infra.blocks.network import Network
 from gpu_infra.schema.network import NetworkConfig
 from gpu_infra.tools.plan.engine import run_under_mocks
 
-from .conftest import BASE_TRAINING, merged, stack_config
+from .conftest import BASE_TRAINING, cluster_config, merged
 
 VPC = "alicloud:vpc/network:Network"
 VSWITCH = "alicloud:vpc/switch:Switch"
@@ -85,7 +85,7 @@ def test_every_vswitch_routes_out_through_the_nat_eip(record):
 
 
 def test_nat_exports_the_eip_address_used_by_snat():
-    stack = stack_config(BASE_TRAINING)
+    stack = cluster_config(BASE_TRAINING)
 
     def build():
         network = Network("n1", config=stack.network, conventions=Conventions())
@@ -105,7 +105,7 @@ def test_prod_protects_nat_and_eip(record):
 
 
 def test_bring_your_own_vpc_creates_no_vpc_or_vswitch_but_nat_uses_given_ids():
-    stack = stack_config(merged(BASE_TRAINING, network={**BYO, "nat_gateway": True}))
+    stack = cluster_config(merged(BASE_TRAINING, network={**BYO, "nat_gateway": True}))
 
     def build():
         network = Network("n1", config=stack.network, conventions=Conventions())
@@ -128,6 +128,6 @@ def test_bring_your_own_vpc_creates_no_vpc_or_vswitch_but_nat_uses_given_ids():
 def test_bring_your_own_creates_no_nat_unless_asked(record, nat):
     network = {**BYO, "nat_gateway": nat} if nat is not None else BYO
     cluster = merged(BASE_TRAINING, network=network)
-    resources = record(lambda: Network("n1", config=stack_config(cluster).network,
+    resources = record(lambda: Network("n1", config=cluster_config(cluster).network,
                                        conventions=Conventions()), cluster=cluster)
     assert [r.type for r in resources] == ["gpu-infra:network:Network"]

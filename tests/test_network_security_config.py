@@ -6,30 +6,30 @@ from gpu_infra.knowhow import run_validators
 from gpu_infra.schema import ConfigError, environment
 from gpu_infra.schema.environment import PROFILES, RELAXED
 
-from .conftest import BASE_TRAINING, merged, stack_config
+from .conftest import BASE_TRAINING, cluster_config, merged
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK0wmN/Cr3JXqmLW7u+g9pTh+wyq me@host"
 
 
 def problems_of(**sections) -> list[str]:
     with pytest.raises(ConfigError) as caught:
-        stack_config(merged(BASE_TRAINING, **sections))
+        cluster_config(merged(BASE_TRAINING, **sections))
     return caught.value.problems
 
 
 def test_defaults():
-    stack = stack_config(BASE_TRAINING)
+    stack = cluster_config(BASE_TRAINING)
     assert (stack.network.creates_nat, stack.network.nat_bandwidth_mbps) == (True, 200)
     security = stack.security
     assert (security.public_key, security.admin_cidrs, security.client_cidrs,
             security.service_ports) == (None, [], [], [])
     assert (security.kms_rotation_days, security.kms_pending_window_days) == (365, 30)
     assert stack.kms_encryption is False
-    assert stack_config(merged(BASE_TRAINING, environment="prod")).kms_encryption is True
+    assert cluster_config(merged(BASE_TRAINING, environment="prod")).kms_encryption is True
 
 
 def test_valid_public_key_is_kept():
-    assert stack_config(merged(BASE_TRAINING, security={"public_key": KEY})
+    assert cluster_config(merged(BASE_TRAINING, security={"public_key": KEY})
                         ).security.public_key == KEY
 
 
@@ -99,13 +99,13 @@ def test_invalid_values_get_one_line_each(sections, expected):
 
 
 def test_kms_instance_allows_shorter_rotation():
-    security = stack_config(merged(BASE_TRAINING, security={
+    security = cluster_config(merged(BASE_TRAINING, security={
         "kms_instance_id": "kst-abc1", "kms_rotation_days": 30})).security
     assert (security.kms_instance_id, security.kms_rotation_days) == ("kst-abc1", 30)
 
 
 def test_world_open_cidrs_are_allowed_outside_prod_with_a_warning(monkeypatch):
-    stack = stack_config(merged(BASE_TRAINING, security={
+    stack = cluster_config(merged(BASE_TRAINING, security={
         "admin_cidrs": ["0.0.0.0/1", "128.0.0.0/1"], "client_cidrs": ["10.0.0.0/8"]}))
     assert [str(c) for c in stack.security.admin_cidrs] == ["0.0.0.0/1", "128.0.0.0/1"]
     assert [f.line() for f in run_validators(stack) if f.validator == "world-open-cidrs"] == [
@@ -119,7 +119,7 @@ def test_world_open_cidrs_are_allowed_outside_prod_with_a_warning(monkeypatch):
     monkeypatch.setattr(environment, "PROFILES", {"dev": RELAXED})
     assert [f.message for f in run_validators(stack) if f.validator == "world-open-cidrs"][0] \
         .endswith("list the CIDRs that need access")
-    suppressed = stack_config(merged(BASE_TRAINING, suppress=["world-open-cidrs"], security={
+    suppressed = cluster_config(merged(BASE_TRAINING, suppress=["world-open-cidrs"], security={
         "admin_cidrs": ["0.0.0.0/0"]}))
     assert run_validators(suppressed) == [f for f in run_validators(suppressed)
                                           if f.validator != "world-open-cidrs"]
@@ -142,6 +142,6 @@ def test_prod_refuses_world_open_cidrs_in_every_spelling(field, cidrs, reason):
 @pytest.mark.parametrize("cidrs", [["10.0.0.0/8"], ["47.0.0.0/8"], ["203.0.113.0/24"],
                                    ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]])
 def test_prod_accepts_narrow_cidrs(cidrs):
-    stack = stack_config(merged(BASE_TRAINING, environment="prod",
+    stack = cluster_config(merged(BASE_TRAINING, environment="prod",
                                 security={"admin_cidrs": cidrs, "client_cidrs": cidrs}))
     assert [str(c) for c in stack.security.admin_cidrs] == cidrs

@@ -11,7 +11,7 @@ from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nv
 from gpu_infra.limits.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
 from gpu_infra.schema import ConfigError
 
-from .conftest import BASE_INFERENCE, BASE_RENDERING, BASE_TRAINING, merged, stack_config
+from .conftest import BASE_INFERENCE, BASE_RENDERING, BASE_TRAINING, cluster_config, merged
 
 GRID = BASE_RENDERING["fleet"]["driver"]
 
@@ -22,26 +22,26 @@ def training(**fleet):
 
 def problems(cluster) -> list[str]:
     with pytest.raises(ConfigError) as error:
-        stack_config(cluster)
+        cluster_config(cluster)
     return error.value.problems
 
 
 def findings(cluster, name: str) -> list[str]:
-    return [f.line() for f in run_validators(stack_config(cluster)) if f.validator == name]
+    return [f.line() for f in run_validators(cluster_config(cluster)) if f.validator == name]
 
 
 def test_defaults_are_the_pinned_public_image_and_the_auto_install():
-    fleet = stack_config(BASE_TRAINING).fleet
+    fleet = cluster_config(BASE_TRAINING).fleet
     assert fleet.image.pinned_id == DEFAULT_IMAGES["ubuntu_22_04"]
     assert driver_plan(fleet).route == "auto_install"
     assert driver_plan(fleet).versions == DEFAULT_DRIVER_STACK
 
 
 def test_image_choices():
-    alinux = stack_config(training(image={"os": "alinux_3"})).fleet.image
+    alinux = cluster_config(training(image={"os": "alinux_3"})).fleet.image
     assert alinux.pinned_id == DEFAULT_IMAGES["alinux_3"]
-    assert stack_config(training(image={"id": "m-abc123"})).fleet.image.pinned_id == "m-abc123"
-    assert stack_config(training(image={"name": "gpu-baked"})).fleet.image.pinned_id is None
+    assert cluster_config(training(image={"id": "m-abc123"})).fleet.image.pinned_id == "m-abc123"
+    assert cluster_config(training(image={"name": "gpu-baked"})).fleet.image.pinned_id is None
 
 
 @pytest.mark.parametrize(("image", "expected"), [
@@ -70,7 +70,7 @@ def test_driver_errors(driver, expected):
 
 
 def test_stack_pins_override_the_family_pin():
-    fleet = stack_config(training(driver={"version": "535.183.01", "cuda": "12.2.2"})).fleet
+    fleet = cluster_config(training(driver={"version": "535.183.01", "cuda": "12.2.2"})).fleet
     stack = driver_plan(fleet).versions
     assert (stack.driver, stack.cuda, stack.cudnn) == (
         "535.183.01", "12.2.2", DEFAULT_DRIVER_STACK.cudnn)
@@ -121,12 +121,12 @@ def test_known_driver_incompatibilities(instance_type, version, broken):
 
 
 def test_health_expectations_per_instance_type():
-    fleet = stack_config(merged(BASE_INFERENCE, fleet={"instance_types": [
+    fleet = cluster_config(merged(BASE_INFERENCE, fleet={"instance_types": [
         "ecs.gn7i-c8g1.2xlarge", "ecs.gn6i-c24g1.24xlarge"]})).fleet
     assert gpu_counts(fleet, CATALOG_ONLY) == {"ecs.gn7i-c8g1.2xlarge": 1,
                                                "ecs.gn6i-c24g1.24xlarge": 4}
     assert may_have_nvswitch(fleet, CATALOG_ONLY) is False
-    assert may_have_nvswitch(stack_config(training(instance_type="ecs.ebmgn7ex.32xlarge")).fleet,
+    assert may_have_nvswitch(cluster_config(training(instance_type="ecs.ebmgn7ex.32xlarge")).fleet,
                              CATALOG_ONLY)
 
 

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from gpu_infra import program
-from gpu_infra.schema import SECRET_PLACEHOLDER, ConfigError, load_stack
+from gpu_infra.schema import SECRET_PLACEHOLDER, ConfigError, load_cluster_config
 from gpu_infra.schema.editor import editor_schema, secure_fields
 from gpu_infra.schema.secrets import secure_field_paths
 from gpu_infra.schema.stack import InferenceConfig, RenderingConfig, TrainingConfig
 from gpu_infra.tools.plan.engine import ProgramError, run_under_mocks
 
-from .conftest import BASE_TRAINING, merged, stack_config
+from .conftest import BASE_TRAINING, cluster_config, merged
 
 CONTACT_HOOK = "https://oapi.dingtalk.com/robot/send?access_token=contact-token-1234"
 EVENT_HOOK = "https://hooks.example.com/ecs-events/event-token-5678"
@@ -50,7 +50,7 @@ BASE_YAML = ("    name: t01\n    layout: training\n    network: {zones: [cn-hang
 ])
 def test_secure_values_elsewhere_are_refused_with_their_path(tmp_path, cluster_yaml, path):
     with pytest.raises(ConfigError) as caught:
-        load_stack(stack_file(tmp_path, cluster_yaml))
+        load_cluster_config(stack_file(tmp_path, cluster_yaml))
     assert caught.value.problems == [
         f"gpu-infra:cluster.{path}: may not be a secure: value (it would reach resources and "
         "the state in clear); secure: values belong in monitoring.contacts[].dingtalk_webhook, "
@@ -61,7 +61,7 @@ def test_secure_webhooks_and_provider_secrets_are_accepted(tmp_path):
     monitoring = ("    monitoring:\n      webhook:\n        secure: v1:abc\n      contacts:\n"
                   "        - name: robot\n          dingtalk_webhook:\n"
                   "            secure: v1:def\n")
-    stack_file_, _ = load_stack(stack_file(tmp_path, BASE_YAML + monitoring))
+    stack_file_, _ = load_cluster_config(stack_file(tmp_path, BASE_YAML + monitoring))
     assert stack_file_.secret_keys == [
         "alicloud:secretKey", "gpu-infra:cluster.monitoring.webhook",
         "gpu-infra:cluster.monitoring.contacts[0].dingtalk_webhook"]
@@ -80,7 +80,7 @@ def test_secret_values_reach_resources_as_secrets_under_engine_marked_config():
         "webhook": EVENT_HOOK,
         "contacts": [{"name": "robot", "dingtalk_webhook": CONTACT_HOOK}]})
     resources, _ = run_under_mocks(
-        stack_config(cluster), "test", program.run,
+        cluster_config(cluster), "test", program.run,
         config={"gpu-infra:cluster": cluster, "alicloud:region": "cn-hangzhou"},
         secret_keys=["gpu-infra:cluster"])
     contact = next(r for r in resources if r.type == "alicloud:cms/alarmContact:AlarmContact")
@@ -99,11 +99,11 @@ def test_the_program_stops_when_the_engine_marks_a_secret_no_field_may_hold():
             r"gpu-infra:cluster: holds a secure: value but none of the fields that may be "
             r"secure \(monitoring\.contacts\[\]\.dingtalk_webhook, monitoring\.webhook\) is "
             r"set")):
-        run_under_mocks(stack_config(cluster), "test", program.run,
+        run_under_mocks(cluster_config(cluster), "test", program.run,
                         config={"gpu-infra:cluster": cluster, "alicloud:region": "cn-hangzhou"},
                         secret_keys=["gpu-infra:cluster"])
     # the same config, not marked secret, plans
     resources, _ = run_under_mocks(
-        stack_config(cluster), "test", program.run,
+        cluster_config(cluster), "test", program.run,
         config={"gpu-infra:cluster": cluster, "alicloud:region": "cn-hangzhou"})
     assert resources

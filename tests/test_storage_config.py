@@ -6,14 +6,14 @@ from gpu_infra.blocks.conventions import Conventions
 from gpu_infra.blocks.storage.buckets import bucket_names, log_bucket_name
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.storage import StorageConfig
-from tests.conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
+from tests.conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config, merged
 
 P = "gpu-infra:cluster.storage"
 
 
 def problems_of(storage, **sections):
     with pytest.raises(ConfigError) as caught:
-        stack_config(merged(BASE_TRAINING, storage=storage, **sections))
+        cluster_config(merged(BASE_TRAINING, storage=storage, **sections))
     return caught.value.problems
 
 
@@ -99,7 +99,7 @@ def test_several_problems_one_line_each():
 
 
 def test_valid_edges_accepted():
-    stack = stack_config(merged(BASE_TRAINING, storage={
+    stack = cluster_config(merged(BASE_TRAINING, storage={
         "disks": [{"size_gib": 4, "provisioned_iops": 1000}, {"name": "data", "keep": True}],
         "snapshots": {"retention_days": -1},
         "shared_fs": {"enabled": True, "kind": "cpfs", "capacity_gib": 3600,
@@ -113,19 +113,19 @@ NO_SUFFIX = Conventions()
 
 
 def test_bucket_names_default_prefix_per_layout():
-    training = stack_config(BASE_TRAINING)
+    training = cluster_config(BASE_TRAINING)
     assert bucket_names(training, NO_SUFFIX) == {p: f"t01-dev-{p}" for p in
                                       ("datasets", "checkpoints", "models", "outputs")}
     assert log_bucket_name(training, NO_SUFFIX) is None
-    inference = stack_config(merged(BASE_INFERENCE, environment="prod"))
+    inference = cluster_config(merged(BASE_INFERENCE, environment="prod"))
     assert bucket_names(inference, NO_SUFFIX) == {"models": "i01-prod-models"}
-    rendering = stack_config({**BASE_TRAINING, "layout": "rendering",
+    rendering = cluster_config({**BASE_TRAINING, "layout": "rendering",
                               "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]}})
     assert list(bucket_names(rendering, NO_SUFFIX)) == ["datasets", "outputs"]
 
 
 def test_bucket_names_explicit_prefix_purposes_and_logs():
-    stack = stack_config(merged(BASE_TRAINING, storage={"buckets": {
+    stack = cluster_config(merged(BASE_TRAINING, storage={"buckets": {
         "bucket_prefix": "acme-t01", "purposes": ["models", "datasets"], "logging": True}}))
     assert bucket_names(stack, NO_SUFFIX) == {"models": "acme-t01-models",
                                               "datasets": "acme-t01-datasets"}

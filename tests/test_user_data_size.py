@@ -10,7 +10,7 @@ from gpu_infra.layouts.user_data import worst_case_spec
 from gpu_infra.limits.node_stack import USER_DATA_MAX_BYTES
 from gpu_infra.tools.cli import main
 
-from .conftest import BASE_RENDERING, BASE_TRAINING, merged, stack_config, write_stack
+from .conftest import BASE_RENDERING, BASE_TRAINING, merged, cluster_config, write_stack
 from .test_bootstrap_scripts import user_data_of
 
 LONGEST_NAME = "a" * 23 + "1"
@@ -46,7 +46,7 @@ def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan
     for cluster in (LARGEST_TRAINING, LARGEST_RENDERING):
         planned = user_data_of(plan_cluster(cluster))[0]
         assert user_data_size(planned) <= USER_DATA_MAX_BYTES
-        config = stack_config(cluster)
+        config = cluster_config(cluster)
         checked = user_data(worst_case_spec(LAYOUT_CLASSES[type(config)], config))
         assert user_data_size(planned) <= user_data_size(checked) <= USER_DATA_MAX_BYTES
         assert not [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
@@ -73,7 +73,7 @@ def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_pat
 def test_many_long_disks_are_named_when_they_tip_the_user_data_over(monkeypatch):
     import gpu_infra.layouts.user_data as check
 
-    config = stack_config(LARGEST_TRAINING)
+    config = cluster_config(LARGEST_TRAINING)
     size = user_data_size(user_data(worst_case_spec(LAYOUT_CLASSES[type(config)], config)))
     monkeypatch.setattr(check, "USER_DATA_MAX_BYTES", size - 1)
     [finding] = [f for f in judge_stack(config) if f.validator == "user-data-too-large"]

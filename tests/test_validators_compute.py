@@ -7,11 +7,11 @@ import pytest
 from gpu_infra import catalog
 from gpu_infra.knowhow import Level, run_validators
 
-from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, stack_config
+from .conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config, merged
 
 
 def findings(cluster, name, region="cn-hangzhou"):
-    return [f for f in run_validators(stack_config(cluster, region)) if f.validator == name]
+    return [f for f in run_validators(cluster_config(cluster, region)) if f.validator == name]
 
 
 def training(suppress=(), **fleet):

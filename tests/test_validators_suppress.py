@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from gpu_infra.knowhow import VALIDATOR_NAMES, Level, run_validators
 
-from .conftest import BASE_TRAINING, merged, stack_config
+from .conftest import BASE_TRAINING, cluster_config, merged
 
 
 def test_a_misspelled_suppress_name_is_an_error_naming_the_item():
-    stack = stack_config(merged(BASE_TRAINING, network={"nat_gateway": False},
+    stack = cluster_config(merged(BASE_TRAINING, network={"nat_gateway": False},
                                 suppress=["no-internet-egress", "no-internet-egres"]))
     [finding] = [f for f in run_validators(stack) if f.level is Level.ERROR]
     assert not any(f.validator == "no-internet-egress" for f in run_validators(stack))
@@ -19,7 +19,7 @@ def test_a_misspelled_suppress_name_is_an_error_naming_the_item():
 
 
 def test_every_registered_name_is_accepted_and_a_real_one_still_suppresses():
-    stack = stack_config(merged(BASE_TRAINING, network={"nat_gateway": False},
+    stack = cluster_config(merged(BASE_TRAINING, network={"nat_gateway": False},
                                 suppress=sorted(VALIDATOR_NAMES)))
     assert run_validators(stack) == []
     assert {"no-internet-egress", "unknown-instance-type", "prod-without-kms"} <= \

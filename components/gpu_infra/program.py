@@ -17,7 +17,7 @@ from gpu_infra.schema import (
     REGION_KEY,
     ClusterConfig,
     ConfigError,
-    parse_stack,
+    parse_cluster_config,
 )
 from gpu_infra.schema.secrets import holds_secure_field_values, secure_field_paths
 
@@ -33,8 +33,9 @@ def cluster_from_pulumi_config() -> ClusterConfig:
     raw = {CLUSTER_KEY: pulumi.Config(PROJECT).get_object("cluster"),
            REGION_KEY: pulumi.Config("alicloud").get("region")}
     try:
-        cluster = parse_stack({key: value for key, value in raw.items() if value is not None},
-                              source=f"stack {pulumi.get_stack()}")
+        cluster = parse_cluster_config(
+            {key: value for key, value in raw.items() if value is not None},
+            source=f"stack {pulumi.get_stack()}")
     except ConfigError as error:
         raise pulumi.RunError("invalid stack config:\n" + "\n".join(error.problems)) from None
     if is_config_secret(CLUSTER_KEY) and not holds_secure_field_values(cluster):

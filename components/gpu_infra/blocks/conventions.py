@@ -65,11 +65,11 @@ def fixed_name(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOption
     return pulumi.ResourceOptions(parent=parent, delete_before_replace=True, **options)
 
 
-def stack_tags(*, project: str, stack: str, environment: str, layout: str,
+def stack_tags(*, project: str, stack_name: str, environment: str, layout: str,
                user_tags: Mapping[str, str]) -> dict[str, str]:
     """The stack-wide tags: the required ones first, then the user's (which may not
     override the required ones)."""
-    required = {"Project": project, "Stack": stack, "Environment": environment,
+    required = {"Project": project, "Stack": stack_name, "Environment": environment,
                 "Layout": layout, "ManagedBy": "pulumi"}
     return {**user_tags, **required}
 

@@ -70,7 +70,8 @@ class Layout(pulumi.ComponentResource):
         project (for tags); `global_suffix`: what ends names unique beyond the stack."""
         super().__init__(self.TYPE, name, None, opts)
         self.conventions = Conventions(
-            tags=stack_tags(project=project, stack=stack_name, environment=config.environment,
+            tags=stack_tags(project=project, stack_name=stack_name,
+                            environment=config.environment,
                             layout=layout_name(type(config)), user_tags=config.tags),
             protect_data=config.profile.protect_data,
             deletion_protection=config.profile.deletion_protection,
@@ -99,7 +100,7 @@ class LayoutBase(Layout):
         stack and project (for tags)."""
         super().__init__(name, config=config, stack_name=stack_name, project=project,
                          global_suffix=resolve_suffix(
-                             config.naming.global_suffix, stack=stack_name,
+                             config.naming.global_suffix, stack_name=stack_name,
                              region=config.region, cluster=config.name),
                          opts=opts)
         self.cluster = cluster = config

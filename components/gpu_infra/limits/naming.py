@@ -97,21 +97,22 @@ AUTO_SUFFIX_LENGTH = 8
 MAX_SUFFIX_LENGTH = 8
 
 
-def auto_suffix(*, stack: str, region: str, cluster: str) -> str:
+def auto_suffix(*, stack_name: str, region: str, cluster: str) -> str:
     """The `auto` suffix: the first 8 hex digits of SHA-256 over the Pulumi stack name, the
     region and the cluster name. Known offline and under `pulumi up` alike (no account id),
     stable while those three stay, different when any differs."""
-    digest = hashlib.sha256(f"{stack}\n{region}\n{cluster}".encode()).hexdigest()
+    digest = hashlib.sha256(f"{stack_name}\n{region}\n{cluster}".encode()).hexdigest()
     return digest[:AUTO_SUFFIX_LENGTH]
 
 
-def resolve_suffix(setting: str, *, stack: str, region: str, cluster: str) -> str | None:
+def resolve_suffix(setting: str, *, stack_name: str, region: str,
+                   cluster: str) -> str | None:
     """The suffix `naming.global_suffix` stands for: None for `none`, the hash for `auto`,
     else the literal itself."""
     if setting == NO_SUFFIX:
         return None
     if setting == AUTO_SUFFIX:
-        return auto_suffix(stack=stack, region=region, cluster=cluster)
+        return auto_suffix(stack_name=stack_name, region=region, cluster=cluster)
     return setting
 
 

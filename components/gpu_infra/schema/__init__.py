@@ -7,8 +7,8 @@ from gpu_infra.schema.loader import (
     PROJECT,
     REGION_KEY,
     StackFile,
-    load_stack,
-    parse_stack,
+    load_cluster_config,
+    parse_cluster_config,
     read_stack_file,
     resolve_stack_path,
 )
@@ -28,5 +28,6 @@ __all__ = [
     "CLUSTER_KEY", "PROJECT", "REGION_KEY", "SECRET_PLACEHOLDER", "CLUSTER_ADAPTER",
     "LAYOUT_NAMES", "ConfigError", "FleetCluster", "ImageConfig", "InferenceConfig",
     "RenderingConfig", "ClusterConfig", "ClusterBase", "ClusterCommon", "StackFile", "StrictModel",
-    "TrainingConfig", "load_stack", "parse_stack", "read_stack_file", "resolve_stack_path",
+    "TrainingConfig", "load_cluster_config", "parse_cluster_config", "read_stack_file",
+    "resolve_stack_path",
 ]

@@ -87,8 +87,9 @@ def _strip_secrets(value: Any, path: str, found: list[str]) -> Any:
     return value
 
 
-def parse_stack(config: dict[str, Any], source: str = "stack") -> ClusterConfig:
-    """Validate a stack's `config:` mapping; raise ConfigError with every problem."""
+def parse_cluster_config(config: dict[str, Any], source: str = "stack") -> ClusterConfig:
+    """The cluster config in a stack's `config:` mapping (`gpu-infra:cluster` plus
+    `alicloud:region`), validated; raise ConfigError with every problem."""
     problems = [f"{key}: unknown key for project {PROJECT}; allowed: {CLUSTER_KEY}"
                 for key in config if key.startswith(f"{PROJECT}:") and key != CLUSTER_KEY]
     cluster = config.get(CLUSTER_KEY)
@@ -108,14 +109,15 @@ def parse_stack(config: dict[str, Any], source: str = "stack") -> ClusterConfig:
         raise ConfigError(source, format_validation_error(error)) from None
 
 
-def load_stack(path: Path) -> tuple[StackFile, ClusterConfig]:
-    """Read and validate a stack file."""
+def load_cluster_config(path: Path) -> tuple[StackFile, ClusterConfig]:
+    """Read the stack file at `path` and validate its cluster config (secrets only where
+    the schema marks them)."""
     stack_file = read_stack_file(path)
-    stack = parse_stack(stack_file.config, str(path))
-    problems = misplaced_secrets(type(stack), CLUSTER_KEY, stack_file.secret_keys)
+    cluster = parse_cluster_config(stack_file.config, str(path))
+    problems = misplaced_secrets(type(cluster), CLUSTER_KEY, stack_file.secret_keys)
     if problems:
         raise ConfigError(str(path), problems)
-    return stack_file, stack
+    return stack_file, cluster
 
 
 def format_validation_error(error: ValidationError) -> list[str]:

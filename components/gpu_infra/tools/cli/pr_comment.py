@@ -38,7 +38,7 @@ EXAMPLES = ("gpu-infra pr-comment --base origin/main --out plan-comment.md",)
 class StackResult:
     """One stack's plan against the base: its exit code and markdown."""
 
-    stack: str
+    stack_name: str
     code: int
     markdown: str
     errors: str = ""
@@ -82,7 +82,7 @@ def build_comment(results: Sequence[StackResult], base: str,
     if not results:
         return "\n".join([*head, "No stack is affected by this change."]) + "\n"
     head += ["| Stack | Result | First effect |", "|---|---|---|"]
-    head += [f"| `{r.stack}` | {EXIT_NAMES.get(r.code, f'exit {r.code}')} | "
+    head += [f"| `{r.stack_name}` | {EXIT_NAMES.get(r.code, f'exit {r.code}')} | "
              f"{r.headline.replace('|', '/')} |" for r in results]
     body = "\n".join(head) + "\n"
     for result in results:
@@ -99,7 +99,7 @@ _CUT_NOTE = "\n\n*Cut to fit GitHub's comment limit: the job log has the whole r
 
 def _section(result: StackResult) -> str:
     errors = f"\n```\n{result.errors.strip()}\n```\n" if result.errors.strip() else ""
-    return (f"\n<details{' open' if result.code else ''}><summary><code>{result.stack}"
+    return (f"\n<details{' open' if result.code else ''}><summary><code>{result.stack_name}"
             f"</code>: {EXIT_NAMES.get(result.code, result.code)}</summary>\n\n"
             f"{result.markdown.strip()}\n{errors}\n</details>\n")
 
@@ -116,7 +116,7 @@ def _cut(result: StackResult, room: int) -> str:
         kept.append(line)
     text = "\n".join(kept)
     text += "\n</details>" * (text.count("<details") - text.count("</details>")) + _CUT_NOTE
-    return _section(StackResult(result.stack, result.code, text, result.errors))
+    return _section(StackResult(result.stack_name, result.code, text, result.errors))
 
 
 Runner = Callable[[Sequence[str]], tuple[int, str, str]]
@@ -131,14 +131,14 @@ def run_cli(args: Sequence[str]) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
-def plan_stack(stack: str, base: str, run: Runner = run_cli) -> StackResult:
-    """`gpu-infra plan` of one shipped stack against `base`, as markdown."""
-    args = ["plan", f"{STACKS_DIR}/Pulumi.{stack}.yaml", "--against", base,
+def plan_stack(stack_name: str, base: str, run: Runner = run_cli) -> StackResult:
+    """`gpu-infra plan` of the shipped stack `stack_name` against `base`, as markdown."""
+    args = ["plan", f"{STACKS_DIR}/Pulumi.{stack_name}.yaml", "--against", base,
             "--format", "markdown"]
     if Path(POLICY_CONFIG).is_file():
         args += ["--policy-config", POLICY_CONFIG]
     code, out, err = run(args)
-    return StackResult(stack, code, out, err)
+    return StackResult(stack_name, code, out, err)
 
 
 def changed_files(base: str) -> list[str]:

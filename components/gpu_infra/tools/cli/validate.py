@@ -7,7 +7,7 @@ import sys
 
 from gpu_infra.knowhow import errors_in
 from gpu_infra.layouts import judge_stack
-from gpu_infra.schema import ConfigError, load_stack
+from gpu_infra.schema import ConfigError, load_cluster_config
 from gpu_infra.tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     """Exit 0 with a one-line summary, or 2 with one line per problem."""
     path = stack_path(args)
     try:
-        stack_file, cluster = load_stack(path)
+        stack_file, cluster = load_cluster_config(path)
     except ConfigError as error:
         return report_problems(error)
     findings = judge_stack(cluster)

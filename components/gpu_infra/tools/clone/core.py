@@ -28,8 +28,8 @@ from gpu_infra.schema import (
     SECRET_PLACEHOLDER,
     ClusterConfig,
     ConfigError,
-    load_stack,
-    parse_stack,
+    load_cluster_config,
+    parse_cluster_config,
     read_stack_file,
 )
 from gpu_infra.schema.document import load_plain, load_round_trip
@@ -105,7 +105,7 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
         raise ConfigError(where, [f"{new_stack}: is the source stack itself"])
     if target.exists() and not force:
         raise ConfigError(where, [f"{target}: exists; pass --force to overwrite it"])
-    _, source_cluster = load_stack(source)
+    _, source_cluster = load_cluster_config(source)
     document, dumper = _load_round_trip(source)
     clone = Clone(target, "", source_cluster, source_cluster,
                   secrets_provider=document.get("secretsprovider"))
@@ -171,7 +171,7 @@ def stacks_lock(stacks_dir: Path, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator
 
 def _load_round_trip(path: Path) -> tuple[CommentedMap, YAML]:
     """The document with its comments, and a dumper that indents the way the file does."""
-    text = path.read_text(encoding="utf-8")  # load_stack read and checked it before
+    text = path.read_text(encoding="utf-8")  # load_cluster_config read and checked it before
     _, sequence_indent, dash_offset = load_yaml_guess_indent(text)
     mapping_indent = _mapping_indent(text)
     dumper = YAML(typ="rt")
@@ -332,7 +332,7 @@ def _related(first: ConfigPath, second: ConfigPath) -> bool:
 
 @dataclass(frozen=True)
 class _Other:
-    stack: str
+    stack_name: str
     cluster_name: str | None
     vpc_cidr: IPv4Network | None
 
@@ -378,7 +378,7 @@ def _other(path: Path) -> _Other:
 
 def _name_problems(config: CommentedMap, others: list[_Other]) -> list[str]:
     name = lookup(config, ConfigPath(CLUSTER_KEY, ("name",)))
-    return [f"{CLUSTER_KEY}.name: {name!r} is already the cluster name of stack {other.stack};"
+    return [f"{CLUSTER_KEY}.name: {name!r} is already the cluster name of stack {other.stack_name};"
             " resource and bucket names would collide (pass --name)"
             for other in others if name is not None and other.cluster_name == name]
 
@@ -392,7 +392,7 @@ def _lay_out_network(config: CommentedMap, source_cluster: ClusterConfig,
         return []
     overridden = {o.path.parts for o in overrides if o.path.key == CLUSTER_KEY}
     old_vpc = source_cluster.network.vpc_cidr
-    taken = {other.stack: other.vpc_cidr for other in others if other.vpc_cidr}
+    taken = {other.stack_name: other.vpc_cidr for other in others if other.vpc_cidr}
     if network.get("existing_vpc_id"):
         new_vpc = _cidr(network.get("vpc_cidr", DEFAULT_VPC_CIDR))
         clone.notes.append("network.existing_vpc_id is set: the clone joins that VPC; "
@@ -442,7 +442,7 @@ def _validate(clone: Clone, where: str) -> ClusterConfig:
     placeholder; validator ERRORs are problems too, WARNINGs become notes."""
     config = load_plain(clone.text, where)["config"]
     with_secrets = _with_placeholders(config, clone.secrets)
-    cluster = parse_stack(with_secrets, where)
+    cluster = parse_cluster_config(with_secrets, where)
     findings = judge_stack(cluster)
     errors = [finding.line() for finding in findings if finding.level is Level.ERROR]
     if errors:
@@ -450,7 +450,7 @@ def _validate(clone: Clone, where: str) -> ClusterConfig:
     clone.notes += [finding.line() for finding in findings]
     if clone.secrets:
         try:
-            parse_stack(config, where)
+            parse_cluster_config(config, where)
         except ConfigError as error:
             clone.notes.append("until the secrets are set the stack does not validate: "
                                + "; ".join(error.problems))

@@ -52,12 +52,12 @@ class ConfigPath:
                 text += f'["{part}"]'
         return text
 
-    def set_secret_command(self, stack: str) -> str:
-        """The shell command that stores a secret at this path in `stack`."""
+    def set_secret_command(self, stack_name: str) -> str:
+        """The shell command that stores a secret at this path in the stack `stack_name`."""
         path = self.pulumi()
         quoted = f"'{path}'" if "'" not in path else shlex.quote(path)
         flags = "--path --secret" if self.parts else "--secret"
-        return f"pulumi config set {flags} {quoted} VALUE -s {shlex.quote(stack)}"
+        return f"pulumi config set {flags} {quoted} VALUE -s {shlex.quote(stack_name)}"
 
 
 def parse_path(text: str) -> tuple[Part, ...]:

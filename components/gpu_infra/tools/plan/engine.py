@@ -25,7 +25,7 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 from gpu_infra.knowhow import Finding, errors_in
 from gpu_infra.layouts import judge_stack
 from gpu_infra.program import run as run_program
-from gpu_infra.schema import PROJECT, SECRET_PLACEHOLDER, ClusterConfig, load_stack
+from gpu_infra.schema import PROJECT, SECRET_PLACEHOLDER, ClusterConfig, load_cluster_config
 from gpu_infra.tools.plan.fake_cloud import FakeCloud
 
 STACK_TYPE = "pulumi:pulumi:Stack"
@@ -231,7 +231,7 @@ def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Pla
 
     Raises ConfigError (bad stack file), ValidatorErrors, or ProgramError.
     """
-    stack_file, cluster = load_stack(stack_path)
+    stack_file, cluster = load_cluster_config(stack_path)
     findings = judge_stack(cluster)
     if errors_in(findings):
         raise ValidatorErrors(errors_in(findings))

@@ -18,8 +18,8 @@ class FieldEdit:
 
     field: str
     """The stack-file path edited, e.g. fleet.nodes."""
-    stack: str
-    """The shipped stack edited."""
+    stack_name: str
+    """The shipped stack edited, e.g. training-prod (stacks/Pulumi.<stack_name>.yaml)."""
     change: str
     """The edit in words, e.g. `8 -> 10`."""
     apply: Callable[[Cluster], None]

@@ -71,7 +71,7 @@ def render(reports: Mapping[str, ChangeReport]) -> str:
         policies = policies_of(report)
         safe = edit.safe_way if policies[0] not in ("nothing", "in place") else ""
         policy = " + ".join(p for p in policies if p != "in place" or len(policies) == 1)
-        out.append(f"| `{edit.field}` | {edit.stack} | {edit.change} | **{policy}** | "
+        out.append(f"| `{edit.field}` | {edit.stack_name} | {edit.change} | **{policy}** | "
                    f"{effects(report)} | {safe} |")
     out += ["", *DATA_DISKS_SECTION]
     out += ["", "## The provider rules behind it", "",
@@ -116,10 +116,10 @@ DATA_DISKS_SECTION = [
 
 def edited_stack(edit: FieldEdit, directory: Path, stacks_dir: Path = STACKS_DIR) -> Path:
     """The shipped stack of `edit`, edited, written under `directory`."""
-    text = (stacks_dir / f"Pulumi.{edit.stack}.yaml").read_text(encoding="utf-8")
+    text = (stacks_dir / f"Pulumi.{edit.stack_name}.yaml").read_text(encoding="utf-8")
     data = yaml.safe_load(text)
     edit.apply(data["config"]["gpu-infra:cluster"])
-    path = directory / f"Pulumi.{edit.stack}.yaml"
+    path = directory / f"Pulumi.{edit.stack_name}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
@@ -128,12 +128,12 @@ def edited_stack(edit: FieldEdit, directory: Path, stacks_dir: Path = STACKS_DIR
 def generate(stacks_dir: Path = STACKS_DIR) -> str:
     """Plan every shipped stack and every edit, and render the table."""
     bases = {stack: review(run_plan(stacks_dir / f"Pulumi.{stack}.yaml")).to_json()
-             for stack in {edit.stack for edit in EDITS.values()}}
+             for stack in {edit.stack_name for edit in EDITS.values()}}
     reports = {}
     with tempfile.TemporaryDirectory() as scratch:
         for name, edit in EDITS.items():
             planned = review(run_plan(edited_stack(edit, Path(scratch) / name, stacks_dir)))
-            reports[name] = change_report(planned, bases[edit.stack], "unedited")
+            reports[name] = change_report(planned, bases[edit.stack_name], "unedited")
     return render(reports)
 
 
