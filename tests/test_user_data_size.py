@@ -10,7 +10,7 @@ from gpu_infra.layouts.user_data import worst_case_spec
 from gpu_infra.limits.node_stack import USER_DATA_MAX_BYTES
 from gpu_infra.tools.cli import main
 
-from .conftest import BASE_RENDERING, BASE_TRAINING, merged, cluster_config, write_stack
+from .conftest import BASE_RENDERING, BASE_TRAINING, cluster_config, merged, write_stack
 from .test_bootstrap_scripts import user_data_of
 
 LONGEST_NAME = "a" * 23 + "1"
