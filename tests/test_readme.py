@@ -28,7 +28,7 @@ from gpu_infra.tools.cost import estimate_plan
 from gpu_infra.tools.plan.diagram import render_mermaid
 from gpu_infra.tools.plan.engine import Plan, run_plan
 
-from .conftest import PROJECT_DIR, STACKS_DIR, stack_config
+from .conftest import PROJECT_DIR, STACKS_DIR, cluster_config
 from .test_bootstrap_scripts import SHIPPED, user_data_of
 from .test_user_data_size import LARGEST_RENDERING, LARGEST_TRAINING
 
@@ -82,7 +82,7 @@ def _user_data_sizes(_: str) -> str:
     sizes = {stack: user_data_size(user_data_of(planned(stack))[0]) for stack in SHIPPED}
     for label, cluster in (("largest training stack (size check)", LARGEST_TRAINING),
                            ("largest rendering stack (size check)", LARGEST_RENDERING)):
-        config = stack_config(cluster)
+        config = cluster_config(cluster)
         sizes[label] = user_data_size(user_data(
             worst_case_spec(LAYOUT_CLASSES[type(config)], config)))
     lines += [f"| {name} | {size:,} | {USER_DATA_MAX_BYTES - size:,} |"
