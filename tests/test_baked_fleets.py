@@ -96,7 +96,7 @@ def test_a_baked_image_by_exact_name_is_looked_up_once_per_run(tmp_path, monkeyp
 
 def test_preinstalled_on_the_default_public_image_is_an_error():
     stack = cluster_config(merged(BASE_TRAINING, fleet={**BASE_TRAINING["fleet"],
-                                                      "driver": {"route": "preinstalled"}}))
+                                                        "driver": {"route": "preinstalled"}}))
     [error] = errors_in(run_validators(stack))
     assert error.line().startswith("ERROR driver-route-missing: fleet.image: route "
                                    "preinstalled needs an image with the driver")
@@ -133,7 +133,7 @@ def test_jumbo_frames_are_a_boolean_of_training_fleets_only():
 
     with pytest.raises(ConfigError, match="fleet.jumbo_frames"):
         cluster_config(merged(ERDMA_TRAINING, fleet={**ERDMA_TRAINING["fleet"],
-                                                   "jumbo_frames": "yes"}), "cn-beijing")
+                                                     "jumbo_frames": "yes"}), "cn-beijing")
     with pytest.raises(ConfigError, match="fleet.jumbo_frames: unknown key"):
         cluster_config(merged(BASE_INFERENCE, fleet={**BASE_INFERENCE["fleet"],
-                                                   "jumbo_frames": True}))
+                                                     "jumbo_frames": True}))

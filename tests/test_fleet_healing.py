@@ -39,7 +39,7 @@ def test_warm_pool_stops_instances_and_is_never_refreshed(plan_cluster):
 
 def test_a_long_lived_fleet_nothing_renews_gets_an_info():
     stack = cluster_config(merged(BASE_INFERENCE, fleet={"instance_types": TYPE,
-                                                       "min_size": 2}))
+                                                         "min_size": 2}))
     [finding] = [f for f in run_validators(stack) if f.validator == "no-rolling-refresh"]
     assert finding.path == "fleet.max_instance_lifetime_days"
     assert "multi_az_policy COST_OPTIMIZED" in finding.message

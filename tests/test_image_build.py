@@ -165,7 +165,7 @@ def test_image_validators(image, finding):
 
 def test_an_image_build_without_egress_is_warned():
     stack = cluster_config({**IMAGE, "network": {"zones": ["cn-beijing-l"],
-                                               "nat_gateway": False}}, "cn-beijing")
+                                                 "nat_gateway": False}}, "cn-beijing")
     assert [f.validator for f in run_validators(stack)] == ["no-internet-egress"]
 
 

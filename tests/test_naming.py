@@ -123,9 +123,9 @@ def test_the_suffix_counts_against_the_bucket_prefix_and_contact_name_room():
     cluster_config(merged(BASE_TRAINING, storage={"buckets": {"bucket_prefix": prefix}}))
     with pytest.raises(ConfigError) as error:
         cluster_config(merged(BASE_TRAINING, storage={"buckets": {"bucket_prefix": prefix}},
-                            naming={"global_suffix": "auto"}, name="abcdefghijklmnopqrstuvwx",
-                            monitoring={"contacts": [{"name": "abcdefghijkl",
-                                                      "email": "a@example.com"}]}))
+                              naming={"global_suffix": "auto"}, name="abcdefghijklmnopqrstuvwx",
+                              monitoring={"contacts": [{"name": "abcdefghijkl",
+                                                        "email": "a@example.com"}]}))
     lines = [line.removeprefix("gpu-infra:cluster.") for line in error.value.problems]
     assert lines == [
         f"storage.buckets.bucket_prefix: {prefix!r} is too long; bucket "

@@ -30,7 +30,7 @@ def test_defaults():
 
 def test_valid_public_key_is_kept():
     assert cluster_config(merged(BASE_TRAINING, security={"public_key": KEY})
-                        ).security.public_key == KEY
+                          ).security.public_key == KEY
 
 
 @pytest.mark.parametrize("sections,expected", [
@@ -143,5 +143,5 @@ def test_prod_refuses_world_open_cidrs_in_every_spelling(field, cidrs, reason):
                                    ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]])
 def test_prod_accepts_narrow_cidrs(cidrs):
     stack = cluster_config(merged(BASE_TRAINING, environment="prod",
-                                security={"admin_cidrs": cidrs, "client_cidrs": cidrs}))
+                                  security={"admin_cidrs": cidrs, "client_cidrs": cidrs}))
     assert [str(c) for c in stack.security.admin_cidrs] == cidrs

@@ -120,7 +120,7 @@ def test_bucket_names_default_prefix_per_layout():
     inference = cluster_config(merged(BASE_INFERENCE, environment="prod"))
     assert bucket_names(inference, NO_SUFFIX) == {"models": "i01-prod-models"}
     rendering = cluster_config({**BASE_TRAINING, "layout": "rendering",
-                              "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]}})
+                                "fleet": {"instance_types": ["ecs.gn7i-c8g1.2xlarge"]}})
     assert list(bucket_names(rendering, NO_SUFFIX)) == ["datasets", "outputs"]
 
 
