@@ -60,6 +60,11 @@ class ResourceChange:
         """The resource's inputs in the plan it is in (the base one for a delete)."""
         return self.record.get("inputs") or {}
 
+    @property
+    def base_inputs(self) -> dict[str, Any]:
+        """The resource's inputs in the base plan (empty for a create)."""
+        return (self.base or {}).get("inputs") or {}
+
     def to_json(self) -> dict[str, Any]:
         """`change`, `restart`, `because` (and details when there are any)."""
         record: dict[str, Any] = {"change": self.change, "restart": self.restart,

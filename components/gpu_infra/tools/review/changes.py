@@ -190,28 +190,27 @@ def _is_gpu(change: ResourceChange) -> bool:
 
 def _holds_data(change: ResourceChange) -> bool:
     """Data kinds hold data; a stand-alone disk only when it outlives its instance."""
-    inputs = (change.base or {}).get("inputs") or {}
-    return change.type != ECS_DISK or inputs.get("deleteWithInstance") is not True
+    return change.type != ECS_DISK or change.base_inputs.get("deleteWithInstance") is not True
 
 
 def _drops_inline_disks(change: ResourceChange) -> bool:
     """The base instance had inline data disks and the new one has none (a stack whose
     nodes were created with inline disks, planned without `storage.inline_disks`)."""
-    before = (change.base or {}).get("inputs", {}).get("dataDisks")
+    before = change.base_inputs.get("dataDisks")
     return bool(before) and not change.inputs.get("dataDisks")
 
 
 def _keeps_recorded_user_data(change: ResourceChange) -> bool:
     """The replaced instance ignores userData, which differs from the base's: Pulumi gives
     the new instance the recorded (old) value of an ignored input."""
-    before = (change.base or {}).get("inputs", {}).get("userData")
+    before = change.base_inputs.get("userData")
     ignored = (change.new or {}).get("ignoreChanges", ())
     return "userData" in ignored and before != change.inputs.get("userData")
 
 
 def _kept_inline_disks(change: ResourceChange) -> list[str]:
     """Names of inline data disks of the base instance that outlive it."""
-    disks = (change.base or {}).get("inputs", {}).get("dataDisks") or []
+    disks = change.base_inputs.get("dataDisks") or []
     return [str(d.get("name") or "disk") for d in disks
             if isinstance(d, dict) and d.get("deleteWithInstance") is False]
 
@@ -228,7 +227,7 @@ def _moves_zone(change: ResourceChange, zones: dict[str, str]) -> str | None:
     provider moves an instance between vSwitches of its own zone only)."""
     if change.type != INSTANCE or change.change != "update" or "vswitchId" not in change.because:
         return None
-    old = zones.get(str((change.base or {}).get("inputs", {}).get("vswitchId")))
+    old = zones.get(str(change.base_inputs.get("vswitchId")))
     new = zones.get(str(change.inputs.get("vswitchId")))
     if old and new and old != new:
         return (f"moves the instance from zone {old} to {new}: ModifyInstanceVpcAttribute "
@@ -312,7 +311,7 @@ def _blocked_because(change: ResourceChange) -> str | None:
 def _shrinks(change: ResourceChange) -> str | None:
     """Why an in-place update fails: it lowers an input the provider only grows."""
     rules = semantics(change.type)
-    old = (change.base or {}).get("inputs") or {}
+    old = change.base_inputs
     for path in change.because:
         rule = rules.grow_only.get(path)
         before, after = old.get(path), change.inputs.get(path)
