@@ -25,7 +25,7 @@ import pulumi_alicloud as alicloud
 import yaml
 
 from gpu_infra.schema import load_cluster_config
-from gpu_infra.tools.plan.engine import run_plan, run_under_mocks
+from gpu_infra_tools.plan.engine import run_plan, run_under_mocks
 
 from .changes import measure_changes, report_lines
 from .graph import longest_chain
@@ -111,7 +111,7 @@ def generated_stack(directory: Path, nodes: int) -> Path:
 def peak_memory_mib(stack_path: Path) -> float:
     """Peak resident memory of a separate process that plans `stack_path`."""
     script = ("import resource, sys; from pathlib import Path; "
-              "from gpu_infra.tools.plan.engine import run_plan; "
+              "from gpu_infra_tools.plan.engine import run_plan; "
               f"run_plan(Path({str(stack_path)!r})); "
               "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     output = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True,

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import yaml
 
-from gpu_infra.tools.plan.engine import run_plan
-from gpu_infra.tools.review import review
-from gpu_infra.tools.review.changes import change_report
+from gpu_infra_tools.plan.engine import run_plan
+from gpu_infra_tools.review import review
+from gpu_infra_tools.review.changes import change_report
 
 TARGET_RATIO = 1.2
 PAIRED_RUNS = 7

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from gpu_infra.tools.plan.engine import Plan
+from gpu_infra_tools.plan.engine import Plan
 
 
 def custom_dependencies(plan: Plan) -> dict[str, frozenset[str]]:

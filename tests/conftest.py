@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gpu_infra.tools.plan.engine import Plan, run_plan
+from gpu_infra_tools.plan.engine import Plan, run_plan
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 STACKS_DIR = PROJECT_DIR / "stacks"
@@ -93,7 +93,7 @@ def cluster_config(cluster: dict[str, Any], region: str = "cn-hangzhou"):
 def record():
     """record(build, cluster=BASE_TRAINING) -> resources registered while `build()` ran under
     the mock engine (for testing one building block on its own)."""
-    from gpu_infra.tools.plan.engine import run_under_mocks
+    from gpu_infra_tools.plan.engine import run_under_mocks
 
     def _record(build, cluster: dict[str, Any] | None = None, region: str = "cn-hangzhou"):
         resources, _ = run_under_mocks(cluster_config(cluster or BASE_TRAINING, region),

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.tools.cli import main
+from gpu_infra_tools.cli import main
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 
@@ -147,7 +147,7 @@ def run_in_process(case: Case, directory: Path, capsys: pytest.CaptureFixture[st
 
 def cli_command(*args: str) -> list[str]:
     """The installed CLI as a subprocess command line."""
-    return [sys.executable, "-c", "import sys; from gpu_infra.tools.cli import main; "
+    return [sys.executable, "-c", "import sys; from gpu_infra_tools.cli import main; "
             "sys.exit(main())", *args]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import base64
 import json
 
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import Resource
 
 from .rule_helpers import PROD, TAGS

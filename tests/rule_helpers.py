@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from gpu_infra.schema.environment import policy_demands
 from gpu_infra.schema.registry import layout_placement
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import Context, Resource, ResourceRule, StackRule
 from gpu_infra_policies.rules import RULES_BY_NAME
 

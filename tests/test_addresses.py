@@ -7,7 +7,7 @@ from ipaddress import IPv4Network
 
 import pytest
 
-from gpu_infra_policies.addresses import PUBLIC_TOTAL, exposure, parse_cidr, world_open
+from gpu_infra_facts.addresses import PUBLIC_TOTAL, exposure, parse_cidr, world_open
 
 
 @pytest.mark.parametrize("cidrs, reason", [

@@ -1,5 +1,5 @@
 """The house rules, checked on the source: imports only point down, no circles, the lower
-layers stay free of Pulumi, the policy rules free of gpu_infra."""
+layers stay free of Pulumi, the ground floor and the policy rules free of gpu_infra."""
 
 from __future__ import annotations
 
@@ -11,14 +11,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCE_ROOTS = {"gpu_infra": ROOT / "components", "gpu_infra_policies": ROOT / "policies"}
+PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_policies", "gpu_infra_tools")
+SOURCE_ROOT = ROOT / "components"
 
-LAYERS = ["limits", "catalog", "schema", "knowhow", "blocks", "layouts", "program",
-          "tools.interrupt", "tools.files", "tools.plan", "tools.cost", "tools.review",
-          "tools.clone", "tools.metrics", "tools.cli", "tools.console"]
-"""gpu_infra's layers, lowest first: a module imports only from its own layer or below."""
+LAYERS = ["gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra.knowhow",
+          "gpu_infra.blocks", "gpu_infra.layouts", "gpu_infra.program", "gpu_infra_policies",
+          "gpu_infra_tools.interrupt", "gpu_infra_tools.files", "gpu_infra_tools.plan",
+          "gpu_infra_tools.cost", "gpu_infra_tools.review", "gpu_infra_tools.clone",
+          "gpu_infra_tools.metrics", "gpu_infra_tools.cli", "gpu_infra_tools.console"]
+"""The layers, lowest first: a module imports only from its own layer or below. The policy
+rules sit above the library only in this list: they import nothing of it (tested below)."""
 
-PULUMI_FREE = ("limits", "catalog", "schema", "knowhow")
+PULUMI_FREE = ("gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra.knowhow")
 PULUMI_MODULES = ("pulumi", "pulumi_alicloud", "pulumi_policy")
 
 
@@ -26,9 +30,9 @@ PULUMI_MODULES = ("pulumi", "pulumi_alicloud", "pulumi_policy")
 def modules() -> dict[str, Path]:
     """Every module of both packages: dotted name -> file."""
     found = {}
-    for package, root in SOURCE_ROOTS.items():
-        for path in sorted((root / package).rglob("*.py")):
-            parts = list(path.relative_to(root).with_suffix("").parts)
+    for package in PACKAGES:
+        for path in sorted((SOURCE_ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(SOURCE_ROOT).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
             found[".".join(parts)] = path
@@ -64,16 +68,13 @@ def internal_imports(module: str) -> set[str]:
 
 
 def layer_of(module: str) -> int | None:
-    if not module.startswith("gpu_infra."):
-        return None
-    rest = module.removeprefix("gpu_infra.")
     ranks = [rank for rank, layer in enumerate(LAYERS)
-             if rest == layer or rest.startswith(layer + ".")]
+             if module == layer or module.startswith(layer + ".")]
     return ranks[-1] if ranks else None
 
 
-def test_every_gpu_infra_module_belongs_to_a_layer():
-    assert [m for m in modules() if m.startswith("gpu_infra.") and layer_of(m) is None] == []
+def test_every_module_belongs_to_a_layer():
+    assert [m for m in modules() if layer_of(m) is None and m not in PACKAGES] == []
 
 
 def test_imports_only_point_down():
@@ -113,11 +114,28 @@ def test_lower_layers_import_no_pulumi(layer):
     assert offenders == []
 
 
-def test_policy_rules_use_the_standard_library_only():
+def test_ground_floor_uses_the_standard_library_only():
+    """The facts import no other package of ours, and nothing outside the standard library."""
+    allowed = set(sys.stdlib_module_names) | {"gpu_infra_facts", "__future__"}
+    offenders = [f"{m} -> {name}" for m in modules() if m.startswith("gpu_infra_facts")
+                 for name in imports_of(m) if name.split(".")[0] not in allowed]
+    assert offenders == []
+
+
+def test_policy_rules_use_the_standard_library_and_the_floor_only():
     """The rules never import gpu_infra; only the CrossGuard adapter imports pulumi_policy."""
-    allowed = set(sys.stdlib_module_names) | {"gpu_infra_policies", "__future__"}
+    allowed = set(sys.stdlib_module_names) | {"gpu_infra_facts", "gpu_infra_policies",
+                                              "__future__"}
     offenders = [f"{m} -> {name}" for m in modules() if m.startswith("gpu_infra_policies")
                  for name in imports_of(m) if name.split(".")[0] not in allowed
                  and not (m == "gpu_infra_policies.crossguard"
                           and name.split(".")[0] == "pulumi_policy")]
+    assert offenders == []
+
+
+def test_the_library_never_imports_the_pack_or_the_tools():
+    """gpu_infra (what other programs import) judges nothing with the pack and runs no tool."""
+    offenders = [f"{m} -> {name}" for m in modules() if m.split(".")[0] == "gpu_infra"
+                 for name in imports_of(m)
+                 if name.split(".")[0] in ("gpu_infra_policies", "gpu_infra_tools")]
     assert offenders == []

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from gpu_infra.knowhow import errors_in, run_validators
-from gpu_infra.limits.node_stack import READINESS_TIMEOUT_SECONDS
-from gpu_infra.tools.plan.engine import run_plan
-from gpu_infra.tools.plan.fake_cloud import FakeCloud
+from gpu_infra_facts.node_stack import READINESS_TIMEOUT_SECONDS
+from gpu_infra_tools.plan.engine import run_plan
+from gpu_infra_tools.plan.fake_cloud import FakeCloud
 
 from .bootstrap_sandbox import Sandbox
 from .conftest import (

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from gpu_infra.blocks.bootstrap.permissions import bootstrap_policy_document
-from gpu_infra.tools.plan.engine import run_plan
-from gpu_infra.tools.plan.fake_cloud import ACCOUNT_ID
+from gpu_infra_tools.plan.engine import run_plan
+from gpu_infra_tools.plan.fake_cloud import ACCOUNT_ID
 
 from .conftest import STACKS_DIR
 

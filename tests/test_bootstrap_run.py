@@ -10,7 +10,7 @@ import re
 import pytest
 
 from gpu_infra.blocks.bootstrap import BootstrapSpec, GridPackage, SharedFsMount
-from gpu_infra.limits import node_stack
+from gpu_infra_facts import node_stack
 
 from .bootstrap_sandbox import HOSTNAME, INSTANCE_TYPE, SCRATCH_SERIAL, Sandbox, clear_calls
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.limits.node_stack import DEFAULT_IMAGES, USER_DATA_MAX_BYTES
 from gpu_infra.schema import ImageConfig, load_cluster_config
-from gpu_infra.tools.plan.engine import run_plan
-from gpu_infra.tools.plan.fake_cloud import FakeCloud
+from gpu_infra_facts.node_stack import DEFAULT_IMAGES, USER_DATA_MAX_BYTES
+from gpu_infra_tools.plan.engine import run_plan
+from gpu_infra_tools.plan.fake_cloud import FakeCloud
 
 from .bootstrap_sandbox import Sandbox
 from .conftest import BASE_TRAINING, STACKS_DIR, merged

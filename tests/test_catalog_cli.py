@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpu_infra.tools.cli import main
+from gpu_infra_tools.cli import main
 
 
 def test_table_lists_types_with_unknown_prices_and_unconfirmed_marks(capsys):

@@ -11,7 +11,7 @@ import tempfile
 import pytest
 import yaml
 
-from gpu_infra.tools.cli import main
+from gpu_infra_tools.cli import main
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 

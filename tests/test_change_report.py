@@ -10,12 +10,12 @@ from fnmatch import fnmatchcase
 import pytest
 import yaml
 
-from gpu_infra.tools.plan.engine import run_plan
-from gpu_infra.tools.review import review
-from gpu_infra.tools.review.acknowledgements import Acknowledgements
-from gpu_infra.tools.review.changes import ChangeReport, change_report
-from gpu_infra.tools.review.field_edits import EDITS
-from gpu_infra.tools.review.update_policies import edited_stack, render
+from gpu_infra_tools.plan.engine import run_plan
+from gpu_infra_tools.review import review
+from gpu_infra_tools.review.acknowledgements import Acknowledgements
+from gpu_infra_tools.review.changes import ChangeReport, change_report
+from gpu_infra_tools.review.field_edits import EDITS
+from gpu_infra_tools.review.update_policies import edited_stack, render
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 
@@ -361,7 +361,7 @@ def test_scale_in_in_prod_takes_two_documented_steps(report, tmp_path):
 
 def test_update_policy_docs_are_current(report):
     """docs/update-policies.md is what the edits do now (regenerate it with
-    `python -m gpu_infra.tools.review.update_policies > docs/update-policies.md`)."""
+    `python -m gpu_infra_tools.review.update_policies > docs/update-policies.md`)."""
     assert render({name: report(name) for name in EDITS}) == DOCS.read_text(encoding="utf-8")
 
 

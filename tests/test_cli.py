@@ -12,7 +12,7 @@ import pulumi
 import pytest
 
 from gpu_infra import program
-from gpu_infra.tools.cli import main
+from gpu_infra_tools.cli import main
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
 
@@ -121,7 +121,7 @@ def test_installed_cli_plans_a_stack_path_from_any_directory(tmp_path: Path):
     """No Pulumi.yaml or __main__.py near the working directory: the packaged program runs."""
     stack = (PROJECT_DIR / "stacks" / "Pulumi.training-dev.yaml").resolve()
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from gpu_infra.tools.cli import main; "
+        [sys.executable, "-c", "import sys; from gpu_infra_tools.cli import main; "
          "sys.exit(main())", "plan", str(stack), "--json", "-"],
         cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -14,8 +14,8 @@ from importlib.metadata import version
 import pytest
 import yaml
 
-from gpu_infra.tools.cli import COMMANDS, build_parser, main
-from gpu_infra.tools.cli.progress import ERASE_LINE, progress_line
+from gpu_infra_tools.cli import COMMANDS, build_parser, main
+from gpu_infra_tools.cli.progress import ERASE_LINE, progress_line
 
 from .conftest import PROJECT_DIR
 
@@ -107,7 +107,7 @@ def test_ctrl_c_during_a_plan_exits_130_without_traceback_or_hang(tmp_path):
     cluster.pop("monthly_budget_cny")
     stack = tmp_path / "Pulumi.big.yaml"
     stack.write_text(yaml.safe_dump(document))
-    interrupt_soon = ("import os, signal, sys, threading; from gpu_infra.tools.cli import main; "
+    interrupt_soon = ("import os, signal, sys, threading; from gpu_infra_tools.cli import main; "
                       "threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start(); "
                       f"sys.exit(main(['plan', {str(stack)!r}]))")
     done = subprocess.run([sys.executable, "-c", interrupt_soon], capture_output=True,

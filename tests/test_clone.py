@@ -9,10 +9,10 @@ import yaml
 from ruamel.yaml import YAML
 
 from gpu_infra.schema import load_cluster_config
-from gpu_infra.tools.cli import main
-from gpu_infra.tools.clone import drop_secrets
-from gpu_infra.tools.clone.paths import remove_key
-from gpu_infra.tools.plan.engine import run_plan
+from gpu_infra_tools.cli import main
+from gpu_infra_tools.clone import drop_secrets
+from gpu_infra_tools.clone.paths import remove_key
+from gpu_infra_tools.plan.engine import run_plan
 
 from .conftest import BASE_TRAINING, merged, write_stack
 

@@ -5,7 +5,7 @@ from ipaddress import IPv4Network as Net
 import pytest
 from ruamel.yaml import YAML
 
-from gpu_infra.tools.clone import (
+from gpu_infra_tools.clone import (
     ConfigPath,
     PathError,
     PoolExhausted,
@@ -16,7 +16,7 @@ from gpu_infra.tools.clone import (
     parse_path,
     translate,
 )
-from gpu_infra.tools.clone.paths import apply
+from gpu_infra_tools.clone.paths import apply
 
 POOL = Net("10.0.0.0/8")
 

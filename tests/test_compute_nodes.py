@@ -12,7 +12,7 @@ from gpu_infra.blocks.storage.disks import NodeDisk
 from gpu_infra.catalog import CATALOG_ONLY
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.schema.compute import TrainingFleet
-from gpu_infra.tools.plan.fake_cloud import FakeCloud
+from gpu_infra_tools.plan.fake_cloud import FakeCloud
 
 INSTANCE = "alicloud:ecs/instance:Instance"
 DEPLOYMENT_SET = "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from gpu_infra import catalog
-from gpu_infra.limits.update_semantics import covered_types
-from gpu_infra.tools.cost import Assumptions, compare, estimate, price_book
-from gpu_infra.tools.plan.engine import PlannedResource
+from gpu_infra_facts.update_semantics import covered_types
+from gpu_infra_tools.cost import Assumptions, compare, estimate, price_book
+from gpu_infra_tools.plan.engine import PlannedResource
 
 from .conftest import BASE_TRAINING, cluster_config, merged
 

@@ -13,8 +13,8 @@ import jsonschema
 import pytest
 import yaml
 
-from gpu_infra.tools.cli import main
-from gpu_infra.tools.cost import CostProject, estimate, infracost_document
+from gpu_infra_tools.cli import main
+from gpu_infra_tools.cost import CostProject, estimate, infracost_document
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, write_stack
 from .test_cost_estimate import GN7I, GN7I_PRICE, H, instance, res

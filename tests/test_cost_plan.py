@@ -7,10 +7,10 @@ from decimal import Decimal
 
 import pytest
 
-from gpu_infra.tools.cli import main
-from gpu_infra.tools.cost import estimate_plan
-from gpu_infra.tools.review import review
 from gpu_infra_policies.config import parse_policy_config
+from gpu_infra_tools.cli import main
+from gpu_infra_tools.cost import estimate_plan
+from gpu_infra_tools.review import review
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
 from .test_config_schema import problems_of

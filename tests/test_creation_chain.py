@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.graph import creation_levels, longest_chain
-from gpu_infra.tools.plan.engine import Plan, PlannedResource
+from gpu_infra_tools.plan.engine import Plan, PlannedResource
 
 from .conftest import BASE_TRAINING, cluster_config
 

@@ -7,7 +7,7 @@ import pytest
 
 from gpu_infra.knowhow import run_validators
 from gpu_infra.schema import ConfigError
-from gpu_infra.tools.plan.engine import run_plan
+from gpu_infra_tools.plan.engine import run_plan
 
 from .conftest import BASE_TRAINING, STACKS_DIR, cluster_config, merged
 

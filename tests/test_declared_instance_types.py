@@ -7,8 +7,8 @@ import pytest
 
 from gpu_infra.knowhow import Level, run_validators
 from gpu_infra.schema import ConfigError
-from gpu_infra.tools.cost import estimate_plan
-from gpu_infra.tools.review import review
+from gpu_infra_tools.cost import estimate_plan
+from gpu_infra_tools.review import review
 
 from .conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config, merged
 

@@ -22,10 +22,10 @@ from gpu_infra.schema.environment import (
     Environment,
     policy_demands,
 )
-from gpu_infra.tools.plan.engine import run_plan
-from gpu_infra.tools.review import review
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import Resource
+from gpu_infra_tools.plan.engine import run_plan
+from gpu_infra_tools.review import review
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR, merged
 from .rule_helpers import messages

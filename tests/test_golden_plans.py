@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.tools.plan.engine import run_plan
-from gpu_infra.tools.review import review
+from gpu_infra_tools.plan.engine import run_plan
+from gpu_infra_tools.review import review
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpu_infra.tools.cli.common import EXIT_PIPE_CLOSED
+from gpu_infra_tools.cli.common import EXIT_PIPE_CLOSED
 
 from .conftest import PROJECT_DIR
 from .hostile import (

@@ -13,9 +13,9 @@ from gpu_infra.blocks.bootstrap import STEP_FILES, BakeTask, step_source
 from gpu_infra.blocks.bootstrap.minify import strip_shell
 from gpu_infra.blocks.compute.image_build import pack_components
 from gpu_infra.knowhow import run_validators
-from gpu_infra.limits.image_builder import COMPONENT_CONTENT_MAX_BYTES
-from gpu_infra.limits.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
-from gpu_infra.tools.plan.engine import run_plan
+from gpu_infra_facts.image_builder import COMPONENT_CONTENT_MAX_BYTES
+from gpu_infra_facts.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
+from gpu_infra_tools.plan.engine import run_plan
 
 from .conftest import STACKS_DIR, cluster_config, write_stack
 

@@ -81,10 +81,10 @@ import gpu_infra
 from gpu_infra.schema import ConfigError, parse_cluster_config
 from gpu_infra.schema.editor import editor_schema
 from gpu_infra.schema.registry import layout_placement, layouts_suited
-from gpu_infra.tools.cli import build_parser
-from gpu_infra.tools.plan.engine import run_plan
-from gpu_infra.tools.review.policy import as_policy_resource
-from gpu_infra_policies import types as t
+from gpu_infra_tools.cli import build_parser
+from gpu_infra_tools.plan.engine import run_plan
+from gpu_infra_tools.review.policy import as_policy_resource
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import Context
 from gpu_infra_policies.rules import evaluate
 

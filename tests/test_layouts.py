@@ -8,8 +8,8 @@ from functools import cache
 import pytest
 
 from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
-from gpu_infra.tools.plan.diagram import render_mermaid
-from gpu_infra.tools.plan.engine import Plan, run_plan
+from gpu_infra_tools.plan.diagram import render_mermaid
+from gpu_infra_tools.plan.engine import Plan, run_plan
 
 from .conftest import BASE_INFERENCE, BASE_RENDERING, STACKS_DIR, merged, takes_tags
 

@@ -10,7 +10,7 @@ from gpu_infra.blocks.conventions import Conventions
 from gpu_infra.blocks.loadbalancer import ServiceLoadBalancer
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
-from gpu_infra.tools.plan.engine import ProgramError, run_under_mocks
+from gpu_infra_tools.plan.engine import ProgramError, run_under_mocks
 
 from .conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config, merged
 

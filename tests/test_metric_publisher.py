@@ -17,8 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from gpu_infra.tools.cli import main
-from gpu_infra.tools.metrics import Credentials, MetricPoint, PublishError, publish_queue_metric
+from gpu_infra_tools.cli import main
+from gpu_infra_tools.metrics import Credentials, MetricPoint, PublishError, publish_queue_metric
 
 SECRET = "test-secret"
 ROLE_KEYS = {"Code": "Success", "AccessKeyId": "STS.role-key", "AccessKeySecret": SECRET,

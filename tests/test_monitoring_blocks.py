@@ -18,9 +18,9 @@ from gpu_infra.blocks.monitoring import (
     FleetAlarms,
     webhook_targets,
 )
-from gpu_infra.limits.allowed import GROUP_OPERATORS, ComparisonOperator
 from gpu_infra.schema import SECRET_PLACEHOLDER
 from gpu_infra.schema.monitoring import FleetAlarmsConfig, MonitoringConfig
+from gpu_infra_facts.allowed import GROUP_OPERATORS, ComparisonOperator
 
 ALARM = "alicloud:cms/alarm:Alarm"
 SETTINGS = MonitoringConfig(contacts=[
@@ -173,7 +173,7 @@ def test_event_rules_toggle_and_webhook_is_optional(record):
 
 
 def test_too_long_contact_name_is_refused(record):
-    from gpu_infra.tools.plan.engine import ProgramError
+    from gpu_infra_tools.plan.engine import ProgramError
 
     settings = MonitoringConfig(contacts=[{"name": "abcdefghijkl", "email": "o@example.com"}])
     with pytest.raises(ProgramError, match="alarmContactName takes at most 40"):

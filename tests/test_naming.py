@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpu_infra.limits.naming import UNIQUE_NAMES, auto_suffix, name_problems
-from gpu_infra.limits.regions import REGIONS
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN
+from gpu_infra_facts.naming import UNIQUE_NAMES, auto_suffix, name_problems
+from gpu_infra_facts.regions import REGIONS
 
 from .conftest import BASE_INFERENCE, BASE_RENDERING, BASE_TRAINING, cluster_config, merged
 

@@ -6,7 +6,7 @@ import pytest
 from gpu_infra.blocks.conventions import Conventions
 from gpu_infra.blocks.network import Network
 from gpu_infra.schema.network import NetworkConfig
-from gpu_infra.tools.plan.engine import run_under_mocks
+from gpu_infra_tools.plan.engine import run_under_mocks
 
 from .conftest import BASE_TRAINING, cluster_config, merged
 

@@ -8,8 +8,8 @@ import pytest
 from gpu_infra.catalog import CATALOG_ONLY
 from gpu_infra.knowhow import run_validators
 from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
-from gpu_infra.limits.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
 from gpu_infra.schema import ConfigError
+from gpu_infra_facts.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
 
 from .conftest import BASE_INFERENCE, BASE_RENDERING, BASE_TRAINING, cluster_config, merged
 

@@ -48,6 +48,6 @@ def test_wheel_ships_the_program_and_its_data(wheel):
     path, _ = wheel
     with zipfile.ZipFile(path) as archive:
         names = set(archive.namelist())
-    assert {"gpu_infra/program.py", "gpu_infra/tools/cost/prices.yaml",
+    assert {"gpu_infra/program.py", "gpu_infra_tools/cost/prices.yaml",
             "gpu_infra/catalog/gpu_catalog.yaml", "gpu_infra_policies/rules.py"} <= names
     assert not any(name.startswith(("tests/", "stacks/", "bench/")) for name in names)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import runpy
 
 from gpu_infra.schema import SECRET_PLACEHOLDER
-from gpu_infra.tools.plan.engine import run_plan
+from gpu_infra_tools.plan.engine import run_plan
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR
 

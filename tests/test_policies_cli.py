@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.tools.cli import main
+from gpu_infra_tools.cli import main
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
 

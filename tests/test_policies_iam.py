@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import UNKNOWN, Resource
 from gpu_infra_policies.documents import MAX_DEPTH, nesting_depth
 

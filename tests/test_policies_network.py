@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import UNKNOWN, Resource
 
 from .rule_helpers import sg_rule, stack_messages

@@ -9,7 +9,7 @@ import re
 import pulumi_alicloud as alicloud
 import pytest
 
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import UNKNOWN, Context, Resource
 from gpu_infra_policies.nodes import DISK_TYPES, NODE_SHAPES
 

@@ -10,7 +10,7 @@ import pytest
 from gpu_infra.catalog.recommend import Workload
 from gpu_infra.schema.registry import LAYOUT_MODELS
 from gpu_infra.schema.stack import TrainingConfig
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import UNKNOWN, Context, Resource
 from gpu_infra_policies.rules import RULES, default_settings, evaluate
 

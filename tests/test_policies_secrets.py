@@ -8,7 +8,7 @@ import gzip
 
 import pytest
 
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import UNKNOWN, Resource
 from gpu_infra_policies.nodes import NODE_SHAPES
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import UNKNOWN, Context, Resource
 
 from .rule_helpers import PROD, bucket, messages, stack_messages

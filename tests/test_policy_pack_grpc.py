@@ -17,12 +17,12 @@ from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 
 from gpu_infra.schema.environment import policy_demands
 from gpu_infra.schema.registry import layout_placement, layouts_suited
-from gpu_infra.tools.plan.engine import Plan
-from gpu_infra.tools.review.policy import as_policy_resource, check_plan
-from gpu_infra_policies import types as t
+from gpu_infra_facts import types as t
 from gpu_infra_policies.base import Context, Resource
 from gpu_infra_policies.config import parse_policy_config
 from gpu_infra_policies.rules import RULES, RULES_BY_NAME, evaluate
+from gpu_infra_tools.plan.engine import Plan
+from gpu_infra_tools.review.policy import as_policy_resource, check_plan
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged
 from .hostile_resources import CASES, all_resources

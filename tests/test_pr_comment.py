@@ -7,8 +7,8 @@ import argparse
 
 import yaml
 
-from gpu_infra.tools.cli import pr_comment
-from gpu_infra.tools.cli.pr_comment import (
+from gpu_infra_tools.cli import pr_comment
+from gpu_infra_tools.cli.pr_comment import (
     COMMENT_LIMIT,
     MARKER,
     StackResult,

@@ -5,7 +5,7 @@ Two sources, both outside this project: the docstrings of the installed pulumi-a
 Terraform provider's validation lists, vendored with their source in
 tests/data/provider_values.json. A value must be accepted by every source that speaks about
 the argument; an argument neither documents fails the test (nothing is checked against
-itself). Checked: every allowed-value set and bound in limits.allowed, the provider values
+itself). Checked: every allowed-value set and bound in gpu_infra_facts.allowed, the provider values
 the policy rules look for, and every planned value of those arguments in the recorded plans
 of the shipped stacks and a few variants that use the values the shipped stacks do not."""
 
@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from gpu_infra.limits import allowed
+from gpu_infra_facts import allowed
 from gpu_infra_policies.gpu import PERFORMANCE_LEVELS
 from gpu_infra_policies.network import TLS_PROTOCOLS
 from gpu_infra_policies.nodes import SPOT_STRATEGIES
@@ -135,12 +135,12 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
         (*with_tls, default), (f"{_argument_of(token)}.{_snake(key)}",))
        for token, (key, with_tls, default) in TLS_PROTOCOLS.items()},
 }
-"""Each name of limits.allowed that bounds a provider input -> its values (both ends of a
+"""Each name of gpu_infra_facts.allowed that bounds a provider input -> its values (both ends of a
 range) and the provider arguments they are passed to; and the provider values the policy
 rules look for (a misspelt one would let a rule never fire)."""
 UNDOCUMENTED = {"TargetMetric", "ESS_MAX_INSTANCE_TYPES", "MAX_LAUNCH_DAYS_AHEAD",
                 "AlarmStatistic", "AlarmPeriod", "SNAPSHOT_RETENTION_DAYS"}
-"""Names the provider documents no list or bound for (their docstrings in limits.allowed
+"""Names the provider documents no list or bound for (their docstrings in gpu_infra_facts.allowed
 give the source, or UNCONFIRMED). Helpers built only from checked names are not listed."""
 DERIVED = {"ArchiveClass", "ARCHIVE_CLASSES", "ASSURANCE_TERMS_MONTHS", "assurance_period"}
 """Names made from checked ones (StorageClass, ASSURANCE_MONTHS/YEARS)."""

@@ -20,13 +20,13 @@ import pytest
 from gpu_infra.blocks.bootstrap import user_data, user_data_size
 from gpu_infra.layouts import LAYOUT_CLASSES
 from gpu_infra.layouts.user_data import worst_case_spec
-from gpu_infra.limits.node_stack import USER_DATA_MAX_BYTES
 from gpu_infra.schema.environment import profile_table
 from gpu_infra.schema.registry import LAYOUT_MODELS
-from gpu_infra.tools.cli import build_parser, main
-from gpu_infra.tools.cost import estimate_plan
-from gpu_infra.tools.plan.diagram import render_mermaid
-from gpu_infra.tools.plan.engine import Plan, run_plan
+from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
+from gpu_infra_tools.cli import build_parser, main
+from gpu_infra_tools.cost import estimate_plan
+from gpu_infra_tools.plan.diagram import render_mermaid
+from gpu_infra_tools.plan.engine import Plan, run_plan
 
 from .conftest import PROJECT_DIR, STACKS_DIR, cluster_config
 from .test_bootstrap_scripts import SHIPPED, user_data_of

@@ -15,7 +15,7 @@ from gpu_infra.schema import SECRET_PLACEHOLDER, ConfigError, load_cluster_confi
 from gpu_infra.schema.editor import editor_schema, secure_fields
 from gpu_infra.schema.secrets import secure_field_paths
 from gpu_infra.schema.stack import InferenceConfig, RenderingConfig, TrainingConfig
-from gpu_infra.tools.plan.engine import ProgramError, run_under_mocks
+from gpu_infra_tools.plan.engine import ProgramError, run_under_mocks
 
 from .conftest import BASE_TRAINING, cluster_config, merged
 

@@ -16,7 +16,7 @@ from gpu_infra.blocks.storage.disks import (
 )
 from gpu_infra.blocks.storage.filesystem import NFS_OPTIONS, SharedFileSystem, mount_command
 from gpu_infra.schema.storage import LifecycleConfig, SharedFileSystemConfig, StorageConfig
-from gpu_infra.tools.plan.engine import ProgramError
+from gpu_infra_tools.plan.engine import ProgramError
 
 DEV = Conventions(tags={"Project": "p"})
 PROD = Conventions(tags={"Project": "p"}, protect_data=True)

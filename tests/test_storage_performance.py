@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from gpu_infra.limits.autopl import autopl_performance, autopl_problems
+from gpu_infra_facts.autopl import autopl_performance, autopl_problems
 
 # size GiB -> (baseline IOPS, baseline MB/s, max provisioned IOPS, burst IOPS)
 EXPECTED = {

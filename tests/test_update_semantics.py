@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from gpu_infra.limits.update_semantics import covered_types, provider_source, semantics
+from gpu_infra_facts.update_semantics import covered_types, provider_source, semantics
 
 from .conftest import (
     BASE_INFERENCE,
@@ -54,7 +54,7 @@ OPTIONAL_FEATURES = {
 def creatable_resources(tmp_path_factory) -> list[dict]:
     """Custom resources (plan records) of every shipped stack (their recorded plans, which
     test_golden_plans keeps equal to the program) and of configs with optional features."""
-    from gpu_infra.tools.plan.engine import run_plan
+    from gpu_infra_tools.plan.engine import run_plan
 
     from .conftest import write_stack
 
@@ -74,7 +74,7 @@ def creatable_types(creatable_resources) -> set[str]:
 
 def test_every_creatable_type_is_covered(creatable_types):
     missing = sorted(creatable_types - covered_types())
-    assert not missing, f"add these types to limits/update_semantics.yaml: {missing}"
+    assert not missing, f"add these types to gpu_infra_facts/update_semantics.json: {missing}"
 
 
 def test_fixed_names_are_deleted_before_they_are_replaced(creatable_resources):
@@ -133,7 +133,7 @@ def test_suppressed_fields_depend_on_the_charge_type():
 
 
 def test_unknown_type_names_the_file():
-    with pytest.raises(KeyError, match="update_semantics.yaml"):
+    with pytest.raises(KeyError, match="update_semantics.json"):
         semantics("alicloud:foo/bar:Bar")
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from gpu_infra.blocks.bootstrap import user_data, user_data_size
 from gpu_infra.layouts import LAYOUT_CLASSES, judge_stack
 from gpu_infra.layouts.user_data import worst_case_spec
-from gpu_infra.limits.node_stack import USER_DATA_MAX_BYTES
-from gpu_infra.tools.cli import main
+from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
+from gpu_infra_tools.cli import main
 
 from .conftest import BASE_RENDERING, BASE_TRAINING, cluster_config, merged, write_stack
 from .test_bootstrap_scripts import user_data_of

@@ -13,8 +13,8 @@ from typing import Any
 
 import pulumi
 
-from gpu_infra.limits.naming import name_problems, with_suffix
 from gpu_infra.schema.stack import FLEET_TAG_KEY, NAME_TAG_KEY, REQUIRED_TAG_KEYS
+from gpu_infra_facts.naming import name_problems, with_suffix
 
 __all__ = ["FLEET_TAG_KEY", "REQUIRED_TAG_KEYS", "Conventions", "child_name", "fixed_name",
            "stack_tags"]
@@ -42,9 +42,9 @@ class Conventions:
         return {**self.tags, NAME_TAG_KEY: name, **(extra or {})}
 
     def unique_name(self, type_token: str, name: str) -> str:
-        """The cloud name of a `type_token` resource the cloud keeps unique (limits.naming):
-        `name` with the stack's global suffix. ValueError when the result breaks the
-        provider's limits (the schema keeps stack files from getting here)."""
+        """The cloud name of a `type_token` resource the cloud keeps unique
+        (gpu_infra_facts.naming): `name` with the stack's global suffix. ValueError when the
+        result breaks the provider's limits (the schema keeps stack files from getting here)."""
         full = with_suffix(name, self.global_suffix)
         problems = name_problems(type_token, full)
         if problems:
@@ -59,7 +59,7 @@ class Conventions:
 
 def fixed_name(parent: pulumi.Resource, **options: Any) -> pulumi.ResourceOptions:
     """Options for a resource whose name the cloud keeps unique (a bucket, a RAM role, an
-    alarm contact: `unique_name` in limits/update_semantics.yaml): a replacement deletes it
+    alarm contact: `unique_name` in gpu_infra_facts/update_semantics.json): a replacement deletes it
     before it creates the new one, since Pulumi's default (create, then delete) would collide
     on the name and stop `pulumi up` halfway."""
     return pulumi.ResourceOptions(parent=parent, delete_before_replace=True, **options)

@@ -25,18 +25,18 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name, fixed_name
-from gpu_infra.limits.allowed import GROUP_OPERATORS, ComparisonOperator
-from gpu_infra.limits.naming import (
-    ALARM_CONTACT,
-    ALARM_CONTACT_GROUP,
-    EVENT_RULE,
-    METRIC_RULE_TEMPLATE,
-)
 from gpu_infra.schema.monitoring import (
     AlarmSettings,
     Contact,
     DiskAlarm,
     MonitoringConfig,
+)
+from gpu_infra_facts.allowed import GROUP_OPERATORS, ComparisonOperator
+from gpu_infra_facts.naming import (
+    ALARM_CONTACT,
+    ALARM_CONTACT_GROUP,
+    EVENT_RULE,
+    METRIC_RULE_TEMPLATE,
 )
 
 NAMESPACE = "acs_ecs_dashboard"

@@ -64,7 +64,7 @@ class InstanceType(BaseModel):
     """The family is supported by LowLatency deployment sets."""
     nvswitch: bool | None = None
     """NVSwitch on the board (the node runs the fabric manager); None: decided by family
-    (limits.node_stack.FABRIC_MANAGER_FAMILIES)."""
+    (gpu_infra_facts.node_stack.FABRIC_MANAGER_FAMILIES)."""
     regions: tuple[str, ...] | None = None
     """Regions offering the type, when a source lists them; None = unknown."""
     price: CatalogPrice | None = None

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpu_infra.catalog import InstanceType, Use, entries
-from gpu_infra_policies.base import Placement
+from gpu_infra_facts.workload import Placement
 
 OVERSIZED_FACTOR = 2.0
 """GPU memory above this multiple of the need counts as oversized."""

@@ -10,9 +10,9 @@ from collections.abc import Iterable, Iterator
 from gpu_infra import catalog
 from gpu_infra.knowhow.findings import Finding, Level
 from gpu_infra.knowhow.placement import erdma_for, placement_for
-from gpu_infra.limits.autopl import autopl_problems
 from gpu_infra.schema import FleetCluster
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
+from gpu_infra_facts.autopl import autopl_problems
 
 MIN_VCPU_PER_GPU = 4
 """Fewer vCPUs per GPU than this starve data loading and preprocessing."""

@@ -9,14 +9,14 @@ from gpu_infra import catalog
 from gpu_infra.knowhow.findings import Finding, ImageValidator, Level
 from gpu_infra.knowhow.general import no_internet_egress
 from gpu_infra.knowhow.node_software import pinned_stack
-from gpu_infra.limits.node_stack import (
+from gpu_infra.schema import ImageConfig
+from gpu_infra.schema.image import ImageBuildConfig
+from gpu_infra_facts.node_stack import (
     FABRIC_MANAGER_FAMILIES,
     GRAPHICS_FAMILIES,
     DriverStack,
     driver_incompatibility,
 )
-from gpu_infra.schema import ImageConfig
-from gpu_infra.schema.image import ImageBuildConfig
 
 
 def baked_driver(build: ImageBuildConfig) -> DriverStack:

@@ -11,7 +11,10 @@ from ipaddress import IPv4Network
 
 from gpu_infra import catalog
 from gpu_infra.knowhow.findings import Finding, Level
-from gpu_infra.limits.node_stack import (
+from gpu_infra.schema import FleetCluster
+from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
+from gpu_infra.schema.node import DriverConfig
+from gpu_infra_facts.node_stack import (
     DEFAULT_DRIVER_STACK,
     DEFAULT_IMAGES,
     DRIVER_STACKS,
@@ -21,9 +24,6 @@ from gpu_infra.limits.node_stack import (
     DriverStack,
     driver_incompatibility,
 )
-from gpu_infra.schema import FleetCluster
-from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
-from gpu_infra.schema.node import DriverConfig
 
 
 def fleet_types(fleet: TrainingFleet | ScalingFleet) -> list[str]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from gpu_infra import catalog
-from gpu_infra.limits.allowed import DeploymentSetStrategy
 from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra_facts.allowed import DeploymentSetStrategy
 
 
 def erdma_for(fleet: TrainingFleet, gpu_types: catalog.Lookup) -> bool:

@@ -32,12 +32,12 @@ from gpu_infra.blocks.storage.filesystem import (
     mount_command,
 )
 from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
-from gpu_infra.limits.naming import resolve_suffix
 from gpu_infra.schema import ClusterCommon, FleetCluster
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
 from gpu_infra.schema.node import OSS_URL, DriverConfig
 from gpu_infra.schema.registry import layout_name
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
+from gpu_infra_facts.naming import resolve_suffix
 
 
 def gpu_fleet_name(cluster_name: str) -> str:

@@ -13,8 +13,8 @@ from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.compute.scaling import GpuScalingGroup
 from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
-from gpu_infra.limits.node_stack import READINESS_TIMEOUT_SECONDS
 from gpu_infra.schema import InferenceConfig, RenderingConfig
+from gpu_infra_facts.node_stack import READINESS_TIMEOUT_SECONDS
 
 
 class ScalingLayout(LayoutBase):

@@ -18,9 +18,9 @@ from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
 from gpu_infra.knowhow import Finding, Level
 from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
-from gpu_infra.limits.node_stack import USER_DATA_MAX_BYTES
 from gpu_infra.schema import FleetCluster
 from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
 
 CLOUD_ID_CHARS = 64
 """Stand-in length of an id the cloud assigns (scaling group `asg-…`, lifecycle hook `ash-…`:

@@ -15,7 +15,7 @@ Cidr = Annotated[IPv4Network, Field(strict=False)]
 
 ANYWHERE = IPv4Network("0.0.0.0/0")
 """The whole IPv4 internet: the destination of egress rules. Sources are judged by
-gpu_infra_policies.addresses.world_open (never world-open in prod, never a NAS client)."""
+gpu_infra_facts.addresses.world_open (never world-open in prod, never a NAS client)."""
 
 SECRET_PLACEHOLDER = "[secret]"
 """What a `secure:` value becomes when the stack is read offline (it cannot be decrypted)."""

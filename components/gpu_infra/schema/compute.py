@@ -11,7 +11,9 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from gpu_infra.limits.allowed import (
+from gpu_infra.schema.base import StrictModel
+from gpu_infra.schema.node import DriverConfig, ImageChoice
+from gpu_infra_facts.allowed import (
     ASSURANCE_TERMS_MONTHS,
     ESS_MAX_INSTANCE_TYPES,
     ESS_SYSTEM_DISK_GIB,
@@ -37,8 +39,6 @@ from gpu_infra.limits.allowed import (
     SpotStrategy,
     TargetMetric,
 )
-from gpu_infra.schema.base import StrictModel
-from gpu_infra.schema.node import DriverConfig, ImageChoice
 
 InstanceType = str
 """An ECS instance type such as ecs.gn7i-c8g1.2xlarge."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpu_infra.limits.regions import REGIONS
 from gpu_infra.schema.base import SECURE_MARK
 from gpu_infra.schema.loader import CLUSTER_KEY, REGION_KEY
 from gpu_infra.schema.registry import CLUSTER_ADAPTER
+from gpu_infra_facts.regions import REGIONS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SECURE_VALUE = "SecureValue"

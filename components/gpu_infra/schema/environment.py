@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from gpu_infra_policies.base import Demand
+from gpu_infra_facts.workload import Demand
 
 Environment = Literal["dev", "staging", "prod"]
 """Deployment environment of a stack; its profile decides what is turned on."""

@@ -8,17 +8,17 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from gpu_infra.limits.allowed import IMAGE_BUILD_SYSTEM_DISK_GIB
-from gpu_infra.limits.image_builder import (
+from gpu_infra.schema.base import StrictModel
+from gpu_infra.schema.compute import INSTANCE_TYPE_PATTERN, InstanceType
+from gpu_infra.schema.node import DriverConfig, ImageChoice
+from gpu_infra_facts.allowed import IMAGE_BUILD_SYSTEM_DISK_GIB
+from gpu_infra_facts.image_builder import (
     ACCOUNT_ID,
     IMAGE_NAME_PREFIX,
     MAX_COPY_REGIONS,
     MAX_SHARE_ACCOUNTS,
 )
-from gpu_infra.limits.regions import REGIONS
-from gpu_infra.schema.base import StrictModel
-from gpu_infra.schema.compute import INSTANCE_TYPE_PATTERN, InstanceType
-from gpu_infra.schema.node import DriverConfig, ImageChoice
+from gpu_infra_facts.regions import REGIONS
 
 
 class ImageBuildConfig(StrictModel):

@@ -1,7 +1,7 @@
 """The `monitoring` section: CloudMonitor contacts, GPU fleet alarms and ECS event alerts.
 
 The provider's allowed values (operators, statistics, periods, silence time) come from
-limits.allowed."""
+gpu_infra_facts.allowed."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from gpu_infra.limits.allowed import (
+from gpu_infra.schema.base import SECRET_PLACEHOLDER, MaybeSecure, StrictModel
+from gpu_infra_facts.allowed import (
     SILENCE_SECONDS,
     AlarmPeriod,
     AlarmStatistic,
 )
-from gpu_infra.schema.base import SECRET_PLACEHOLDER, MaybeSecure, StrictModel
 
 AlarmLevel = Literal["critical", "warn", "info"]
 """Alarm level: selects `escalations_critical`, `escalations_warn` or `escalations_info`."""

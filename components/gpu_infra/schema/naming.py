@@ -7,13 +7,13 @@ import re
 
 from pydantic import Field, field_validator
 
-from gpu_infra.limits.naming import (
+from gpu_infra.schema.base import StrictModel
+from gpu_infra_facts.naming import (
     AUTO_SUFFIX,
     AUTO_SUFFIX_LENGTH,
     LITERAL_SUFFIX_PATTERN,
     NO_SUFFIX,
 )
-from gpu_infra.schema.base import StrictModel
 
 
 class NamingConfig(StrictModel):

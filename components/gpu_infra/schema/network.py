@@ -7,10 +7,10 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from gpu_infra.limits.allowed import EIP_MAX_TRAFFIC_MBPS, VPC_PREFIX_BITS, VSWITCH_PREFIX_BITS
-from gpu_infra.limits.regions import zone_letter
-from gpu_infra.limits.vpc import PRIVATE_RANGES, reserved_overlap
 from gpu_infra.schema.base import Cidr, StrictModel
+from gpu_infra_facts.allowed import EIP_MAX_TRAFFIC_MBPS, VPC_PREFIX_BITS, VSWITCH_PREFIX_BITS
+from gpu_infra_facts.regions import zone_letter
+from gpu_infra_facts.vpc import PRIVATE_RANGES, reserved_overlap
 
 ZONE_SLOTS_BITS = 5
 """Default vSwitch prefix is the VPC prefix + 5: 32 slots, one per zone letter a..z."""

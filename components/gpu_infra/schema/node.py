@@ -14,7 +14,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from gpu_infra.limits.node_stack import (
+from gpu_infra.schema.base import StrictModel
+from gpu_infra_facts.node_stack import (
     CUSTOM_IMAGE_ID,
     DEFAULT_IMAGES,
     DEFAULT_OS,
@@ -22,7 +23,6 @@ from gpu_infra.limits.node_stack import (
     PUBLIC_IMAGE_ID,
     OperatingSystem,
 )
-from gpu_infra.schema.base import StrictModel
 
 OSS_URL = re.compile(r"^oss://(?P<bucket>[a-z0-9][a-z0-9-]{1,61}[a-z0-9])/(?P<key>\S+)$")
 SHA256 = r"^[0-9a-f]{64}$"
@@ -42,7 +42,7 @@ class ImageChoice(StrictModel):
     run; ERROR at plan time if no or several images have it. Default none."""
     os: OperatingSystem = DEFAULT_OS
     """The image's operating system: ubuntu_22_04 or alinux_3. Without id and name it picks
-    the pinned public image (limits.node_stack.DEFAULT_IMAGES). Default ubuntu_22_04."""
+    the pinned public image (gpu_infra_facts.node_stack.DEFAULT_IMAGES). Default ubuntu_22_04."""
 
     @model_validator(mode="after")
     def _one_source(self) -> ImageChoice:
@@ -83,7 +83,7 @@ class DriverConfig(StrictModel):
     """auto, auto_install, preinstalled or grid. Default auto."""
     version: str | None = Field(default=None, pattern=DRIVER_VERSION.pattern)
     """Driver version the health check requires (e.g. 550.127.08). Default: the family's pin
-    (limits.node_stack); required with grid."""
+    (gpu_infra_facts.node_stack); required with grid."""
     cuda: str | None = Field(default=None, pattern=VERSION_3)
     """CUDA toolkit version the auto-install installs. Default: the family's pin."""
     cudnn: str | None = Field(default=None, pattern=VERSION_3)

@@ -24,7 +24,7 @@ from gpu_infra.schema.stack import (
     RenderingConfig,
     TrainingConfig,
 )
-from gpu_infra_policies.base import Placement
+from gpu_infra_facts.workload import Placement
 
 ClusterConfig = Annotated[
     TrainingConfig | InferenceConfig | RenderingConfig | ImageConfig,

@@ -7,13 +7,13 @@ from collections import Counter
 
 from pydantic import Field, field_validator, model_validator
 
-from gpu_infra.limits.allowed import (
+from gpu_infra.schema.base import Cidr, Port, StrictModel
+from gpu_infra_facts.addresses import world_open
+from gpu_infra_facts.allowed import (
     KMS_DEFAULT_KEY_ROTATION_DAYS,
     KMS_PENDING_WINDOW_DAYS,
     KMS_ROTATION_DAYS,
 )
-from gpu_infra.schema.base import Cidr, Port, StrictModel
-from gpu_infra_policies.addresses import world_open
 
 PUBLIC_KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
                     "ecdsa-sha2-nistp521")
@@ -56,7 +56,7 @@ class SecurityConfig(StrictModel):
 
     def world_open_fields(self) -> list[tuple[str, str]]:
         """(field, why) for each CIDR list that is open to the world, judged by address
-        space (gpu_infra_policies.addresses.world_open, the policy pack's judgement)."""
+        space (gpu_infra_facts.addresses.world_open, the policy pack's judgement)."""
         found = []
         for field in WORLD_CHECKED_FIELDS:
             cidrs = getattr(self, field)

@@ -10,10 +10,6 @@ from pydantic import Field, field_validator, model_validator
 
 from gpu_infra import catalog
 from gpu_infra.catalog.recommend import Workload
-from gpu_infra.limits.allowed import HealthCheckType
-from gpu_infra.limits.naming import ALARM_CONTACT, BUCKET, UNIQUE_NAMES
-from gpu_infra.limits.regions import REGIONS, zone_belongs_to
-from gpu_infra.limits.tags import MAX_TAGS_PER_RESOURCE, tag_problems
 from gpu_infra.schema.base import StrictModel
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
 from gpu_infra.schema.environment import (
@@ -31,6 +27,10 @@ from gpu_infra.schema.network import NetworkConfig
 from gpu_infra.schema.problems import shorten
 from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
+from gpu_infra_facts.allowed import HealthCheckType
+from gpu_infra_facts.naming import ALARM_CONTACT, BUCKET, UNIQUE_NAMES
+from gpu_infra_facts.regions import REGIONS, zone_belongs_to
+from gpu_infra_facts.tags import MAX_TAGS_PER_RESOURCE, tag_problems
 
 CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
 """Cluster names: 3-24 lowercase letters, digits, hyphens; they prefix every resource name

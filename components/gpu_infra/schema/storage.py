@@ -7,7 +7,8 @@ from typing import Literal, get_args
 
 from pydantic import Field, model_validator
 
-from gpu_infra.limits.allowed import (
+from gpu_infra.schema.base import StrictModel
+from gpu_infra_facts.allowed import (
     ARCHIVE_CLASSES,
     KEEP_SNAPSHOTS_UNTIL_DELETED,
     SNAPSHOT_HOURS,
@@ -17,8 +18,7 @@ from gpu_infra.limits.allowed import (
     NasUserAccess,
     StorageClass,
 )
-from gpu_infra.limits.autopl import AUTOPL_SIZE_RANGE, autopl_problems
-from gpu_infra.schema.base import StrictModel
+from gpu_infra_facts.autopl import AUTOPL_SIZE_RANGE, autopl_problems
 
 BucketPurpose = Literal["datasets", "checkpoints", "models", "outputs"]
 BUCKET_PURPOSES: tuple[str, ...] = get_args(BucketPurpose)

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from importlib import resources
 
 from gpu_infra.blocks.bootstrap.minify import strip_python, strip_shell
-from gpu_infra.limits import node_stack
-from gpu_infra.limits.node_stack import DriverRoute, DriverStack
+from gpu_infra_facts import node_stack
+from gpu_infra_facts.node_stack import DriverRoute, DriverStack
 
 DATA_ROOT = "/mnt"
 """Data disk `name` is mounted at /mnt/<name>; the shared file system at /mnt/shared."""

@@ -23,13 +23,13 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy
-from gpu_infra.limits.cloudmonitor import (
+from gpu_infra.schema.compute import QueueScaling
+from gpu_infra_facts.cloudmonitor import (
     CUSTOM_METRIC_NAMESPACE_PREFIX,
     FLEET_DIMENSION,
     PUT_CUSTOM_METRIC_ACTION,
 )
-from gpu_infra.limits.naming import MNS_QUEUE, SERVICE_METRIC_ALARM_RULE
-from gpu_infra.schema.compute import QueueScaling
+from gpu_infra_facts.naming import MNS_QUEUE, SERVICE_METRIC_ALARM_RULE
 
 DRAIN_QUEUE_POLL_SECONDS = 30
 """Long-poll wait of ReceiveMessage on the drain queue (the MNS maximum)."""

@@ -23,19 +23,19 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from gpu_infra.blocks.bootstrap import BakeTask
 from gpu_infra.blocks.conventions import Conventions
-from gpu_infra.limits.allowed import (
+from gpu_infra.schema.image import ImageBuildConfig
+from gpu_infra_facts.allowed import (
     BASE_IMAGE_TYPE,
     IMAGE_BUILD_BANDWIDTH_MBPS,
     IMAGE_COMPONENT_TYPE,
     IMAGE_SYSTEM_TYPE,
 )
-from gpu_infra.limits.image_builder import (
+from gpu_infra_facts.image_builder import (
     COMPONENT_CONTENT_MAX_BYTES,
     COMPONENT_NAME,
     MAX_COMMANDS,
     TEMPLATE_MARK,
 )
-from gpu_infra.schema.image import ImageBuildConfig
 
 DIGEST_CHARS = 8
 """Hex characters of the content digest in the template's name and the image prefix."""

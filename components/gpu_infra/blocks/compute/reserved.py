@@ -7,8 +7,8 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
-from gpu_infra.limits.allowed import assurance_period
 from gpu_infra.schema.compute import ReservedCapacityConfig
+from gpu_infra_facts.allowed import assurance_period
 
 
 class ReservedCapacity(pulumi.ComponentResource):

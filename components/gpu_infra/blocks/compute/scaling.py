@@ -17,9 +17,9 @@ from gpu_infra.blocks.compute.fleet_ops import (
     scaling_error_notice,
 )
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
-from gpu_infra.limits.allowed import HealthCheckType
-from gpu_infra.limits.cloudmonitor import FLEET_DIMENSION
 from gpu_infra.schema.compute import ScalingFleet
+from gpu_infra_facts.allowed import HealthCheckType
+from gpu_infra_facts.cloudmonitor import FLEET_DIMENSION
 
 UserDataFor = Callable[[pulumi.Output[str], pulumi.Output[str] | None], pulumi.Input[str]]
 """User data made from the group's id and its readiness hook's id (None without a hook)."""

@@ -20,8 +20,8 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
-from gpu_infra.limits.autopl import AutoPlPerformance, autopl_performance
 from gpu_infra.schema.storage import DataDiskConfig, StorageConfig
+from gpu_infra_facts.autopl import AutoPlPerformance, autopl_performance
 
 AUTOPL_CATEGORY = "cloud_auto"
 """ESSD AutoPL: the category with provisioned IOPS and bursting (ecs.Instance data disks)."""

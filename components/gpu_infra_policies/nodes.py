@@ -1,0 +1,211 @@
+"""Node rules: one rule per concern (public IP, login, disk encryption, metadata hardening,
+deletion protection) across every type that launches a node, through one table of where
+each type keeps the setting (NODE_SHAPES)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_infra_facts import types as t
+from gpu_infra_policies.base import (
+    Context,
+    Resource,
+    ResourceRule,
+    Rule,
+    StackRule,
+    as_list,
+    is_unknown,
+    number,
+)
+
+Path = tuple[str, ...]
+"""Keys into wire-form properties, e.g. ("systemDisk", "encrypted")."""
+
+
+@dataclass(frozen=True)
+class NodeShape:
+    """Where one node-launching type keeps each setting (empty: the type has none)."""
+
+    system_disk_encrypted: Path
+    system_disk_kms: Path
+    data_disks: str = "dataDisks"
+    password_keys: tuple[str, ...] = ("password", "kmsEncryptedPassword")
+    password_inherit: str = ""
+    """Input that logs in with the image's preset password when true."""
+    http_tokens: Path = ()
+    """Instance metadata access mode; "required" is hardened (IMDSv2 tokens only)."""
+    deletion_protection: str = ""
+    user_data: tuple[str, ...] = ("userData",)
+
+
+LAUNCH_TEMPLATE = NodeShape(("systemDisk", "encrypted"), ("systemDisk", "kmsKeyId"),
+                            password_keys=(), password_inherit="passwordInherit",
+                            http_tokens=("httpTokens",))
+NODE_SHAPES: dict[str, NodeShape] = {
+    t.INSTANCE: NodeShape(("systemDiskEncrypted",), ("systemDiskKmsKeyId",),
+                          password_inherit="passwordInherit", http_tokens=("httpTokens",),
+                          deletion_protection="deletionProtection"),
+    # pulumi-alicloud 4.0 (and the upstream provider, 2026-08) has no http_tokens on
+    # ess.ScalingConfiguration: its metadata mode cannot be set, so it is not judged.
+    t.SCALING_CONFIGURATION: NodeShape(("systemDiskEncrypted",), ("systemDiskKmsKeyId",),
+                                       password_inherit="passwordInherit"),
+    t.ECS_LAUNCH_TEMPLATE: LAUNCH_TEMPLATE,
+    t.LAUNCH_TEMPLATE: LAUNCH_TEMPLATE,
+    t.NODE_POOL: NodeShape(("systemDiskEncrypted",), ("systemDiskKmsKey",),
+                           http_tokens=("instanceMetadataOptions", "httpTokens"),
+                           user_data=("userData", "preUserData")),
+}
+"""Every type that launches ECS nodes: instances, ESS scaling configurations, launch
+templates (ecs.EcsLaunchTemplate and the older ecs.LaunchTemplate) and ACK node pools."""
+DISK_TYPES = {t.ECS_DISK: ("encrypted", "kmsKeyId"), t.DISK: ("encrypted", "kmsKeyId")}
+"""Stand-alone disks: ecs.EcsDisk and the older ecs.Disk."""
+SPOT_STRATEGIES = ("SpotWithPriceLimit", "SpotAsPriceGo")
+
+
+def get_path(props: Mapping[str, Any], path: Path) -> Any:
+    """The value at `path` (None if absent; an unknown parent gives the unknown)."""
+    value: Any = props
+    for key in path:
+        if is_unknown(value):
+            return value
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _is_true(value: Any) -> bool:
+    """True for true and "true" (ACK node pools take booleans as strings)."""
+    return value is True or (isinstance(value, str) and value.lower() == "true")
+
+
+def public_ip(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
+    """Nodes with public bandwidth (internetMaxBandwidthOut, default 0) get a public IP."""
+    if resource.type in NODE_SHAPES:
+        bandwidth = number(resource.props.get("internetMaxBandwidthOut"))
+        if bandwidth is not None and bandwidth > 0:
+            yield (f"internetMaxBandwidthOut {bandwidth:g} gives the node a public IP; "
+                   "set 0 and reach nodes through a bastion, VPN or load balancer")
+
+
+def eip_on_instance(resources: Sequence[Resource], _: Mapping[str, Any],
+                    __: Context) -> Iterator[tuple[Resource | None, str]]:
+    """EIP associations whose target is an ecs.Instance of this stack."""
+    instances = [r for r in resources if r.type == t.INSTANCE]
+    for association in (r for r in resources if r.type == t.EIP_ASSOCIATION):
+        kind = association.props.get("instanceType", "EcsInstance")
+        if kind not in ("EcsInstance", None) and not is_unknown(kind):
+            continue
+        target = association.props.get("instanceId")
+        for instance in instances:
+            if association.refers_to(instance, target):
+                yield association, f"an EIP is bound to instance {instance.name}"
+
+
+def _disk_problem(where: str, encrypted: Any, kms_key: Any,
+                  key_required_in: str | None) -> str | None:
+    if is_unknown(encrypted):
+        return None
+    if not _is_true(encrypted):
+        return f"{where} is not encrypted"
+    if key_required_in and kms_key in (None, ""):
+        return f"{where} is encrypted without a KMS key, required in {key_required_in}"
+    return None
+
+
+def _disks(resource: Resource) -> Iterator[tuple[str, Any, Any]]:
+    """(where, encrypted, KMS key) of every disk the resource creates."""
+    props = resource.props
+    if resource.type in DISK_TYPES:
+        encrypted, kms = DISK_TYPES[resource.type]
+        yield "disk", props.get(encrypted), props.get(kms)
+        return
+    shape = NODE_SHAPES.get(resource.type)
+    if shape is None:
+        return
+    yield ("system disk", get_path(props, shape.system_disk_encrypted),
+           get_path(props, shape.system_disk_kms))
+    for index, disk in enumerate(as_list(props.get(shape.data_disks))):
+        if isinstance(disk, Mapping):
+            yield f"dataDisks[{index}]", disk.get("encrypted"), disk.get("kmsKeyId")
+
+
+def disk_encryption(resource: Resource, cfg: Mapping[str, Any], ctx: Context) -> Iterator[str]:
+    """Every disk encrypted (provider default: not encrypted), with a KMS key where the
+    environment demands one (prod) unless `kmsInProd` is off: system and data disks of every
+    node type, ecs.EcsDisk and ecs.Disk."""
+    key_required_in = ctx.demanded_by(resource, "kms_key") if cfg["kmsInProd"] else None
+    for where, encrypted, kms_key in _disks(resource):
+        problem = _disk_problem(where, encrypted, kms_key, key_required_in)
+        if problem:
+            yield problem
+
+
+def password_login(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
+    """No password on any node type, and no image preset password (passwordInherit): key
+    pairs only. A password that is set but secret or unknown still counts as set."""
+    shape = NODE_SHAPES.get(resource.type)
+    if shape is None:
+        return
+    for key in shape.password_keys:
+        if resource.props.get(key) not in (None, ""):
+            yield f"{key} is set; log in with a key pair and no password"
+    if shape.password_inherit and _is_true(resource.props.get(shape.password_inherit)):
+        yield (f"{shape.password_inherit} is true: the image's preset password logs in; "
+               "use a key pair")
+
+
+def metadata_hardened(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
+    """Instance metadata only in hardened mode (http tokens "required", IMDSv2; the provider
+    default is "optional", which lets any SSRF read the node's RAM role credentials)."""
+    shape = NODE_SHAPES.get(resource.type)
+    if shape is None or not shape.http_tokens:
+        return
+    tokens = get_path(resource.props, shape.http_tokens)
+    if not is_unknown(tokens) and tokens != "required":
+        yield (f"{'.'.join(shape.http_tokens)} is {tokens or 'optional (the default)'}; set "
+               "required (hardened metadata access)")
+
+
+def deletion_protection(resource: Resource, _: Mapping[str, Any],
+                        ctx: Context) -> Iterator[str]:
+    """Instances have deletion protection where the environment demands it (prod; provider
+    default off); spot instances, which the provider cannot protect, are exempt."""
+    shape = NODE_SHAPES.get(resource.type)
+    environment = ctx.demanded_by(resource, "deletion_protection")
+    if shape is None or not shape.deletion_protection or not environment:
+        return
+    props = resource.props
+    if props.get("spotStrategy") in SPOT_STRATEGIES or is_unknown(props.get("spotStrategy")):
+        return
+    protected = props.get(shape.deletion_protection, False)
+    if not is_unknown(protected) and not _is_true(protected):
+        yield f"{environment} node without {shape.deletion_protection}; set it true"
+
+
+NODE_RULES: tuple[Rule, ...] = (
+    ResourceRule("no-public-ip-on-nodes", "GPU nodes get no public IP (internet bandwidth 0)",
+                 "security", "high", "Set internetMaxBandwidthOut to 0 (the default); use NAT for "
+                 "egress and a bastion or VPN for access.", public_ip),
+    StackRule("no-eip-on-nodes", "No EIP bound to an instance of the stack", "security", "high",
+              "Remove the EIP association; reach nodes privately, egress through NAT.",
+              eip_on_instance),
+    ResourceRule("disks-encrypted", "Every disk is encrypted, with a KMS key in prod", "security",
+                 "high", "Set encrypted / systemDiskEncrypted true on every disk, and the KMS key "
+                 "in prod (security.kms_encryption).", disk_encryption,
+                 schema={"kmsInProd": {"type": "boolean",
+                                       "description": "Require a KMS key on prod disks. "
+                                                      "Default true."}},
+                 defaults={"kmsInProd": True}),
+    ResourceRule("no-password-login", "No password login on nodes", "security", "high",
+                 "Remove password and passwordInherit; set a key pair (security.public_key).",
+                 password_login),
+    ResourceRule("metadata-hardened", "Nodes reach instance metadata in hardened mode only",
+                 "security", "high", "Set httpTokens required "
+                 "(instanceMetadataOptions.httpTokens on ACK node pools).", metadata_hardened),
+    ResourceRule("prod-deletion-protection", "Prod instances have deletion protection",
+                 "reliability", "medium", "Set deletionProtection true (Conventions."
+                 "deletion_protection, on in prod).", deletion_protection),
+)

@@ -1,0 +1,116 @@
+"""`gpu-infra catalog`: the GPU instance catalog as a table, or recommendations for a
+workload with `--recommend`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gpu_infra import catalog
+from gpu_infra.catalog.recommend import recommend
+from gpu_infra.schema.registry import LAYOUT_MODELS, LAYOUT_NAMES
+from gpu_infra_facts.regions import REGIONS
+from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK
+
+COLUMNS = ("TYPE", "GPU", "GPUS", "GPU GiB", "vCPU", "MEM GiB", "NVLINK", "ERDMA", "USES",
+           "CNY/h (region)")
+
+
+EXAMPLES = (
+    "gpu-infra catalog --use training",
+    "gpu-infra catalog --recommend --layout training --gpu-memory 80 --gpus 64 --multi-node "
+    "--region cn-beijing",
+)
+"""Shown by `--help`; a test parses each."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    parser = subparsers.add_parser(
+        "catalog", help="list GPU instance types, or recommend some for a workload")
+    parser.add_argument("--use", choices=catalog.USES, help="only types for this use")
+    parser.add_argument("--gpu-model", help="only GPU models containing this text")
+    parser.add_argument("--recommend", action="store_true",
+                        help="rank instance types for the workload described below")
+    parser.add_argument("--layout", choices=LAYOUT_NAMES, default="training",
+                        help="workload layout (default training)")
+    parser.add_argument("--gpu-memory", type=float, default=None,
+                        help="GPU memory needed per GPU, GiB (minimum with the table)")
+    parser.add_argument("--gpus", type=int, default=1, help="GPUs in total (default 1)")
+    parser.add_argument("--multi-node", action="store_true",
+                        help="the workload may span several nodes")
+    parser.add_argument("--region", default="cn-hangzhou",
+                        help="region of the stack (default cn-hangzhou)")
+    parser.add_argument("--top", type=int, default=10,
+                        help="recommendations to show (default 10)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the table or the recommendations; exit 2 on bad input."""
+    problems = []
+    if args.region not in REGIONS:
+        problems.append(f"--region: unknown region {args.region!r}")
+    if args.gpus < 1:
+        problems.append(f"--gpus: {args.gpus}; at least 1")
+    if args.gpu_memory is not None and args.gpu_memory <= 0:
+        problems.append(f"--gpu-memory: {args.gpu_memory:g}; must be above 0")
+    if args.recommend and args.gpu_memory is None:
+        problems.append("--gpu-memory: required with --recommend")
+    if args.top < 1:
+        problems.append(f"--top: {args.top}; at least 1")
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.recommend:
+        return _print_recommendations(args)
+    rows = [_row(entry) for entry in catalog.filter(
+        use=args.use, gpu_model=args.gpu_model, min_gpu_memory_gib=args.gpu_memory)]
+    _print_table([COLUMNS, *rows])
+    print("\nPrices are indicative on-demand CNY/h from a dated source (2024-12-31); "
+          "'unknown' means no price was found. * marks UNCONFIRMED data.")
+    return EXIT_OK
+
+
+def _row(entry: catalog.InstanceType) -> tuple[str, ...]:
+    def mark(field: str, text: str) -> str:
+        return f"{text}*" if entry.is_unconfirmed(field) else text
+
+    price = ("unknown" if entry.price is None
+             else f"{entry.price.cny_per_hour:.2f} ({entry.price.region})")
+    return (entry.type, mark("gpu_model", entry.gpu_model), entry.gpu_count_label,
+            f"{entry.gpu_memory_gib:g}", mark("vcpu", _or_unknown(entry.vcpu)),
+            mark("memory_gib", _or_unknown(entry.memory_gib)), _yes(entry.nvlink),
+            _yes(entry.erdma), ",".join(entry.uses), price)
+
+
+def _print_recommendations(args: argparse.Namespace) -> int:
+    ranked = recommend(LAYOUT_MODELS[args.layout].workload, args.gpu_memory, args.gpus,
+                       args.multi_node, args.region)
+    if not ranked:
+        print(f"no instance type fits: {args.layout}, {args.gpu_memory:g} GiB per GPU, "
+              f"{args.gpus} GPU(s){', multi-node' if args.multi_node else ''}",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for rank, choice in enumerate(ranked[:args.top], start=1):
+        fit = "full fit" if choice.penalty == 0 else f"fit penalty {choice.penalty}"
+        print(f"{rank}. {choice.entry.type} x {choice.nodes} ({fit})")
+        for reason in choice.reasons:
+            print(f"     - {reason}")
+    return EXIT_OK
+
+
+def _print_table(rows: list[tuple[str, ...]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
+        print("  ".join(cells).rstrip())
+
+
+def _or_unknown(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:g}"
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"

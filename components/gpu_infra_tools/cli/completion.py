@@ -1,0 +1,36 @@
+"""`gpu-infra completion SHELL`: print the shell completion script (made by shtab from the
+argument parser, so it knows every command and option).
+
+Install it once, e.g. for bash `gpu-infra completion bash > ~/.local/share/bash-completion/
+completions/gpu-infra`, for zsh into a directory on `$fpath` as `_gpu-infra`."""
+
+from __future__ import annotations
+
+import argparse
+
+import shtab
+
+from gpu_infra_tools.cli.common import EXIT_OK
+
+SHELLS = ("bash", "zsh", "tcsh")
+
+EXAMPLES = (
+    "gpu-infra completion bash > ~/.local/share/bash-completion/completions/gpu-infra",
+    "gpu-infra completion zsh > ~/.zfunc/_gpu-infra",
+)
+"""Shown by `--help`; a test parses each."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    parser = subparsers.add_parser("completion", help="print a shell completion script")
+    parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the script for `args.shell`."""
+    from gpu_infra_tools.cli import build_parser  # the whole parser: built on demand
+
+    print(shtab.complete(build_parser(), shell=args.shell))
+    return EXIT_OK

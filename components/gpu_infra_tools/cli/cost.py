@@ -1,0 +1,138 @@
+"""`gpu-infra cost STACK [--compare BASE | --compare-revision REV] [--json]`: the cost
+estimate of a stack's offline plan, or how much it changes against another stack or the same
+file at a git revision (e.g. the base of a pull request); `--json` writes Infracost JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from gpu_infra.schema import ConfigError, resolve_stack_path
+from gpu_infra_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    RevisionError,
+    add_stack_argument,
+    project_dir,
+    report_problems,
+    stack_file_at_revision,
+    stack_path,
+)
+from gpu_infra_tools.cli.progress import progress_line
+from gpu_infra_tools.cost import (
+    Assumptions,
+    CostProject,
+    Estimate,
+    compare,
+    estimate_plan,
+    infracost_document,
+    render_text,
+)
+from gpu_infra_tools.plan.engine import Plan, ProgramError, ValidatorErrors, run_plan
+
+
+def _factor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, got {value:g}")
+    return value
+
+
+EXAMPLES = (
+    "gpu-infra cost training-prod",
+    "gpu-infra cost training-dev --compare training-prod --json",
+    "gpu-infra cost training-dev --compare-revision origin/main",
+)
+"""Shown by `--help`; a test parses each."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    parser = subparsers.add_parser(
+        "cost", help="cost estimate of a stack's offline plan, or the difference to another")
+    add_stack_argument(parser)
+    base = parser.add_mutually_exclusive_group()
+    base.add_argument("--compare", metavar="BASE",
+                      help="show the difference from stack BASE (name or path) to STACK")
+    base.add_argument("--compare-revision", metavar="REV",
+                      help="show the difference from the same stack file at git revision REV "
+                           "(e.g. origin/main) to the file as it is")
+    parser.add_argument("--json", action="store_true",
+                        help="print Infracost JSON (format 0.2; with a base, its "
+                             "pastBreakdown and diff are filled)")
+    parser.add_argument("--spot-price-factor", type=_factor, metavar="F",
+                        help="fraction of the on-demand price spot capacity pays, above 0 and "
+                             "at most 1 (default 0.7, from gpu_infra_tools/cost/prices.yaml)")
+    parser.set_defaults(run=run)
+
+
+class _Failed(Exception):
+    def __init__(self, code: int):
+        self.code = code
+
+
+def _plan(path: Path) -> Plan:
+    """The offline plan of the stack file at `path`; problems go to stderr."""
+    try:
+        with progress_line(f"planning {path.name}"):
+            return run_plan(path)
+    except ConfigError as error:
+        report_problems(error)
+        raise _Failed(EXIT_BAD_INPUT) from None
+    except ValidatorErrors as error:
+        print(f"invalid stack: {path}", file=sys.stderr)
+        for finding in error.findings:
+            print(f"  {finding.line()}", file=sys.stderr)
+        raise _Failed(EXIT_BAD_INPUT) from None
+    except ProgramError as error:
+        print(f"program failed: {error}", file=sys.stderr)
+        raise _Failed(EXIT_FAILED) from None
+
+
+def _base(args: argparse.Namespace, path: Path, scratch: Path) -> tuple[str, Plan | None]:
+    """(label, plan) of the baseline; plan None when the file is new at the revision."""
+    if args.compare is not None:
+        return args.compare, _plan(resolve_stack_path(
+            args.compare, args.stacks_dir or project_dir() / "stacks"))
+    try:
+        old = stack_file_at_revision(path, args.compare_revision, scratch)
+    except RevisionError as error:
+        print(f"--compare-revision: {error}", file=sys.stderr)
+        raise _Failed(EXIT_BAD_INPUT) from None
+    label = f"{args.compare_revision}:{path.name}"
+    return label, None if old is None else _plan(old)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the estimate or the difference; exit 0, 1 (program failed) or 2 (bad input)."""
+    assumptions = Assumptions(spot_price_factor=args.spot_price_factor)
+    path = stack_path(args)
+    try:
+        plan = _plan(path)
+        after = estimate_plan(plan, assumptions)
+        project = CostProject(plan.stack_name, str(path), after, plan.cluster.name)
+        if args.compare is None and args.compare_revision is None:
+            print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2)
+                  if args.json else render_text(after))
+            return EXIT_OK
+        with tempfile.TemporaryDirectory() as scratch:
+            label, base = _base(args, path, Path(scratch))
+    except _Failed as failure:
+        return failure.code
+    before = (estimate_plan(base, assumptions) if base is not None
+              else Estimate(after.currency, after.hours_per_month, [], after.assumptions))
+    project = replace(project, past=before, past_cluster=base.cluster.name if base else "")
+    if args.json:
+        print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2))
+    else:
+        comparison = compare(before, after, project.past_cluster, plan.cluster.name)
+        print(comparison.render_text(label, args.stack))
+    return EXIT_OK

@@ -1,0 +1,147 @@
+"""`gpu-infra plan STACK`: the offline plan (the real program under the mock engine)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gpu_infra.schema import ConfigError
+from gpu_infra_policies.config import PolicyConfigError, load_policy_config
+from gpu_infra_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    add_stack_argument,
+    report_problems,
+    stack_path,
+)
+from gpu_infra_tools.cli.progress import progress_line
+from gpu_infra_tools.files import OutputError, check_writable_target, write_text_atomically
+from gpu_infra_tools.plan.diagram import render_mermaid
+from gpu_infra_tools.plan.engine import ProgramError, ValidatorErrors, run_plan
+from gpu_infra_tools.review import Review, review
+from gpu_infra_tools.review.acknowledgements import (
+    acknowledgements_path,
+    load_acknowledgements,
+)
+from gpu_infra_tools.review.base_plan import BaseError, load_base
+from gpu_infra_tools.review.changes import ChangeReport, change_report
+from gpu_infra_tools.review.render import render_markdown, render_text
+
+RENDERERS: dict[str, Callable[[Review, ChangeReport | None], str]] = {
+    "text": render_text, "markdown": render_markdown,
+    "mermaid": lambda result, _: render_mermaid(result.plan)}
+
+
+EXAMPLES = (
+    "gpu-infra plan training-dev",
+    "gpu-infra plan stacks/Pulumi.training-prod.yaml --format markdown --json plan.json",
+    "gpu-infra plan training-dev --policy-config policies/policy-config.example.json",
+    "gpu-infra plan training-prod --against main",
+    "gpu-infra plan training-prod --against plan-of-main.json --format markdown",
+)
+"""Shown by `--help`; a test parses each."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register the command."""
+    parser = subparsers.add_parser(
+        "plan", help="offline plan: resources, validator findings (no cloud access needed)")
+    add_stack_argument(parser)
+    parser.add_argument("--format", choices=sorted(RENDERERS), default="text",
+                        help="output format on stdout (default: text, a preview tree)")
+    parser.add_argument("--json", dest="json_file", type=Path, metavar="FILE",
+                        help="also write the full plan record as JSON to FILE ('-' = stdout)")
+    parser.add_argument("--policy-config", type=Path, metavar="FILE",
+                        help="policy rule levels and thresholds, the JSON file given to "
+                             "`pulumi preview --policy-pack-config` (default: rule defaults)")
+    parser.add_argument("--against", metavar="BASE",
+                        help="change report against BASE: a `plan --json` file, or a git "
+                             "revision (the same stack file planned by the program at that "
+                             "revision); exit 1 on an unacknowledged dangerous change in prod")
+    parser.add_argument("--acknowledgements", type=Path, metavar="FILE",
+                        help="acknowledged dangerous changes (default: "
+                             "STACKS_DIR/acknowledged/<stack>.yaml, if it exists)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Plan the stack and run the policy rules; exit 0, 1 (program failed or a mandatory
+    policy violation) or 2 (bad input, including a bad policy config)."""
+    try:
+        settings = load_policy_config(args.policy_config) if args.policy_config else None
+    except PolicyConfigError as error:
+        print(f"invalid policy config: {error.source}", file=sys.stderr)
+        for problem in error.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    to_file = args.json_file is not None and str(args.json_file) != "-"
+    try:
+        if to_file:
+            check_writable_target(args.json_file)
+    except OutputError as error:
+        print(f"--json: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        with progress_line(f"planning {args.stack}"):
+            plan = run_plan(stack_path(args))
+    except ConfigError as error:
+        return report_problems(error)
+    except ValidatorErrors as error:
+        print(f"invalid stack: {stack_path(args)}", file=sys.stderr)
+        for finding in error.findings:
+            print(f"  {finding.line()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ProgramError as error:
+        print(f"program failed: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    result = review(plan, settings)
+    changes = None
+    if args.against:
+        try:
+            changes = _change_report(args, result)
+        except BaseError as error:
+            print(f"invalid --against: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        except ConfigError as error:
+            return report_problems(error, "invalid acknowledgements")
+    blocked = result.blocked or (changes is not None and changes.blocked)
+    status = EXIT_FAILED if blocked else EXIT_OK
+    if args.json_file is not None:
+        data = result.to_json()
+        if changes is not None:
+            annotate(data, changes)
+        record = json.dumps(data, indent=2, default=str, allow_nan=False)
+        if not to_file:
+            print(record)
+            return status
+        try:
+            write_text_atomically(args.json_file, record + "\n")
+        except OutputError as error:
+            print(f"--json: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    print(RENDERERS[args.format](result, changes))
+    return status
+
+
+def _change_report(args: argparse.Namespace, result: Review) -> ChangeReport:
+    """The change report of `result` against `--against`, with the acknowledgements."""
+    path = stack_path(args)
+    base, label = load_base(args.against, path, Path.cwd())
+    acknowledgements = load_acknowledgements(args.acknowledgements
+                                             or acknowledgements_path(path))
+    return change_report(result, base, label, acknowledgements)
+
+
+def annotate(record: dict[str, Any], changes: ChangeReport) -> None:
+    """Add each resource's change/restart/because and the top-level `changes` record."""
+    by_urn = changes.by_urn()
+    for resource in record["resources"]:
+        change = by_urn.get(resource["urn"])
+        if change is not None:
+            resource.update(change.to_json())
+    record["changes"] = changes.to_json()

@@ -1,0 +1,453 @@
+"""Estimate a plan's cost from its planned resources (type token + inputs), as Infracost does
+from a Terraform plan. Only the bucket sizes come from the stack config
+(`storage.buckets.expected_gib`): a plan does not hold them.
+
+Models (prices in prices.yaml; GPU on-demand prices from the GPU catalog):
+- ecs.Instance: on-demand catalog price per hour; spot (SpotAsPriceGo) at the spot price
+  factor (default 0.7 of on-demand); SpotWithPriceLimit at min(cap, that); PrePaid at the
+  subscription factor; plus system and data disks.
+- ecs.ReservedInstance: costs `instance_amount` x on-demand price x the reserved factor of its
+  offering type and term, used or not; the matching on-demand instances (same type, and zone
+  for a Zone-scoped one) then pay nothing for compute.
+- ess.ScalingGroup: at desired capacity, else min size; the first instance type of the
+  active scaling configuration; on-demand base + percentage above it, the rest spot.
+- Disks per GiB-month by category and PL; AutoPL provisioned IOPS per IOPS-month.
+- NAS: Extreme by capacity bought; general-purpose is pay per use (usage-based); CPFS and
+  KMS keys have no confirmed price (unpriced).
+- OSS: expected GiB per storage class from the config, else usage-based.
+- Simple Message Queue (MNS) queue: a fee per queue-day, shown per month (requests: 20
+  million a month free per account, left out).
+- Types listed under `unpriced` in prices.yaml stay unpriced with the reason as the note.
+- Enhanced NAT: instance hour + CU (usage-based). EIP pay-by-traffic: configuration fee per
+  hour when bound to a NAT gateway or load balancer + data per GB (usage-based). NLB/ALB:
+  instance hour + LCU (usage-based).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_infra import catalog
+from gpu_infra.schema import ClusterConfig
+from gpu_infra.schema.stack import ClusterBase
+from gpu_infra_tools.cost.model import (
+    BillingPeriod,
+    CostComponent,
+    Estimate,
+    GpuCapacity,
+    ResourceCost,
+)
+from gpu_infra_tools.cost.prices import PriceBook, price_book
+from gpu_infra_tools.plan.engine import Plan, PlannedResource
+
+INSTANCE = "alicloud:ecs/instance:Instance"
+RESERVED = "alicloud:ecs/reservedInstance:ReservedInstance"
+SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
+SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
+SWITCH = "alicloud:vpc/switch:Switch"
+EIP_ASSOCIATION = "alicloud:ecs/eipAssociation:EipAssociation"
+SPOT_STRATEGIES = ("SpotAsPriceGo", "SpotWithPriceLimit")
+DEFAULT_DISK_CATEGORY = "cloud_efficiency"
+"""The provider's default system and data disk category."""
+DEFAULT_ESSD_PL = "PL1"
+FREE_EIP_TARGETS = ("EcsInstance", "NetworkInterface")
+"""EIPs bound to these pay no configuration fee [EIP]."""
+
+
+@dataclass
+class Assumptions:
+    """What the estimate assumes beyond list prices."""
+
+    spot_price_factor: float | None = None
+    """Fraction of the on-demand price spot capacity pays. Default: prices.yaml (0.7)."""
+
+
+class _Estimator:
+    """One estimate: the price book, the plan's resources by id and urn, the stack."""
+
+    def __init__(self, resources: Sequence[PlannedResource], cluster: ClusterConfig | None,
+                 book: PriceBook, assumptions: Assumptions):
+        self.book = book
+        self.cluster = cluster
+        self.gpu_types = cluster.gpu_types if cluster is not None else catalog.CATALOG_ONLY
+        self.resources = [r for r in resources if r.custom]
+        self.by_urn = {r.urn: r for r in resources}
+        self.by_id = {r.id: r for r in self.resources if r.id}
+        discounts = book.discounts
+        self.spot_factor = (assumptions.spot_price_factor
+                            if assumptions.spot_price_factor is not None
+                            else discounts.spot_price_factor.value)
+        self.models: dict[str, Callable[[PlannedResource, ResourceCost], None]] = {
+            INSTANCE: self._instance, RESERVED: self._reserved,
+            SCALING_GROUP: self._scaling_group,
+            "alicloud:ecs/ecsDisk:EcsDisk": self._disk,
+            "alicloud:nas/fileSystem:FileSystem": self._file_system,
+            "alicloud:oss/bucket:Bucket": self._bucket,
+            "alicloud:vpc/natGateway:NatGateway": self._nat,
+            "alicloud:ecs/eipAddress:EipAddress": self._eip,
+            "alicloud:nlb/loadBalancer:LoadBalancer": self._nlb,
+            "alicloud:alb/loadBalancer:LoadBalancer": self._alb,
+            "alicloud:kms/key:Key": self._kms,
+            "alicloud:message/serviceQueue:ServiceQueue": self._queue,
+            "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution": self._image_build,
+        }
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def line(self, name: str, key: str, quantity: float | None, *,
+             usage_based: bool = False) -> CostComponent:
+        """A component priced from the book's `key` (unknown if the book has no price)."""
+        price = self.book.get(key)
+        unit = price.unit if price else "unknown"
+        period: BillingPeriod = "hour" if unit == "hour" else "month"
+        return CostComponent(name, unit, period, None if usage_based else quantity,
+                             price.price if price else None, self.book.hours_per_month,
+                             usage_based=usage_based,
+                             unconfirmed=bool(price and price.unconfirmed))
+
+    def compute(self, name: str, count: float, price: float | None,
+                unconfirmed: bool = False) -> CostComponent:
+        """`count` instances at `price` per instance-hour."""
+        return CostComponent(name, "hour", "hour", count, price, self.book.hours_per_month,
+                             unconfirmed=unconfirmed)
+
+    def disks(self, system: dict[str, Any] | None, data: list[Any],
+              count: float) -> list[CostComponent]:
+        """System and data disk components for `count` instances."""
+        lines: list[CostComponent] = []
+        disks = ([("System disk", system)] if system else []) + [
+            (f"Data disk {d.get('name') or index}", d)
+            for index, d in enumerate(data) if isinstance(d, dict)]
+        for label, disk in disks:
+            lines += self.disk_lines(label, disk.get("category"), disk.get("size"),
+                                     disk.get("performanceLevel"),
+                                     disk.get("provisionedIops"), count)
+        return lines
+
+    def disk_lines(self, label: str, category: Any, size: Any, level: Any, iops: Any,
+                   count: float) -> list[CostComponent]:
+        """Capacity (and AutoPL provisioned IOPS) of `count` disks."""
+        category = category or DEFAULT_DISK_CATEGORY
+        key = f"disk.{category}"
+        if category == "cloud_essd":
+            key += f".{level or DEFAULT_ESSD_PL}"
+        gib = _number(size)
+        tier = f" {level or DEFAULT_ESSD_PL}" if category == "cloud_essd" else ""
+        lines = [self.line(f"{label} ({category}{tier}, {gib:g} GiB)" if gib is not None
+                           else f"{label} ({category}{tier})", key,
+                           None if gib is None else gib * count)]
+        provisioned = _number(iops)
+        if category == "cloud_auto" and provisioned:
+            lines.append(self.line(f"{label} provisioned IOPS ({provisioned:g})",
+                                   "disk.cloud_auto.provisioned_iops", provisioned * count))
+        return lines
+
+    def on_demand(self, instance_type: Any) -> tuple[float | None, str]:
+        """Catalog on-demand price per hour of a type and a note on where it is from."""
+        entry = self.gpu_types.get(instance_type) if isinstance(instance_type, str) else None
+        if entry is None or entry.price is None:
+            return None, f"no catalog price for {instance_type}"
+        price = entry.price
+        note = f"{instance_type} on-demand {price.cny_per_hour:g}/h ({price.region}, " \
+               f"{price.date}, {price.source})"
+        return price.cny_per_hour, note
+
+    def spot(self, on_demand: float | None, cap: float | None) -> float | None:
+        """What spot pays per hour: the spot factor of on-demand, at most `cap`."""
+        estimate = None if on_demand is None else on_demand * self.spot_factor
+        if cap is None:
+            return estimate
+        return cap if estimate is None else min(cap, estimate)
+
+    def zone_of(self, resource: PlannedResource) -> str | None:
+        """The zone of an instance (its own input, else its vSwitch's)."""
+        zone = resource.inputs.get("availabilityZone")
+        if isinstance(zone, str):
+            return zone
+        vswitch_id = resource.inputs.get("vswitchId")
+        switch = self.by_id.get(vswitch_id) if isinstance(vswitch_id, str) else None
+        zone = switch.inputs.get("zoneId") if switch else None
+        return zone if isinstance(zone, str) else None
+
+    # -- models ----------------------------------------------------------------------
+
+    def _instance(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        inputs = resource.inputs
+        kind = inputs.get("instanceType")
+        on_demand, note = self.on_demand(kind)
+        strategy = inputs.get("spotStrategy")
+        if inputs.get("instanceChargeType") == "PrePaid":
+            factor = self._prepaid_factor(inputs.get("period"), inputs.get("periodUnit"))
+            paid = None if on_demand is None else on_demand * factor
+            capacity, label = "prepaid", f"subscription, x{factor:g}"
+        elif strategy in SPOT_STRATEGIES:
+            cap = _number(inputs.get("spotPriceLimit")) \
+                if strategy == "SpotWithPriceLimit" else None
+            paid = self.spot(on_demand, cap)
+            capacity, label = "spot", f"spot {strategy}, x{self.spot_factor:g}"
+        else:
+            paid, capacity, label = on_demand, "on_demand", "on-demand"
+        cost.components.append(self.compute(f"Compute ({label}, {kind})", 1, paid))
+        cost.gpu.append(GpuCapacity(str(kind), capacity, 1, paid, on_demand))
+        cost.note = note
+        system = {"category": inputs.get("systemDiskCategory"),
+                  "size": inputs.get("systemDiskSize"),
+                  "performanceLevel": inputs.get("systemDiskPerformanceLevel"),
+                  "provisionedIops": inputs.get("systemDiskProvisionedIops")}
+        cost.components += self.disks(system, inputs.get("dataDisks") or [], 1)
+
+    def _prepaid_factor(self, period: Any, unit: Any) -> float:
+        months = _number(period) or 1
+        discounts = self.book.discounts
+        if unit == "Year" or (unit != "Week" and months >= 12):
+            return discounts.prepaid_year_factor.value
+        return discounts.prepaid_month_factor.value
+
+    def _reserved(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        inputs = resource.inputs
+        kind = inputs.get("instanceType")
+        amount = _number(inputs.get("instanceAmount")) or 1
+        on_demand, note = self.on_demand(kind)
+        factor = self._reserved_factor(inputs)
+        fee = None if on_demand is None or factor is None else on_demand * factor
+        offering = inputs.get("offeringType") or "All Upfront"
+        cost.components.append(self.compute(
+            f"Reserved instance {kind} ({offering}, x{factor:g} of on-demand)"
+            if factor is not None else f"Reserved instance {kind} ({offering})",
+            amount, fee, unconfirmed=True))
+        cost.gpu.append(GpuCapacity(str(kind), "reserved", amount,
+                                    None if fee is None else fee * amount, 0.0))
+        cost.note = (f"{note}; covers {amount:g} matching on-demand instance(s), "
+                     "billed whether used or not")
+
+    def _reserved_factor(self, inputs: dict[str, Any]) -> float | None:
+        discounts = self.book.discounts
+        if inputs.get("periodUnit") == "Month":
+            return discounts.reserved_month_factor.value
+        offering = inputs.get("offeringType") or "All Upfront"
+        years = int(_number(inputs.get("period")) or 1)
+        by_years = next((factors for kind, factors in discounts.reserved_factor.items()
+                         if kind == offering), {})
+        return by_years.get(years)
+
+    def _scaling_group(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        inputs = resource.inputs
+        config = next((r for r in self.resources if r.type == SCALING_CONFIGURATION
+                       and r.inputs.get("scalingGroupId") == resource.id
+                       and r.inputs.get("active", True) is not False), None)
+        desired = _number(inputs.get("desiredCapacity"))
+        size = desired if desired is not None else _number(inputs.get("minSize")) or 0
+        basis = "desired capacity" if desired is not None else "min size"
+        maximum = _number(inputs.get("maxSize"))
+        if config is None:
+            cost.note = "no active scaling configuration in the plan"
+            return
+        types = config.inputs.get("instanceTypes") or [config.inputs.get("instanceType")]
+        kind = types[0]
+        on_demand, price_note = self.on_demand(kind)
+        spot_ok = config.inputs.get("spotStrategy") in SPOT_STRATEGIES
+        base = min(_number(inputs.get("onDemandBaseCapacity")) or 0, size)
+        percentage = _number(inputs.get("onDemandPercentageAboveBaseCapacity"))
+        percentage = 100 if percentage is None or not spot_ok else percentage
+        on_demand_count = base + math.ceil((size - base) * percentage / 100)
+        spot_count = size - on_demand_count
+        cap = next((_number(item.get("priceLimit")) for item in
+                    config.inputs.get("spotPriceLimits") or []
+                    if isinstance(item, dict) and item.get("instanceType") == kind), None)
+        spot_paid = self.spot(on_demand, cap)
+        cost.components.append(self.compute(f"Compute (on-demand, {kind})",
+                                            on_demand_count, on_demand))
+        cost.gpu.append(GpuCapacity(kind, "on_demand", on_demand_count,
+                                    _times(on_demand, on_demand_count),
+                                    _times(on_demand, on_demand_count)))
+        if spot_ok:
+            cost.components.append(self.compute(
+                f"Compute (spot, x{self.spot_factor:g}, {kind})",
+                spot_count, spot_paid))
+            cost.gpu.append(GpuCapacity(kind, "spot", spot_count, _times(spot_paid, spot_count),
+                                        _times(on_demand, spot_count)))
+        system = {"category": config.inputs.get("systemDiskCategory"),
+                  "size": config.inputs.get("systemDiskSize"),
+                  "performanceLevel": config.inputs.get("systemDiskPerformanceLevel")}
+        cost.components += self.disks(system, config.inputs.get("dataDisks") or [], size)
+        cost.note = (f"at {basis} {size:g} (max {maximum:g}) of {kind}, the first type of "
+                     f"{config.name}; {price_note}" if maximum is not None
+                     else f"at {basis} {size:g} of {kind}; {price_note}")
+
+    def _disk(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        inputs = resource.inputs
+        cost.components += self.disk_lines("Disk", inputs.get("category"), inputs.get("size"),
+                                           inputs.get("performanceLevel"),
+                                           inputs.get("provisionedIops"), 1)
+
+    def _file_system(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        inputs = resource.inputs
+        kind, storage = inputs.get("fileSystemType") or "standard", inputs.get("storageType")
+        capacity = _number(inputs.get("capacity"))
+        if kind == "extreme":
+            cost.components.append(self.line(f"Extreme NAS {storage} ({capacity:g} GiB)",
+                                             f"storage.nas_extreme.{storage}", capacity))
+        elif kind in ("cpfs", "cpfsse"):
+            cost.components.append(self.line(f"CPFS ({capacity:g} GiB)", "storage.cpfs",
+                                             capacity))
+        else:
+            cost.components.append(self.line(f"General-purpose NAS {storage} (per GiB used)",
+                                             f"storage.nas.{storage}", None, usage_based=True))
+            cost.note = "general-purpose NAS is billed by the GiB stored: usage-based"
+
+    def _bucket(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        name = str(resource.inputs.get("bucket") or "")
+        zrs = resource.inputs.get("redundancyType") == "ZRS"
+        expected: dict[str, int] = {}
+        purpose = None
+        if isinstance(self.cluster, ClusterBase):
+            sizes = self.cluster.storage.buckets.expected_gib
+            purpose = next((p for p in sizes if name.endswith(f"-{p}")), None)
+            expected = {str(tier): gib for tier, gib in sizes.get(purpose, {}).items()} \
+                if purpose else {}
+        if not expected:
+            cost.components.append(self.line(
+                "Storage (Standard, per GiB stored)",
+                "storage.oss.Standard" + (".ZRS" if zrs else ""), None, usage_based=True))
+            cost.note = "set storage.buckets.expected_gib to estimate storage"
+            return
+        for tier, gib in expected.items():
+            key = f"storage.oss.{tier}" + (".ZRS" if zrs and tier in ("Standard", "IA") else "")
+            cost.components.append(self.line(f"Storage ({tier}, {gib:g} GiB)", key, gib))
+        cost.note = f"expected sizes of {purpose} (storage.buckets.expected_gib)"
+
+    def _nat(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        inputs = resource.inputs
+        if inputs.get("natType") == "Enhanced" and inputs.get("internetChargeType") in (
+                None, "PayByLcu"):
+            cost.components += [self.line("Instance", "network.nat_enhanced.instance", 1),
+                                self.line("Capacity units (CU)", "network.nat_enhanced.cu",
+                                          None, usage_based=True)]
+        else:
+            cost.note = f"no price model for natType {inputs.get('natType')}"
+
+    def _eip(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        inputs = resource.inputs
+        if inputs.get("internetChargeType") != "PayByTraffic" or \
+                inputs.get("paymentType", "PayAsYouGo") != "PayAsYouGo":
+            cost.note = "only pay-as-you-go pay-by-traffic EIPs are modelled"
+            return
+        targets = [r.inputs.get("instanceType") for r in self.resources
+                   if r.type == EIP_ASSOCIATION and r.inputs.get("allocationId") == resource.id]
+        if targets and all(t in FREE_EIP_TARGETS for t in targets):
+            cost.note = "no configuration fee when bound to a VPC ECS instance"
+        else:
+            cost.components.append(self.line("Configuration fee", "network.eip_traffic.config",
+                                             1))
+        cost.components.append(self.line("Outbound data (per GB)", "network.eip_traffic.data",
+                                         None, usage_based=True))
+
+    def _nlb(self, _: PlannedResource, cost: ResourceCost) -> None:
+        cost.components += [self.line("Instance", "network.nlb.instance", 1),
+                            self.line("Load balancer capacity units (LCU)", "network.nlb.lcu",
+                                      None, usage_based=True)]
+
+    def _alb(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        edition = resource.inputs.get("loadBalancerEdition") or "Standard"
+        cost.components += [self.line(f"Instance ({edition})", f"network.alb.{edition}", 1),
+                            self.line("Load balancer capacity units (LCU)", "network.alb.lcu",
+                                      None, usage_based=True)]
+
+    def _kms(self, _: PlannedResource, cost: ResourceCost) -> None:
+        cost.components.append(self.line("Key", "security.kms.key", 1))
+        cost.note = "KMS key price not confirmed"
+
+    def _queue(self, _: PlannedResource, cost: ResourceCost) -> None:
+        cost.components.append(self.line("Queue", "messaging.mns.queue", 1))
+        cost.note = "requests left out: the first 20 million a month are free per account"
+
+    def _image_build(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        pipeline_id = resource.inputs.get("imagePipelineId")
+        pipeline = self.by_id.get(pipeline_id) if isinstance(pipeline_id, str) else None
+        instance_type = pipeline.inputs.get("instanceType") if pipeline else None
+        price, note = self.on_demand(instance_type)
+        cost.components.append(CostComponent(
+            f"Build instance ({instance_type}, per build hour)", "hour", "hour", None, price,
+            self.book.hours_per_month, usage_based=True))
+        cost.note = f"one build of 30-60 min; {note}; the image's snapshot is billed as " \
+                    "snapshot storage (not modelled)"
+
+    # -- the estimate ----------------------------------------------------------------
+
+    def component_of(self, resource: PlannedResource) -> str:
+        """`module:Name name` of the nearest component above the resource."""
+        parent = self.by_urn.get(resource.parent or "")
+        if parent is None:
+            return "(stack)"
+        return f"{parent.type.removeprefix('gpu-infra:')} {parent.name}"
+
+    def resource_cost(self, resource: PlannedResource) -> ResourceCost:
+        cost = ResourceCost(resource.name, resource.type, self.component_of(resource))
+        model = self.models.get(resource.type)
+        if model is not None:
+            model(resource, cost)
+        elif resource.type in self.book.free:
+            cost.free = True
+        else:
+            cost.note = self.book.unpriced.get(resource.type,
+                                               "no price model for this resource type")
+        return cost
+
+    def apply_reservations(self, costs: dict[str, ResourceCost]) -> None:
+        """Move on-demand instances a reserved instance covers to `reserved` (paying 0)."""
+        for reservation in (r for r in self.resources if r.type == RESERVED):
+            inputs = reservation.inputs
+            left = _number(inputs.get("instanceAmount")) or 1
+            zone = inputs.get("zoneId") if inputs.get("scope") == "Zone" else None
+            for resource in self.resources:
+                if left <= 0 or resource.type != INSTANCE:
+                    continue
+                if resource.inputs.get("instanceType") != inputs.get("instanceType") or (
+                        zone is not None and self.zone_of(resource) != zone):
+                    continue
+                cost = costs[resource.urn]
+                slot = cost.gpu[0]
+                if slot.capacity != "on_demand":
+                    continue
+                slot.capacity, slot.paid_hourly = "reserved", 0.0
+                left -= 1
+                cost.components[0] = self.compute(
+                    f"Compute (covered by reserved instance {reservation.name}, "
+                    f"{slot.instance_type})", 1, 0.0)
+
+
+def estimate(resources: Sequence[PlannedResource], cluster: ClusterConfig | None = None,
+             assumptions: Assumptions | None = None,
+             book: PriceBook | None = None) -> Estimate:
+    """The cost of creating `resources` (a plan's; components are skipped). `cluster` supplies
+    the expected bucket sizes."""
+    book = book or price_book()
+    estimator = _Estimator(resources, cluster, book, assumptions or Assumptions())
+    costs = {r.urn: estimator.resource_cost(r) for r in estimator.resources}
+    estimator.apply_reservations(costs)
+    return Estimate(book.currency, book.hours_per_month, list(costs.values()),
+                    {"spotPriceFactor": estimator.spot_factor,
+                     "scalingGroups": "desired capacity, else min size",
+                     "pricesFile": "gpu_infra_tools/cost/prices.yaml",
+                     "gpuPrices": "gpu_infra/catalog/gpu_catalog.yaml"})
+
+
+def estimate_plan(plan: Plan, assumptions: Assumptions | None = None) -> Estimate:
+    """The estimate of an offline plan."""
+    return estimate(plan.resources, plan.cluster, assumptions)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _times(price: float | None, count: float) -> float | None:
+    return None if price is None else price * count

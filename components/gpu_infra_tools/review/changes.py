@@ -1,0 +1,450 @@
+"""The change report: what applying a plan does to the cluster an earlier plan (the base)
+built, in words a reviewer reads first, and the guard rails on it.
+
+Impact: GPU nodes replaced, deleted or restarted and why; data resources (buckets, file
+systems, kept disks, KMS keys) replaced or deleted; what protection blocks (Pulumi
+`protect`, cloud deletion protection, PrePaid instances without force_delete, fixed names
+replaced create-before-delete); reserved capacity bought or left billing; changes the
+provider ignores; the monthly cost before and after.
+
+Guard rails (findings): in prod, replacing or deleting GPU nodes or data, and buying or
+abandoning reserved capacity, are ERRORs unless acknowledged (see acknowledgements.py);
+elsewhere WARNINGs. Anything blocked is an ERROR everywhere: `pulumi up` would stop halfway.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpu_infra.blocks.conventions import FLEET_TAG_KEY
+from gpu_infra.knowhow import Level
+from gpu_infra_facts.update_semantics import semantics
+from gpu_infra_tools.cost import Estimate, estimate
+from gpu_infra_tools.plan.diff import CHANGES, ResourceChange, diff_records
+from gpu_infra_tools.plan.engine import PlannedResource
+from gpu_infra_tools.review import Review
+from gpu_infra_tools.review.acknowledgements import Acknowledgements
+
+INSTANCE = "alicloud:ecs/instance:Instance"
+SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
+SWITCH = "alicloud:vpc/switch:Switch"
+ECS_DISK = "alicloud:ecs/ecsDisk:EcsDisk"
+DATA_KINDS = {"alicloud:oss/bucket:Bucket": "bucket",
+              "alicloud:nas/fileSystem:FileSystem": "file system",
+              "alicloud:kms/key:Key": "KMS key",
+              ECS_DISK: "kept disk"}
+"""Resources that hold data (or, for a KMS key, the means to read it); a disk only when it
+outlives its instance (deleteWithInstance false): scratch disks go with their nodes."""
+LAYOUT_PREFIX = "gpu-infra:layouts:"
+GONE = ("replace", "delete")
+
+RULE_GPU = "replaces-gpu-nodes"
+RULE_DATA = "replaces-data"
+RULE_BLOCKED = "blocked-by-protection"
+RULE_RESERVED = "reserved-capacity"
+RULE_RESTART = "restarts-gpu-nodes"
+RULE_IGNORED = "change-ignored"
+ACKNOWLEDGEABLE = (RULE_GPU, RULE_DATA, RULE_RESERVED)
+"""Guard rails an acknowledgement can turn from ERROR to INFO in prod."""
+
+
+@dataclass
+class ChangeFinding:
+    """One guard rail's verdict on a set of resources."""
+
+    rule: str
+    level: Level
+    resources: list[str]
+    message: str
+    acknowledged: bool = False
+
+    def line(self) -> str:
+        """`LEVEL rule: message (resources)`."""
+        names = ", ".join(_few(self.resources))
+        mark = " [acknowledged]" if self.acknowledged else ""
+        return f"{self.level.value} {self.rule}{mark}: {self.message} ({names})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The finding as `plan --json` writes it."""
+        return {"rule": self.rule, "level": self.level.value, "resources": self.resources,
+                "message": self.message, "acknowledged": self.acknowledged}
+
+
+@dataclass
+class Impact:
+    """The change report's summary."""
+
+    gpu_nodes: dict[str, list[str]] = field(default_factory=dict)
+    """created / replaced / deleted / restarted -> GPU node (or scaling group) names."""
+    gpu_causes: Counter[str] = field(default_factory=Counter)
+    """Input path -> number of GPU nodes it replaces or restarts."""
+    data: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """replaced / deleted / orphaned -> (kind, name) of data resources."""
+    blocked: list[tuple[str, str]] = field(default_factory=list)
+    """(name, why) of changes protection refuses."""
+    reserved: dict[str, list[str]] = field(default_factory=dict)
+    """bought / left_billing -> reserved capacity names."""
+    ignored: list[tuple[str, str, str]] = field(default_factory=list)
+    """(name, input path, note) of changes the provider never applies."""
+    renamed: tuple[str, str] | None = None
+    inline_disks_removed: list[str] = field(default_factory=list)
+    """Nodes whose inline data disks the new plan drops (ForceNew: they are replaced)."""
+    stale_bootstrap: list[str] = field(default_factory=list)
+    """Replaced nodes that boot their recorded user data, not the new one (ignored input)."""
+    cost_before: float = 0.0
+    cost_after: float = 0.0
+    currency: str = "CNY"
+    cost_complete: bool = True
+    """False when the plans' unpriced resources differ (the difference is then a bound)."""
+
+
+@dataclass
+class ChangeReport:
+    """The change of every resource against a base plan, its impact and guard rails."""
+
+    against: str
+    changes: list[ResourceChange]
+    impact: Impact
+    findings: list[ChangeFinding]
+    unused_acknowledgements: list[str] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)
+    """Stack-file secrets: placeholders in both plans, so their changes are invisible."""
+
+    @property
+    def blocked(self) -> bool:
+        """True if a guard rail fails the plan."""
+        return any(f.level is Level.ERROR for f in self.findings)
+
+    def counts(self) -> dict[str, int]:
+        """Resources (not components) per change kind, in CHANGES order."""
+        counter = Counter(c.change for c in self.changes if c.custom)
+        return {kind: counter.get(kind, 0) for kind in CHANGES}
+
+    def by_urn(self) -> dict[str, ResourceChange]:
+        """Change per URN (deleted resources under their base URN)."""
+        return {c.urn: c for c in self.changes}
+
+    def summary_lines(self) -> list[str]:
+        """The impact in words, most dangerous first."""
+        return summary_lines(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """The `changes` record of `plan --json --against`."""
+        impact = self.impact
+        return {
+            "against": self.against, "counts": self.counts(),
+            "impact": {
+                "summary": self.summary_lines(),
+                "gpuNodes": impact.gpu_nodes, "gpuCauses": dict(impact.gpu_causes),
+                "data": {kind: [{"kind": k, "name": n} for k, n in items]
+                         for kind, items in impact.data.items()},
+                "blocked": [{"name": n, "why": w} for n, w in impact.blocked],
+                "reserved": impact.reserved,
+                "ignored": [{"name": n, "path": p, "note": t} for n, p, t in impact.ignored],
+                "renamed": list(impact.renamed) if impact.renamed else None,
+                "inlineDisksRemoved": impact.inline_disks_removed,
+                "staleBootstrap": impact.stale_bootstrap,
+                "monthlyCost": {"before": round(impact.cost_before, 2),
+                                "after": round(impact.cost_after, 2),
+                                "currency": impact.currency,
+                                "complete": impact.cost_complete}},
+            "findings": [f.to_json() for f in self.findings],
+            "unusedAcknowledgements": self.unused_acknowledgements,
+            "deleted": [{"urn": c.urn, "type": c.type, "name": c.name, **c.to_json()}
+                        for c in self.changes if c.change == "delete"],
+        }
+
+
+def change_report(review: Review, base: dict[str, Any], against: str,
+                  acknowledgements: Acknowledgements | None = None) -> ChangeReport:
+    """Compare `review`'s plan with the `base` plan record (`plan --json`); `against` names
+    the base for people (a file or a git revision)."""
+    plan = review.plan
+    base_resources = base.get("resources") or []
+    changes = diff_records(base_resources, [r.to_json() for r in plan.resources])
+    before = estimate([_planned(r) for r in base_resources], plan.cluster)
+    impact = _impact(changes, before, review.cost, _switch_zones(changes))
+    impact.renamed = _renamed(base_resources, plan.resources)
+    findings = _guard_rails(impact, plan.cluster.profile.guard_changes)
+    unused = acknowledgements.apply(findings, ACKNOWLEDGEABLE) if acknowledgements else []
+    return ChangeReport(against, changes, impact, findings, unused, list(plan.secret_keys))
+
+
+def _planned(record: dict[str, Any]) -> PlannedResource:
+    return PlannedResource(
+        urn=record["urn"], type=record["type"], name=record["name"],
+        custom=bool(record.get("custom")), parent=record.get("parent"),
+        inputs=record.get("inputs") or {}, dependencies=record.get("dependencies") or [],
+        protect=bool(record.get("protect")), id=record.get("id"))
+
+
+def _is_gpu(change: ResourceChange) -> bool:
+    if change.type == SCALING_GROUP:
+        return True
+    tags = change.inputs.get("tags") or {}
+    return change.type == INSTANCE and FLEET_TAG_KEY in tags
+
+
+def _holds_data(change: ResourceChange) -> bool:
+    """Data kinds hold data; a stand-alone disk only when it outlives its instance."""
+    return change.type != ECS_DISK or change.base_inputs.get("deleteWithInstance") is not True
+
+
+def _drops_inline_disks(change: ResourceChange) -> bool:
+    """The base instance had inline data disks and the new one has none (a stack whose
+    nodes were created with inline disks, planned without `storage.inline_disks`)."""
+    before = change.base_inputs.get("dataDisks")
+    return bool(before) and not change.inputs.get("dataDisks")
+
+
+def _keeps_recorded_user_data(change: ResourceChange) -> bool:
+    """The replaced instance ignores userData, which differs from the base's: Pulumi gives
+    the new instance the recorded (old) value of an ignored input."""
+    before = change.base_inputs.get("userData")
+    ignored = (change.new or {}).get("ignoreChanges", ())
+    return "userData" in ignored and before != change.inputs.get("userData")
+
+
+def _kept_inline_disks(change: ResourceChange) -> list[str]:
+    """Names of inline data disks of the base instance that outlive it."""
+    disks = change.base_inputs.get("dataDisks") or []
+    return [str(d.get("name") or "disk") for d in disks
+            if isinstance(d, dict) and d.get("deleteWithInstance") is False]
+
+
+def _switch_zones(changes: Sequence[ResourceChange]) -> dict[str, str]:
+    """vSwitch id -> zone, from both plans."""
+    return {str(record.get("id")): str((record.get("inputs") or {}).get("zoneId"))
+            for change in changes if change.type == SWITCH
+            for record in (change.base, change.new) if record and record.get("id")}
+
+
+def _moves_zone(change: ResourceChange, zones: dict[str, str]) -> str | None:
+    """Why an instance update cannot be applied: its new vSwitch is in another zone (the
+    provider moves an instance between vSwitches of its own zone only)."""
+    if change.type != INSTANCE or change.change != "update" or "vswitchId" not in change.because:
+        return None
+    old = zones.get(str(change.base_inputs.get("vswitchId")))
+    new = zones.get(str(change.inputs.get("vswitchId")))
+    if old and new and old != new:
+        return (f"moves the instance from zone {old} to {new}: ModifyInstanceVpcAttribute "
+                "only changes vSwitches within a zone, so the update fails (keep the fleet's "
+                "zone first in network.zones)")
+    return None
+
+
+def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate,
+            zones: dict[str, str]) -> Impact:
+    impact = Impact(cost_before=before.total_monthly_cost,
+                    cost_after=after.total_monthly_cost, currency=after.currency,
+                    cost_complete={r.name for r in before.unpriced}
+                    == {r.name for r in after.unpriced})
+    for change in changes:
+        if not change.custom:
+            continue
+        kind = change.change
+        rules = semantics(change.type)
+        if _is_gpu(change) and (kind in ("create", *GONE) or change.restart):
+            impact.gpu_nodes.setdefault(_past(kind, change.restart), []).append(change.name)
+            impact.gpu_causes.update(p for p in change.because
+                                     if kind == "replace" or rules.restarting(p))
+        if kind in GONE and change.type in DATA_KINDS and _holds_data(change):
+            impact.data.setdefault(_past(kind), []).append((DATA_KINDS[change.type],
+                                                            change.name))
+        if kind in GONE and change.type == INSTANCE:
+            impact.data.setdefault("orphaned", []).extend(
+                ("kept disk", f"{change.name}/{disk}") for disk in _kept_inline_disks(change))
+            if kind == "replace" and _drops_inline_disks(change):
+                impact.inline_disks_removed.append(change.name)
+            if kind == "replace" and _keeps_recorded_user_data(change):
+                impact.stale_bootstrap.append(change.name)
+        why = _blocked_because(change) or _moves_zone(change, zones)
+        if why:
+            impact.blocked.append((change.name, why))
+        if rules.billing == "prepaid" and kind in ("create", *GONE):
+            if kind in ("create", "replace"):
+                impact.reserved.setdefault("bought", []).append(change.name)
+            if kind in GONE:
+                impact.reserved.setdefault("left_billing", []).append(change.name)
+        for path in change.ignored:
+            rule = rules.ignoring(path, change.inputs)
+            impact.ignored.append((change.name, path, rule.note if rule else ""))
+    return impact
+
+
+def _past(kind: str, restart: bool = False) -> str:
+    if kind == "update":
+        return "restarted" if restart else "updated"
+    return {"create": "created", "replace": "replaced", "delete": "deleted"}[kind]
+
+
+def _blocked_because(change: ResourceChange) -> str | None:
+    """Why protection stops this replacement or delete, if it does."""
+    if change.change == "update" and change.base is not None:
+        return _shrinks(change)
+    if change.change not in GONE or change.base is None:
+        return None
+    base = change.base
+    inputs = base.get("inputs") or {}
+    rules = semantics(change.type)
+    if base.get("protect"):
+        return "Pulumi-protected: `pulumi up` refuses to delete it"
+    prepaid = inputs.get("instanceChargeType") == "PrePaid"
+    if change.type == INSTANCE and prepaid and not inputs.get("forceDelete"):
+        return ("PrePaid instance without forceDelete: the provider refuses the delete "
+                f"({rules.source(rules.on_delete)})" if rules.on_delete else "PrePaid")
+    if inputs.get("deletionProtection") is True and not prepaid:
+        return ("deletion protection is on: the cloud refuses the delete and `pulumi up` "
+                "stops halfway (turn it off in an update first)")
+    if change.change == "replace" and rules.unique_name and change.new is not None:
+        name_path = rules.unique_name
+        same_name = inputs.get(name_path) == (change.new.get("inputs") or {}).get(name_path)
+        if same_name and not change.new.get("deleteBeforeReplace"):
+            return (f"its {name_path} is unique and unchanged: create-before-delete collides "
+                    "on the name (needs deleteBeforeReplace)")
+    return None
+
+
+def _shrinks(change: ResourceChange) -> str | None:
+    """Why an in-place update fails: it lowers an input the provider only grows."""
+    rules = semantics(change.type)
+    old = change.base_inputs
+    for path in change.because:
+        rule = rules.grow_only.get(path)
+        before, after = old.get(path), change.inputs.get(path)
+        if rule and isinstance(before, int | float) and isinstance(after, int | float) \
+                and after < before:
+            return f"{path} {before:g} -> {after:g}: {rule.note} ({rules.source(rule)})"
+    return None
+
+
+def _renamed(base: Sequence[dict[str, Any]],
+             new: Sequence[PlannedResource]) -> tuple[str, str] | None:
+    """(old, new) cluster name when the layout component's name changed."""
+    old = next((r["name"] for r in base if r["type"].startswith(LAYOUT_PREFIX)), None)
+    now = next((r.name for r in new if r.type.startswith(LAYOUT_PREFIX)), None)
+    return (old, now) if old and now and old != now else None
+
+
+def _guard_rails(impact: Impact, guarded: bool) -> list[ChangeFinding]:
+    gate = Level.ERROR if guarded else Level.WARNING
+    findings: list[ChangeFinding] = []
+    gone_nodes = impact.gpu_nodes.get("replaced", []) + impact.gpu_nodes.get("deleted", [])
+    if gone_nodes:
+        causes = ", ".join(_few(sorted(impact.gpu_causes))) or "removed from the stack"
+        findings.append(ChangeFinding(
+            RULE_GPU, gate, gone_nodes,
+            f"{len(gone_nodes)} GPU node(s) or fleet(s) destroyed (running jobs and local "
+            f"disks are lost); because {causes}"))
+    data = [name for key in ("replaced", "deleted", "orphaned")
+            for _, name in impact.data.get(key, [])]
+    if data:
+        findings.append(ChangeFinding(RULE_DATA, gate, data,
+                                      f"{len(data)} data resource(s) replaced, deleted or "
+                                      "left behind: their contents do not move"))
+    if impact.blocked:
+        findings.append(ChangeFinding(
+            RULE_BLOCKED, Level.ERROR, [name for name, _ in impact.blocked],
+            "protection refuses these changes, so `pulumi up` would stop halfway: "
+            + "; ".join(sorted({why for _, why in impact.blocked}))))
+    reserved = impact.reserved.get("bought", []) + impact.reserved.get("left_billing", [])
+    if reserved:
+        findings.append(ChangeFinding(
+            RULE_RESERVED, gate, reserved,
+            "reserved capacity is non-refundable: a replacement buys a new reservation while "
+            "the old one keeps billing to the end of its term (the provider's delete is a "
+            "no-op)"))
+    restarted = impact.gpu_nodes.get("restarted", [])
+    if restarted:
+        findings.append(ChangeFinding(
+            RULE_RESTART, Level.WARNING, restarted,
+            f"{len(restarted)} GPU node(s) stopped and started in place (running jobs stop)"))
+    if impact.ignored:
+        findings.append(ChangeFinding(
+            RULE_IGNORED, Level.WARNING, sorted({n for n, _, _ in impact.ignored}),
+            "the provider never applies: " + "; ".join(
+                sorted({f"{path}: {note}" for _, path, note in impact.ignored}))))
+    return findings
+
+
+def _few(names: Sequence[str], limit: int = 4) -> list[str]:
+    names = list(names)
+    return names if len(names) <= limit else [*names[:limit], f"… {len(names) - limit} more"]
+
+
+def summary_lines(report: ChangeReport) -> list[str]:
+    """The impact in words, most dangerous first; one line per kind of consequence."""
+    impact = report.impact
+    lines: list[str] = []
+    if impact.renamed:
+        lines.append(f"The cluster is renamed {impact.renamed[0]} -> {impact.renamed[1]}: "
+                     "every resource is deleted and created again under the new name, "
+                     "buckets and file systems included (their data does not move).")
+    if impact.inline_disks_removed:
+        lines.append(f"Inline data disks removed from {len(impact.inline_disks_removed)} "
+                     "node(s), so the provider REPLACES them (every ecs.Instance data_disks "
+                     "field is ForceNew): these nodes were created with inline disks; keep "
+                     "`storage.inline_disks: true` in this stack until you rebuild them "
+                     "anyway (README: separate data disks).")
+    if impact.stale_bootstrap:
+        lines.append(f"Replaced nodes boot their OLD bootstrap: {len(impact.stale_bootstrap)} "
+                     f"({', '.join(_few(impact.stale_bootstrap))}) get the user data recorded "
+                     "when they were created, not this plan's (it is ignored after creation); "
+                     "set `fleet.push_user_data: true` for this update.")
+    for key, verb in (("replaced", "replaced"), ("deleted", "deleted"),
+                      ("restarted", "restarted in place"), ("created", "created")):
+        names = impact.gpu_nodes.get(key, [])
+        if not names:
+            continue
+        why = ""
+        if key in ("replaced", "restarted"):
+            causes = [p for p, _ in impact.gpu_causes.most_common()]
+            why = f" because {', '.join(_few(causes))} changed" if causes else ""
+        lines.append(f"GPU nodes {verb}: {len(names)}{why} ({', '.join(_few(names))}).")
+    for key in ("replaced", "deleted", "orphaned"):
+        items = impact.data.get(key, [])
+        if items:
+            what = "left behind, detached" if key == "orphaned" else key
+            lines.append(f"Data {what}: " + ", ".join(f"{k} {n}" for k, n in _few_pairs(items))
+                         + ".")
+    if impact.blocked:
+        by_reason: dict[str, list[str]] = {}
+        for name, why in impact.blocked:
+            by_reason.setdefault(why, []).append(name)
+        lines.append(f"Blocked by protection: {len(impact.blocked)} change(s), so `pulumi up` "
+                     "would stop halfway: " + "; ".join(
+                         f"{', '.join(_few(names))}: {why}" for why, names in by_reason.items())
+                     + ".")
+    if impact.reserved.get("bought"):
+        lines.append("Reserved capacity bought (non-refundable): "
+                     + ", ".join(impact.reserved["bought"]) + ".")
+    if impact.reserved.get("left_billing"):
+        lines.append("Reserved capacity left billing to the end of its term (deleting it "
+                     "refunds nothing): " + ", ".join(impact.reserved["left_billing"]) + ".")
+    if impact.ignored:
+        lines.append("Changes the provider ignores (the cloud keeps the old value): "
+                     + "; ".join(f"{n} {p}" for n, p, _ in impact.ignored[:4]) + ".")
+    delta = impact.cost_after - impact.cost_before
+    bound = "" if impact.cost_complete else " (not all of it: a changed resource has no price)"
+    lines.append(f"Monthly cost: {impact.cost_before:,.0f} -> {impact.cost_after:,.0f} "
+                 f"{impact.currency} ({delta:+,.0f}){bound}.")
+    if report.secrets:
+        lines.append(f"Not compared: {len(report.secrets)} secret value(s) "
+                     f"({', '.join(_few(report.secrets))}) are placeholders offline, so a "
+                     "changed secret does not show here.")
+    counts = report.counts()
+    restarts = sum(1 for c in report.changes if c.custom and c.restart)
+    lines.append("Resources: " + ", ".join(
+        f"{counts[kind]} {kind}" + (f" ({restarts} restart)" if kind == "update" and restarts
+                                    else "") for kind in CHANGES) + ".")
+    return lines
+
+
+def _few_pairs(items: Sequence[tuple[str, str]], limit: int = 6) -> list[tuple[str, str]]:
+    items = list(items)
+    if len(items) <= limit:
+        return items
+    return [*items[:limit], ("…", f"{len(items) - limit} more")]
