@@ -52,3 +52,6 @@ class KmsKey(pulumi.ComponentResource):
         self.key_id: pulumi.Output[str] = self.key.id
         self.key_arn: pulumi.Output[str] = self.key.arn
         self.register_outputs({"key_id": self.key_id, "key_arn": self.key_arn})
+
+
+__all__ = ["KmsKey"]

@@ -126,3 +126,6 @@ class InstanceRole(pulumi.ComponentResource):
                 policy_name=self.policy.policy_name, policy_type=POLICY_TYPE_CUSTOM,
                 opts=child)
         self.register_outputs({"role_name": self.role_name})
+
+
+__all__ = ["InstanceRole", "KeyPair"]

@@ -260,3 +260,6 @@ def _check(name: str, vswitch_ids: Mapping[str, pulumi.Input[str]]) -> None:
                         f"vSwitch each; got {len(vswitch_ids)}")
     if problems:
         raise ValueError("\n".join(problems))
+
+
+__all__ = ["HealthCheck", "ServiceLoadBalancer"]

@@ -327,3 +327,6 @@ def _template_escalations(alarm: AlarmSettings, operator: str,
         info=cms.MetricRuleTemplateAlertTemplateEscalationsInfoArgs(
             comparison_operator=operator, statistics=alarm.statistics, threshold=threshold,
             times=times))
+
+
+__all__ = ["Alerting", "FleetAlarms"]

@@ -121,3 +121,6 @@ class Network(pulumi.ComponentResource):
                 source_vswitch_id=vswitch_id, snat_ip=self.eip.ip_address, opts=snat_opts)
         self.nat_gateway_id = self.nat_gateway.id
         self.nat_eip = self.eip.ip_address
+
+
+__all__ = ["Network"]

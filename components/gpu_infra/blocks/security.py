@@ -106,3 +106,6 @@ class ClusterSecurity(pulumi.ComponentResource):
             ip_protocol=protocol, port_range=ports, nic_type=NIC_TYPE, policy=POLICY,
             priority=PRIORITY, description=description, **source,
             opts=pulumi.ResourceOptions(parent=self))
+
+
+__all__ = ["ClusterSecurity"]

@@ -58,3 +58,6 @@ class ImageBakery(Layout):
             "image_build_id": self.build.execution_id,
             "driver_version": spec.driver.driver}
         self.register_outputs(self.exports)
+
+
+__all__ = ["ImageBakery"]

@@ -44,3 +44,6 @@ class InferenceService(ScalingLayout):
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """The load balancer's address, plus the scaling outputs."""
         return {**super().fleet_exports(), "load_balancer_dns": self.load_balancer.dns_name}
+
+
+__all__ = ["InferenceService"]

@@ -14,3 +14,6 @@ class RenderFarm(ScalingLayout):
     TYPE = "gpu-infra:layouts:RenderFarm"
     CONFIG = RenderingConfig
     cluster: RenderingConfig
+
+
+__all__ = ["RenderFarm"]

@@ -101,3 +101,6 @@ class TrainingCluster(LayoutBase):
                 "deployment_set_ids": self.nodes.deployment_set_ids,
                 "node0_shell": pulumi.Output.concat(SESSION_COMMAND,
                                                     self.nodes.instance_ids[0])}
+
+
+__all__ = ["TrainingCluster"]

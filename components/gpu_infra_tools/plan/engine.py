@@ -348,3 +348,7 @@ def _plain(value: Any) -> Any:
     if value == rpc.UNKNOWN:
         return UNKNOWN_MARK
     return value
+
+
+__all__ = ["Plan", "PlannedResource", "ProgramError", "ValidatorErrors", "run_plan",
+           "run_under_mocks"]

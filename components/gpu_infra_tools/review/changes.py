@@ -448,3 +448,6 @@ def _few_pairs(items: Sequence[tuple[str, str]], limit: int = 6) -> list[tuple[s
     if len(items) <= limit:
         return items
     return [*items[:limit], ("…", f"{len(items) - limit} more")]
+
+
+__all__ = ["ChangeFinding", "ChangeReport", "Impact", "change_report", "summary_lines"]

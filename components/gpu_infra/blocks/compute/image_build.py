@@ -146,3 +146,6 @@ class GpuImageBuild(pulumi.ComponentResource):
         self.register_outputs({"pipeline_id": self.pipeline_id,
                                "execution_id": self.execution_id,
                                "image_name_prefix": self.image_name_prefix})
+
+
+__all__ = ["GpuImageBuild"]

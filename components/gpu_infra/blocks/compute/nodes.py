@@ -182,3 +182,6 @@ class GpuNodes(pulumi.ComponentResource):
         self.register_outputs({"instance_ids": self.instance_ids,
                                "private_ips": self.private_ips,
                                "deployment_set_ids": self.deployment_set_ids})
+
+
+__all__ = ["GpuNodes"]

@@ -67,3 +67,6 @@ class ReservedCapacity(pulumi.ComponentResource):
         self.guarantee_id = self.guarantee.id if self.guarantee else None
         self.register_outputs({"reserved_instance_id": self.reserved_instance_id,
                                "guarantee_id": self.guarantee_id})
+
+
+__all__ = ["ReservedCapacity"]

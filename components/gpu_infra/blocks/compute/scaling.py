@@ -288,3 +288,6 @@ class GpuScalingGroup(pulumi.ComponentResource):
 
 def _bound(value: float | None) -> str | None:
     return None if value is None else f"{value:g}"
+
+
+__all__ = ["GpuScalingGroup"]

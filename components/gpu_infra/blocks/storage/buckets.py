@@ -119,3 +119,5 @@ def _lifecycle_rule(transitions: Mapping[str, int], abort_multipart_days: int,
             alicloud.oss.BucketLifecycleRuleNoncurrentVersionExpirationArgs(
                 days=noncurrent_version_days)] if noncurrent_version_days else None)
 
+
+__all__ = ["Bucket", "bucket_names"]

@@ -193,3 +193,5 @@ class DataDisks(pulumi.ComponentResource):
     def _policy_for(self, disk: DataDiskConfig) -> pulumi.Output[str] | None:
         return self.snapshot_policy_id if disk.keep else None
 
+
+__all__ = ["DataDisks", "NodeDisk"]

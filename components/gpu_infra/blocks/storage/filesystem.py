@@ -188,3 +188,6 @@ def _check(vswitch_ids: Mapping[str, pulumi.Input[str]],
                         "opens the file system to the world; list the vSwitch or VPC CIDRs")
     if problems:
         raise ValueError("\n".join(problems))
+
+
+__all__ = ["SharedFileSystem", "mount_command"]
