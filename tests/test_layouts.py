@@ -36,17 +36,19 @@ def count(plan: Plan, suffix: str) -> int:
                            ":EcsDisk": 8, ":EcsDiskAttachment": 8,
                            ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                            ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
-    ("inference-prod", 50, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
+    ("inference-prod", 55, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
                             ":Instance": 0,
                             ":DynamicTagGroup": 1, ":MetricRuleTemplate": 1, ":SnatEntry": 2,
-                            ":EventRule": 0, ":ServiceQueue": 1, ":ess/notification:Notification":
-                            1, ":ServiceMetricAlarmRule": 1, ":InstanceRefresh": 0}),
-    ("rendering-batch", 52, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
+                            ":EventRule": 3, ":ResourceGroup": 1, ":ServiceQueue": 1,
+                            ":ess/notification:Notification": 1,
+                            ":ServiceMetricAlarmRule": 1, ":InstanceRefresh": 0}),
+    ("rendering-batch", 57, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
                              ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 3,
                              ":BucketLogging": 2,
-                             ":MonitorGroup": 1, ":Instance": 0, ":EventRule": 0}),
+                             ":MonitorGroup": 2, ":Instance": 0, ":EventRule": 3,
+                             ":ResourceGroup": 1}),
 ])
 def test_shipped_stack_plans_with_expected_resources(stack, total, expected):
     plan = shipped(stack)
@@ -163,7 +165,8 @@ def test_rendering_batch_scales_on_queue_length_to_zero_on_spot():
             g["onDemandBaseCapacity"]) == (0, 0, 0)
     assert (g["healthCheckTypes"], g["compensateWithOnDemand"], g["scalingPolicy"]) == (
         ["ECS"], True, "release")
-    metrics = plan.one("alicloud:cms/monitorGroup:MonitorGroup")
+    metrics = next(g for g in plan.by_type("alicloud:cms/monitorGroup:MonitorGroup")
+                   if g.name.endswith("-gpu-metrics"))
     alarms = {a.inputs["comparisonOperator"]: a.inputs
               for a in plan.by_type("alicloud:ess/alarm:Alarm")}
     assert {op: (a["metricName"], a["metricType"], a["cloudMonitorGroupId"], a["threshold"],
@@ -248,7 +251,34 @@ def test_inference_prod_heals_behind_the_load_balancer_and_sheds_load_gradually(
     notice = plan.one("alicloud:ess/notification:Notification").inputs
     assert (notice["scalingGroupId"], notice["notificationArn"]) == (
         group.id, "acs:ess:cn-hangzhou:1234567890123456:cloudmonitor")
-    assert plan.by_type("alicloud:cms/eventRule:EventRule") == []
+    assert "AUTOSCALING:SCALE_OUT_WARN" in notice["notificationTypes"]
+
+
+def test_scaling_fleet_events_are_scoped_to_the_stacks_resource_group():
+    """The scaling group and every instance its configuration launches go into the stack's
+    resource group; the application group follows it, and every event rule (spot, instance
+    failures, ESS's failed activities) is scoped to that group and pages the contacts."""
+    plan = shipped("rendering-batch")
+    resource_group = plan.one("alicloud:resourcemanager/resourceGroup:ResourceGroup")
+    group = plan.one("alicloud:ess/scalingGroup:ScalingGroup").inputs
+    config = plan.one("alicloud:ess/scalingConfiguration:ScalingConfiguration").inputs
+    assert group["resourceGroupId"] == config["resourceGroupId"] == resource_group.id
+    nodes = next(g for g in plan.by_type("alicloud:cms/monitorGroup:MonitorGroup")
+                 if g.name.endswith("-alerts-nodes"))
+    assert (nodes.inputs["resourceGroupId"], nodes.inputs["resourceGroupName"]) == (
+        resource_group.id, resource_group.inputs["resourceGroupName"])
+    assert "resourceGroupId" in nodes.replace_on_changes
+    rules = {r.name.rsplit("-alerts-", 1)[1]: r.inputs
+             for r in plan.by_type("alicloud:cms/eventRule:EventRule")}
+    assert sorted(rules) == ["instance-failure", "scaling-failure", "spot-interruption"]
+    assert rules["scaling-failure"]["eventPattern"] == {"product": "ess",
+                                                        "eventTypeLists": ["*"]}
+    contact_group = plan.one("alicloud:cms/alarmContactGroup:AlarmContactGroup")
+    for rule in rules.values():
+        assert rule["groupId"] == nodes.id
+        assert rule["contactParameters"][0]["contactGroupName"] == \
+            contact_group.inputs["alarmContactGroupName"]
+    assert plan.by_type("alicloud:cms/monitorGroupInstances:MonitorGroupInstances") == []
 
 
 def test_training_event_rules_are_scoped_to_the_stacks_nodes():

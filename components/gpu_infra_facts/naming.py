@@ -16,6 +16,10 @@ Sources (read 2026-12-01):
          region (the ARN is acs:nas:{region}:{account}:accessgroup/{name}).
   [MNS]  Queues belong to one region of the account (the endpoint is per region); length
          UNCONFIRMED.
+  [RM]   Resource Management resource groups: the SDK's ResourceGroup docstring
+         (pulumi-alicloud 4.0.0): resource_group_name 3-50 letters, digits and hyphens,
+         starting with a letter, the group's unique identifier in the account (Resource
+         Management is account-wide); display_name 1-50 characters.
   Not listed: names the cloud does not keep unique (VPCs, vSwitches, security groups,
   deployment sets, scaling groups and configurations, EIPs, NAT gateways, alarms) and KMS
   aliases (unique per region of an account, but gpu-infra creates none).
@@ -69,6 +73,7 @@ ALARM_CONTACT_GROUP = "alicloud:cms/alarmContactGroup:AlarmContactGroup"
 EVENT_RULE = "alicloud:cms/eventRule:EventRule"
 METRIC_RULE_TEMPLATE = "alicloud:cms/metricRuleTemplate:MetricRuleTemplate"
 SERVICE_METRIC_ALARM_RULE = "alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule"
+RESOURCE_GROUP = "alicloud:resourcemanager/resourceGroup:ResourceGroup"
 
 UNIQUE_NAMES: dict[str, UniqueName] = {
     BUCKET: UniqueName("bucket", "alibaba", 63, BUCKET_NAME_PATTERN, "OSS"),
@@ -85,6 +90,8 @@ UNIQUE_NAMES: dict[str, UniqueName] = {
     EVENT_RULE: UniqueName("ruleName", "account", None, None, "CMS"),
     METRIC_RULE_TEMPLATE: UniqueName("metricRuleTemplateName", "account", None, None, "CMS"),
     SERVICE_METRIC_ALARM_RULE: UniqueName("metricAlarmRuleId", "account", None, None, "CMS"),
+    RESOURCE_GROUP: UniqueName("resourceGroupName", "account", 50,
+                               re.compile(r"^[A-Za-z][A-Za-z0-9-]{2,49}$"), "RM"),
 }
 """Type token -> its unique name input. The suffix goes on every one of them."""
 

@@ -41,6 +41,9 @@ ALB_LISTENER = "alicloud:alb/listener:Listener"
 NLB_LISTENER = "alicloud:nlb/listener:Listener"
 SLB_LISTENER = "alicloud:slb/listener:Listener"
 
+RESOURCE_GROUP = "alicloud:resourcemanager/resourceGroup:ResourceGroup"
+CMS_EVENT_RULE = "alicloud:cms/eventRule:EventRule"
+
 SECURITY_GROUP = "alicloud:ecs/securityGroup:SecurityGroup"
 LOAD_BALANCERS = ("alicloud:alb/loadBalancer:LoadBalancer",
                   "alicloud:nlb/loadBalancer:LoadBalancer",
@@ -64,7 +67,7 @@ TAGGABLE = frozenset({
     NAS_FILE_SYSTEM, KMS_KEY, CMS_ALARM, "alicloud:cms/monitorGroup:MonitorGroup",
     "alicloud:alb/loadBalancer:LoadBalancer", "alicloud:nlb/loadBalancer:LoadBalancer",
     "alicloud:alb/serverGroup:ServerGroup", "alicloud:nlb/serverGroup:ServerGroup",
-    "alicloud:ram/role:Role", RAM_POLICY, NODE_POOL,
+    "alicloud:ram/role:Role", RAM_POLICY, NODE_POOL, RESOURCE_GROUP,
 })
 """Types whose pulumi-alicloud 4.0 resource takes `tags` (checked by a test against the SDK)."""
 

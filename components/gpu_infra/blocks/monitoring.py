@@ -12,6 +12,19 @@ Event names: CloudMonitor names ECS system events `<Resource>:<Cause>.<Impact>:<
 (ECS "Summary of system events" page); spot reclaim notices are
 `Instance:PreemptibleInstanceInterruption` (StatusNotification, about 5 minutes before the
 instance is released).
+
+Scope of the event rules: a rule's `group_id` is a CloudMonitor application group, and only
+its members' events match. Fixed nodes are listed in it (MonitorGroupInstances). A scaling
+fleet's instances come and go, so the group follows a Resource Management resource group
+instead (CreateMonitorGroupByResourceGroupId, which cms.MonitorGroup calls when given
+`resource_group_id`: TF alicloud/resource_alicloud_cms_monitor_group.go line 53): the
+scaling group and every instance its configuration launches are put in that resource group
+(`resource_group_id` of ess.ScalingGroup and ess.ScalingConfiguration). ESS's own events
+(failed, partly successful or rejected scaling activities) reach CloudMonitor through the
+group's ess.Notification and match the `ess` rule. That CloudMonitor keeps the application
+group in step with the resource group as instances come and go, and the product name `ess`
+of ESS events in event rules, are UNCONFIRMED (the provider's acceptance tests use `ecs`,
+`ads` and `log`).
 """
 
 from __future__ import annotations
@@ -37,6 +50,7 @@ from gpu_infra_facts.naming import (
     ALARM_CONTACT_GROUP,
     EVENT_RULE,
     METRIC_RULE_TEMPLATE,
+    RESOURCE_GROUP,
 )
 
 NAMESPACE = "acs_ecs_dashboard"
@@ -74,6 +88,8 @@ FAILURE_EVENT_NAMES = (
 )
 """Unexpected O&M events: the host failed (SystemFailure) or the guest crashed
 (InstanceFailure) and the instance restarts or moves to another host."""
+ESS_PRODUCT = "ess"
+"""Event rule product of Auto Scaling's events (UNCONFIRMED spelling, see the module)."""
 CONTACT_NOTIFY_LEVEL = "4"
 """Event rule contact_parameters level: 4 = email and DingTalk (PutEventRuleTargets)."""
 WEBHOOK_PROTOCOL = "http"
@@ -82,30 +98,36 @@ WEBHOOK_METHOD = "POST"
 
 
 class Alerting(pulumi.ComponentResource):
-    """Alert contacts, their contact group, and (for fixed nodes) event rules for ECS spot
-    interruptions and instance failures sent to the group and the optional webhook.
+    """Alert contacts, their contact group, and event rules for ECS spot interruptions and
+    instance failures (and, for scaling fleets, failed scaling activities) sent to the group
+    and the optional webhook.
 
     The event rules belong to the CloudMonitor application group `<name>-nodes` (their
-    `group_id`), which holds this stack's nodes only (FleetAlarms adds them), so another
-    stack's instances in the account never page this one's contacts. Scaling fleets get no
-    ECS event rules: ESS itself replaces reclaimed and failed instances, and the group's
-    scaling errors go to CloudMonitor through its ess.Notification.
+    `group_id`), which holds this stack's nodes only, so another stack's instances in the
+    account never page this one's contacts: fixed nodes are added to it by FleetAlarms; for
+    a scaling fleet it follows the resource group `<name>-fleet` (`resource_group_id`), in
+    which the layout puts the scaling group and the instances it launches. ESS replaces
+    reclaimed and failed instances itself, but a fleet that keeps losing them, or cannot
+    scale (no stock, quota, a bootstrap that fails and abandons its readiness action), is
+    what someone must hear of.
 
-    Outputs: `contact_group_name`, `event_rule_ids` (kind -> id), `node_group_id` (or None).
+    Outputs: `contact_group_name`, `event_rule_ids` (kind -> id), `node_group_id` and
+    `resource_group_id` (or None).
     """
 
     contacts: dict[str, alicloud.cms.AlarmContact]
     contact_group: alicloud.cms.AlarmContactGroup
     node_group: alicloud.cms.MonitorGroup | None
+    resource_group: alicloud.resourcemanager.ResourceGroup | None
     event_rules: dict[str, alicloud.cms.EventRule]
 
     def __init__(self, name: str, *, config: MonitoringConfig, fixed_nodes: bool = True,
                  conventions: Conventions | None = None,
                  opts: pulumi.ResourceOptions | None = None):
-        """`fixed_nodes`: the fleet's instances are known (training), so their events can
-        be scoped to them."""
+        """`fixed_nodes`: the fleet's instances are known (training) and are added to the
+        application group by id; otherwise (a scaling fleet) the group follows a resource
+        group the fleet's instances are launched into."""
         super().__init__("gpu-infra:monitoring:Alerting", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
         conventions = conventions or Conventions()
         self.contacts = {contact.name: _contact(name, contact, conventions, self)
                          for contact in config.contacts}
@@ -118,41 +140,63 @@ class Alerting(pulumi.ComponentResource):
         self.contact_group_name: pulumi.Output[str] = \
             self.contact_group.alarm_contact_group_name
         webhook = pulumi.Output.secret(config.webhook) if config.webhook else None
+        events = config.events
         patterns = {
-            "spot-interruption": (config.events.spot_interruption,
-                                  ["StatusNotification"], SPOT_EVENT_NAMES),
-            "instance-failure": (config.events.instance_failure, ["*"], FAILURE_EVENT_NAMES),
+            "spot-interruption": (events.spot_interruption, "ecs", ["StatusNotification"],
+                                  SPOT_EVENT_NAMES),
+            "instance-failure": (events.instance_failure, "ecs", ["*"], FAILURE_EVENT_NAMES),
+            "scaling-failure": (events.scaling_failure and not fixed_nodes, ESS_PRODUCT,
+                                ["*"], ()),
         }
-        wanted = {kind: pattern for kind, pattern in patterns.items() if pattern[0]}
-        self.node_group = None
-        if fixed_nodes and wanted:
+        wanted = {kind: pattern[1:] for kind, pattern in patterns.items() if pattern[0]}
+        self.node_group, self.resource_group = None, None
+        if not fixed_nodes:
+            group_name = child_name(name, "fleet")
+            self.resource_group = alicloud.resourcemanager.ResourceGroup(
+                group_name, display_name=group_name,
+                resource_group_name=conventions.unique_name(RESOURCE_GROUP, group_name),
+                tags=conventions.tags_for(group_name), opts=fixed_name(self))
+        if wanted:
             node_group_name = child_name(name, "nodes")
             self.node_group = alicloud.cms.MonitorGroup(
                 node_group_name, monitor_group_name=node_group_name,
-                tags=conventions.tags_for(node_group_name), opts=child)
+                resource_group_id=self.resource_group.id if self.resource_group else None,
+                resource_group_name=self.resource_group.resource_group_name
+                if self.resource_group else None,
+                tags=conventions.tags_for(node_group_name),
+                # the provider never applies a new resource group (update semantics): a
+                # group that followed the old one would scope the rules to nothing
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    replace_on_changes=["resourceGroupId"] if self.resource_group else None))
         self.event_rules = {
-            kind: self._event_rule(name, kind, types, names, webhook, self.node_group.id,
-                                   conventions, child)
-            for kind, (_, types, names) in wanted.items() if self.node_group is not None
+            kind: self._event_rule(name, kind, product, types, names, webhook,
+                                   self.node_group.id, conventions)
+            for kind, (product, types, names) in wanted.items() if self.node_group is not None
         }
         self.event_rule_ids = {kind: rule.id for kind, rule in self.event_rules.items()}
         self.node_group_id: pulumi.Output[str] | None = \
-            self.node_group.id if self.node_group else None
+            self.node_group.id if self.node_group and fixed_nodes else None
+        self.resource_group_id: pulumi.Output[str] | None = \
+            self.resource_group.id if self.resource_group else None
         self.register_outputs({"contact_group_name": self.contact_group_name,
                                "event_rule_ids": self.event_rule_ids,
-                               "node_group_id": self.node_group_id})
+                               "node_group_id": self.node_group_id,
+                               "resource_group_id": self.resource_group_id})
 
-    def _event_rule(self, name: str, kind: str, types: list[str], names: Sequence[str],
-                    webhook: pulumi.Output[str] | None, group_id: pulumi.Input[str],
-                    conventions: Conventions, child: pulumi.ResourceOptions,
+    def _event_rule(self, name: str, kind: str, product: str, types: list[str],
+                    names: Sequence[str], webhook: pulumi.Output[str] | None,
+                    group_id: pulumi.Input[str], conventions: Conventions,
                     ) -> alicloud.cms.EventRule:
+        """One event rule; no `names`: every event of `product` the group's members send."""
         rule_name = child_name(name, kind)
         return alicloud.cms.EventRule(
             rule_name, rule_name=conventions.unique_name(EVENT_RULE, rule_name),
             status="ENABLED", group_id=group_id,
-            description=f"ECS {kind.replace('-', ' ')} events of the stack's nodes",
+            description=f"{product.upper()} {kind.replace('-', ' ')} events of the stack's "
+                        "nodes",
             event_pattern=alicloud.cms.EventRuleEventPatternArgs(
-                product="ecs", event_type_lists=types, name_lists=list(names)),
+                product=product, event_type_lists=types, name_lists=list(names) or None),
             contact_parameters=[alicloud.cms.EventRuleContactParameterArgs(
                 contact_group_name=self.contact_group_name, level=CONTACT_NOTIFY_LEVEL)],
             webhook_parameters=webhook_targets(webhook) if webhook is not None else None,

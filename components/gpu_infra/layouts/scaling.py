@@ -51,6 +51,7 @@ class ScalingLayout(LayoutBase):
             health_check_types=self.cluster.health_check_types,
             scale_in_percent=self.cluster.scale_in_percent,
             contact_group=self.alerting.contact_group_name if self.alerting else None,
+            resource_group_id=self.alerting.resource_group_id if self.alerting else None,
             opts=self.child)
         self.reserved = ReservedCapacity(
             f"{name}-reserved", config=fleet.reserved, instance_type=self.instance_type(),

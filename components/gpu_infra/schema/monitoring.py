@@ -149,6 +149,10 @@ class EventsConfig(StrictModel):
     """Alert on spot reclaim notices (about 5 minutes before release). Default true."""
     instance_failure: bool = True
     """Alert on host and instance failures (restart, redeploy, stop). Default true."""
+    scaling_failure: bool = True
+    """Scaling fleets: alert on scale-out and scale-in activities that fail, partly succeed
+    (a new node whose bootstrap failed abandons its readiness action and is released) or
+    are rejected. Default true."""
 
 
 class Contact(StrictModel):
@@ -192,7 +196,7 @@ class MonitoringConfig(StrictModel):
     alarms: FleetAlarmsConfig = FleetAlarmsConfig()
     """Metric alarms per GPU fleet. Default: all on."""
     events: EventsConfig = EventsConfig()
-    """Event alerts. Default: spot interruption and instance failure on."""
+    """Event alerts. Default: spot interruption, instance failure and scaling failure on."""
 
     @property
     def active(self) -> bool:
@@ -208,7 +212,7 @@ class MonitoringConfig(StrictModel):
         if self.webhook is not None and not _is_webhook(self.webhook):
             problems.append("webhook: must be an https:// URL")
         alerting = self.alarms.enabled() or self.events.spot_interruption or \
-            self.events.instance_failure
+            self.events.instance_failure or self.events.scaling_failure
         if self.enabled and alerting and not self.contacts:
             problems.append("contacts: alarms are enabled but nobody is notified; list at "
                             "least one contact or set enabled: false")

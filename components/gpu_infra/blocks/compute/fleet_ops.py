@@ -36,8 +36,13 @@ DRAIN_QUEUE_POLL_SECONDS = 30
 DRAIN_ACTIONS = ("mns:ReceiveMessage", "mns:DeleteMessage", "mns:ChangeMessageVisibility")
 LIFECYCLE_ACTIONS = ("ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat")
 SCALING_ERROR_NOTICES = ("AUTOSCALING:SCALE_OUT_ERROR", "AUTOSCALING:SCALE_IN_ERROR",
-                         "AUTOSCALING:SCALE_REJECT")
-"""ESS notifications of a group that cannot keep its capacity (ess.Notification types)."""
+                         "AUTOSCALING:SCALE_REJECT", "AUTOSCALING:SCALE_OUT_WARN",
+                         "AUTOSCALING:SCALE_IN_WARN")
+"""ESS notifications of a group that cannot keep its capacity (ess.Notification types; the
+two WARN ones, partly successful activities, are in Auto Scaling's "Enable the event
+notification feature" table, updated 2023-11-23, though not in the SDK docstring's list):
+failed and rejected activities, and activities some of whose instances failed, such as a
+node whose bootstrap failed and abandoned its readiness action."""
 MISSING_DATA_POLICY = "INSUFFICIENT_DATA"
 """cloudmonitor.ServiceMetricAlarmRule no_data_policy that alerts when no value arrives."""
 

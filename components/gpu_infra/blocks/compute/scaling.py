@@ -83,13 +83,16 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  scale_in_percent: int = 25,
                  contact_group: pulumi.Input[str] | None = None,
                  readiness_seconds: int | None = None,
+                 resource_group_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`health_check_types` and `scale_in_percent`: the layout's effective values
         (schema defaults by layout); `contact_group`: who hears of a missing queue metric.
         `readiness_seconds`: hold each new instance in a SCALE_OUT lifecycle hook until its
         bootstrap completes the action (CONTINUE healthy, ABANDON unhealthy), abandoning it
         after that many seconds (30-21600); None: no readiness hook. A callable `user_data`
-        gets the group's and the readiness hook's ids."""
+        gets the group's and the readiness hook's ids. `resource_group_id`: the resource
+        group the scaling group and its instances go into (what scopes the stack's event
+        rules to them); None: the account's default one."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spot = config.uses_spot
@@ -109,6 +112,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
             max_instance_lifetime=lifetime * 86400 if lifetime else None,
             removal_policies=REMOVAL_POLICIES,
             group_deletion_protection=conventions.deletion_protection,
+            resource_group_id=resource_group_id,
             tags=conventions.tags_for(child_name(name, "asg"), {FLEET_TAG_KEY: name}),
             opts=child)
         self.readiness_hook: alicloud.ess.LifecycleHook | None = None
@@ -126,7 +130,8 @@ class GpuScalingGroup(pulumi.ComponentResource):
             instance_types=list(config.instance_types), image_id=image_id,
             instance_name=child_name(name, "node"), security_group_ids=list(security_group_ids),
             key_name=key_name, role_name=role_name, user_data=user_data,
-            internet_max_bandwidth_out=0, system_disk_category="cloud_essd",
+            resource_group_id=resource_group_id, internet_max_bandwidth_out=0,
+            system_disk_category="cloud_essd",
             system_disk_size=config.system_disk_gib,
             system_disk_performance_level=config.system_disk_performance_level,
             system_disk_encrypted=True, system_disk_kms_key_id=kms_key_id,
