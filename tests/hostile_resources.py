@@ -47,6 +47,44 @@ CASES: list[tuple[str, list[Resource]]] = [
     ("no-world-ingress", [_sg_rule("slash-4", "sg-3", cidrIp="0.0.0.0/4")]),
     ("no-world-ingress", [_sg_rule("v6-half", "sg-4", ipv6CidrIp="::/1")]),
     ("no-world-ingress", [_sg_rule("v6-unicast", "sg-5", ipv6CidrIp="2000::/3")]),
+    ("no-world-ingress", [_sg_rule("int-port", "sg-6", cidrIp="0.0.0.0/0", portRange=22)]),
+    ("no-world-ingress", [_sg_rule("no-port", "sg-7", cidrIp="0.0.0.0/0", portRange=None,
+                                   ipProtocol="all")]),
+    ("no-world-ingress", [
+        Resource(t.SECURITY_GROUP_RULE, {"type": "ingress", "ipProtocol": "tcp",
+                                         "portRange": "22/22", "securityGroupId": "sg-8",
+                                         "prefixListId": "pl-1"}, "via-prefix-list",
+                 "urn:via-prefix-list", dependencies=("urn:world-list",)),
+        Resource(t.PREFIX_LIST, {"entries": [{"cidr": "0.0.0.0/0"}]}, "world-list",
+                 "urn:world-list", id="pl-1")]),
+    ("no-world-ingress", [Resource(t.RDS_INSTANCE, {
+        "engine": "PostgreSQL", "securityIps": ["10.0.0.0/16", "0.0.0.0"], "tags": TAGS},
+        "mlflow-db", "urn:mlflow-db")]),
+    ("no-world-ingress", [Resource(t.KVSTORE_INSTANCE, {
+        "securityIps": "10.0.0.0/8,0.0.0.0/0", "tags": TAGS}, "redis", "urn:redis")]),
+    ("no-world-ingress", [Resource(t.ALB_ACL, {"aclName": "open"}, "acl", "urn:acl",
+                                   id="acl-1"),
+                          Resource(t.ALB_ACL_ENTRY, {"aclId": "acl-1", "entry": "0.0.0.0/0"},
+                                   "acl-entry", "urn:acl-entry", dependencies=("urn:acl",))]),
+    ("no-world-ingress", [Resource(t.FORWARD_ENTRY, {
+        "externalPort": "any", "internalIp": "10.0.0.5", "internalPort": "any",
+        "ipProtocol": "any"}, "dnat", "urn:dnat")]),
+    ("no-world-ingress", [Resource(t.K8S_SERVICE, {
+        "metadata": {"name": "ray-dashboard"},
+        "spec": {"type": "LoadBalancer", "ports": [{"port": 8265}]}}, "ray", "urn:ray")]),
+    ("no-world-ingress", [Resource(t.SLB_LISTENER, {
+        "frontendPort": 443, "protocol": "https", "backendPort": 8888,
+        "tlsCipherPolicy": "tls_cipher_policy_1_2_strict"}, "jupyter", "urn:jupyter")]),
+    ("no-foreign-network-peers", [Resource(t.PEER_CONNECTION, {
+        "acceptingAliUid": "1234567890123456", "vpcId": "vpc-1", "acceptingVpcId": "vpc-2"},
+        "peer", "urn:peer")]),
+    ("no-foreign-network-peers", [_sg_rule("other-account", "sg-9",
+                                           sourceSecurityGroupId="sg-theirs",
+                                           sourceGroupOwnerAccount="1234567890123456")]),
+    ("no-broad-private-ingress", [_sg_rule("ten-slash-8", "sg-10", cidrIp="10.0.0.0/8",
+                                           portRange="-1/-1", ipProtocol="all")]),
+    ("unreviewed-types", [Resource("alicloud:hbr/vault:Vault", {"vaultName": "v"}, "vault",
+                                   "urn:vault")]),
     ("nas-no-world-access", [
         Resource(t.NAS_ACCESS_RULE, {"accessGroupName": "g", "sourceCidrIp": cidr,
                                      "rwAccessType": "RDWR", "userAccessType": "no_squash"},

@@ -102,7 +102,7 @@ def test_listener_ports(token, key):
     assert stack_messages("no-world-ingress", [Resource(token, {key: UNKNOWN})]) == []
     assert stack_messages("no-world-ingress", [Resource(token, {key: 8000}, "l")]) == [
         ("l", "load balancer listener on port 8000 is reachable from anywhere; public ports "
-              "allowed: [80, 443]")]
+              "allowed: [80, 443] (or add a whitelist ACL)")]
     assert stack_messages("no-world-ingress", [Resource(token, {key: 8000})],
                           publicListenerPorts=[8000.0]) == []
 
@@ -116,7 +116,7 @@ def test_listener_of_intranet_load_balancer_is_not_public(address):
     internet = Resource(t.LOAD_BALANCERS[1], {"addressType": "Internet"}, "lb", urn="urn:lb")
     assert [m for _, m in stack_messages("no-world-ingress", [internet, listener])] == [
         "load balancer listener on port 8000 is reachable from anywhere; public ports "
-        "allowed: [80, 443]"]
+        "allowed: [80, 443] (or add a whitelist ACL)"]
 
 
 def test_world_open_public_port_allowed_only_on_a_load_balancer_group():

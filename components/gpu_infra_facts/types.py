@@ -73,3 +73,32 @@ TAGGABLE = frozenset({
 
 DATA_TYPES = frozenset({BUCKET, NAS_FILE_SYSTEM, *DISKS})
 """Resources that hold data: protected in prod."""
+
+# Network exposure beyond security groups (pulumi-alicloud 4.0 SDK tokens).
+PREFIX_LIST = "alicloud:ecs/ecsPrefixList:EcsPrefixList"
+ALB_LOAD_BALANCER, NLB_LOAD_BALANCER, SLB_LOAD_BALANCER = LOAD_BALANCERS
+ALB_SERVER_GROUP = "alicloud:alb/serverGroup:ServerGroup"
+NLB_SERVER_GROUP = "alicloud:nlb/serverGroup:ServerGroup"
+NLB_SERVER_ATTACHMENT = "alicloud:nlb/serverGroupServerAttachment:ServerGroupServerAttachment"
+SLB_ACL = "alicloud:slb/acl:Acl"
+SLB_ACL_ENTRY = "alicloud:slb/aclEntryAttachment:AclEntryAttachment"
+ALB_ACL = "alicloud:alb/acl:Acl"
+ALB_ACL_ENTRY = "alicloud:alb/aclEntryAttachment:AclEntryAttachment"
+FORWARD_ENTRY = "alicloud:vpc/forwardEntry:ForwardEntry"
+ROUTE_ENTRY = "alicloud:vpc/routeEntry:RouteEntry"
+PEER_CONNECTION = "alicloud:vpc/peerConnection:PeerConnection"
+CEN_INSTANCE_GRANT = "alicloud:cen/instanceGrant:InstanceGrant"
+CEN_INSTANCE_ATTACHMENT = "alicloud:cen/instanceAttachment:InstanceAttachment"
+RDS_INSTANCE = "alicloud:rds/instance:Instance"
+RDS_CONNECTION = "alicloud:rds/connection:Connection"
+POLARDB_CLUSTER = "alicloud:polardb/cluster:Cluster"
+KVSTORE_INSTANCE = "alicloud:kvstore/instance:Instance"
+MONGODB_INSTANCE = "alicloud:mongodb/instance:Instance"
+MONGODB_SHARDING = "alicloud:mongodb/shardingInstance:ShardingInstance"
+ELASTICSEARCH = "alicloud:elasticsearch/instance:Instance"
+CR_ENDPOINT_ACL = "alicloud:cr/endpointAclPolicy:EndpointAclPolicy"
+K8S_SERVICE = "kubernetes:core/v1:Service"
+
+COMPONENT_PACKAGE = "gpu-infra"
+"""The package of gpu-infra's own component resources (gpu-infra:network:Network, ...):
+groupings, not cloud resources."""

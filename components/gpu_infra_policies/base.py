@@ -23,6 +23,13 @@ EnforcementLevel = Literal["advisory", "mandatory", "disabled"]
 ENFORCEMENT_LEVELS: tuple[EnforcementLevel, ...] = ("advisory", "mandatory", "disabled")
 """Levels a rule may run at; `remediate` is not offered (no rule rewrites resources)."""
 Category = Literal["security", "reliability", "cost", "gpu"]
+Concern = Literal["network exposure", "transport security", "identity", "data", "secrets",
+                  "audit and logs", "kubernetes and registries", "nodes", "coverage",
+                  "reliability", "cost", "gpu"]
+"""What a rule judges: the reviewer's question it answers (policies/README.md, Levels)."""
+CONCERNS: tuple[Concern, ...] = ("network exposure", "transport security", "identity", "data",
+                                 "secrets", "audit and logs", "kubernetes and registries",
+                                 "nodes", "coverage", "reliability", "cost", "gpu")
 UNKNOWN_SENTINELS = frozenset({
     "04da6b54-80e4-46f7-96ec-b56ff0331ba9",  # string (also what pulumi.runtime.rpc.UNKNOWN is)
     "1c4a061d-8072-4f0a-a4cb-0ff528b18fe7",  # boolean
@@ -138,6 +145,10 @@ class RuleInfo:
     severity: Severity
     remediation: str
     _: KW_ONLY
+    concern: Concern
+    reviews: frozenset[str]
+    """Type tokens the rule looks at: what `gpu-infra policy coverage` counts as reviewed
+    (empty: the rule judges the stack as a whole, e.g. its cost)."""
     enforcement: EnforcementLevel | None = None
     """Default level; None means mandatory for security rules, advisory otherwise."""
     schema: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -185,16 +196,29 @@ Rule = ResourceRule | StackRule
 """A policy rule: one of the two kinds."""
 
 
+ALL_PORTS = (1, 65535)
+
+
 def port_range(value: Any) -> tuple[int, int] | None:
-    """`"22/22"` -> (22, 22); `"-1/-1"` -> (1, 65535); None if not parseable."""
-    if not isinstance(value, str) or "/" not in value:
+    """A port or port range in any spelling the engine passes on: `"22/22"` and `"22"` and
+    22 (an integer or float the SDK does not convert) -> (22, 22); `"-1/-1"`, -1 and
+    absent (the provider default, `-1/-1`) -> all ports; None if unknown or not a port."""
+    if value is None:
+        return ALL_PORTS
+    if isinstance(value, bool) or is_unknown(value):
         return None
-    low, _, high = value.partition("/")
+    if isinstance(value, (int, float)):
+        value = f"{int(value)}/{int(value)}" if float(value).is_integer() else ""
+    if not isinstance(value, str):
+        return None
+    low, _, high = value.strip().partition("/")
     try:
-        first, last = int(low), int(high)
+        first, last = int(low), int(high or low)
     except ValueError:
         return None
-    return (1, 65535) if (first, last) == (-1, -1) else (first, last)
+    if (first, last) == (-1, -1):
+        return ALL_PORTS
+    return (first, last) if 0 <= first <= last <= 65535 else None
 
 
 def as_list(value: Any) -> list[Any]:

@@ -115,7 +115,8 @@ def monthly_budget(_: Sequence[Resource], cfg: Mapping[str, Any],
 COST_RULES: tuple[Rule, ...] = (
     ResourceRule("required-tags", "Taggable resources carry the cost allocation tags", "cost",
                  "low", "Add the missing keys under the stack's `tags:` (Project and "
-                 "Environment are added automatically).", required_tags,
+                 "Environment are added automatically).", required_tags, concern="cost",
+                 reviews=t.TAGGABLE,
                  schema={"requiredTags": {"type": "array", "items": {"type": "string"},
                                           "description": "Tag keys every taggable resource needs. "
                                                          "Default CostCenter, Owner, Project, "
@@ -123,9 +124,12 @@ COST_RULES: tuple[Rule, ...] = (
                  defaults={"requiredTags": ["CostCenter", "Owner", "Project", "Environment"]}),
     ResourceRule("spot-price-cap", "Spot instances have a price cap or follow the market price",
                  "cost", "medium", "Use spotStrategy SpotAsPriceGo, or set a positive "
-                 "spotPriceLimit / spotPriceLimits.", spot_price_cap),
+                 "spotPriceLimit / spotPriceLimits.", spot_price_cap, concern="cost",
+                 reviews=frozenset({t.INSTANCE, t.SCALING_CONFIGURATION})),
     StackRule("gpu-idle-alarm", "Every GPU fleet has a GPU-idle alarm", "cost", "medium",
               "Enable the gpu_idle alarm in the stack's monitoring section.", gpu_idle_alarm,
+                 concern="cost",
+                 reviews=frozenset({*FLEET_TYPES, *ALARM_METRIC_KEYS, TAG_GROUP, RULE_TEMPLATE}),
               schema={"idleMetrics": {"type": "array", "items": {"type": "string"},
                                       "description": "Substrings of metric names that count "
                                                      "as GPU utilisation. Default "
@@ -137,6 +141,8 @@ COST_RULES: tuple[Rule, ...] = (
                         "fleetTagKey": "GpuFleet"}),
     StackRule("monthly-budget", "Estimated monthly cost within the stack's budget", "cost",
               "medium", "Reduce nodes, use spot, or raise monthlyBudget.", monthly_budget,
+                 concern="cost",
+                 reviews=frozenset(),
               enforcement="disabled",
               schema={"monthlyBudget": {"type": "number", "minimum": 0,
                                         "description": "Budget per month in CNY. Default none."}},

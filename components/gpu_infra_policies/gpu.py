@@ -129,11 +129,13 @@ def scratch_disks(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Ite
 GPU_RULES: tuple[Rule, ...] = (
     ResourceRule("gpu-type-in-catalog", "GPU instance types are in the catalog and suit the layout",
                  "gpu", "medium", "Pick a type from `gpu-infra catalog` whose uses include the "
-                 "stack's layout.", catalog_fit),
+                 "stack's layout.", catalog_fit, concern="gpu",
+                 reviews=frozenset(NODE_SHAPES)),
     StackRule("training-low-latency", "Multi-node fleets kept together (training) use a "
               "LowLatency deployment set in one zone", "gpu", "medium", "Put the nodes in an "
               "ecs.EcsDeploymentSet with strategy LowLatency (gn8v, ebmgn8v, ebmgn7ex) and a "
-              "single zone.", low_latency_fleets,
+              "single zone.", low_latency_fleets, concern="gpu",
+                 reviews=frozenset({t.INSTANCE, t.SCALING_GROUP, t.DEPLOYMENT_SET, t.VSWITCH}),
               schema={"minNodes": {"type": "number", "minimum": 2,
                                    "description": "Fleet size from which the rule applies. "
                                                   "Default 2."}},
@@ -141,6 +143,8 @@ GPU_RULES: tuple[Rule, ...] = (
     ResourceRule("scratch-disks-essd", "Scratch disks are ESSD (AutoPL or PL1+), never "
                  "cloud_efficiency", "gpu", "medium", "Use category cloud_auto (ecs) or cloud_essd "
                  "with performanceLevel PL1 or above (ESS rejects cloud_auto).", scratch_disks,
+                 concern="gpu",
+                 reviews=frozenset({*t.DISKS, t.INSTANCE, t.SCALING_CONFIGURATION}),
                  schema={"allowedCategories": {"type": "array", "items": {"type": "string"},
                                                "description": "Data disk categories allowed. "
                                                               "Default cloud_auto, cloud_essd."},

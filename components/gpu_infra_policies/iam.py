@@ -197,12 +197,14 @@ def access_keys(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterat
 IAM_RULES: tuple[Rule, ...] = (
     ResourceRule("policy-documents-readable", "Policy documents can be read and judged", "security",
                  "high", "Write the RAM, trust or bucket policy as a plain JSON policy document "
-                 "(Statement list, a few levels deep).", readable),
+                 "(Statement list, a few levels deep).", readable, concern="identity",
+                 reviews=frozenset(DOCUMENT_INPUTS)),
     ResourceRule("no-admin-policies", "RAM grants no service-wide actions on every resource",
                  "security", "critical", "Grant only the actions and resources the nodes need "
                  "(e.g. read one OSS bucket); no `svc:*` on `*`, no NotAction / NotResource "
                  "with Allow.",
-                 admin_policies,
+                 admin_policies, concern="identity",
+                 reviews=frozenset({t.RAM_POLICY, *t.RAM_POLICY_ATTACHMENTS}),
                  schema={"forbiddenSystemPolicies": {
                      "type": "array", "items": {"type": "string"},
                      "description": "System policies never attached to a role, user or group. "
@@ -212,12 +214,17 @@ IAM_RULES: tuple[Rule, ...] = (
     ResourceRule("ram-no-privilege-escalation", "No policy both passes any role and starts nodes",
                  "security", "critical", "Limit ram:PassRole to the one role the nodes use "
                  "(acs:ram::<account>:role/<name>) or drop the node-launching actions.",
-                 escalation),
+                 escalation, concern="identity",
+                 reviews=frozenset({t.RAM_POLICY})),
     StackRule("ram-trust-policy", "Roles trust only named accounts and services the stack uses",
               "security", "critical", "Set the trust policy's Principal to the service the role "
-              "serves (e.g. ecs.aliyuncs.com) or to named accounts.", trust_policies),
+              "serves (e.g. ecs.aliyuncs.com) or to named accounts.", trust_policies,
+                 concern="identity",
+                 reviews=frozenset({t.RAM_ROLE})),
     ResourceRule("ram-no-access-keys", "No long-lived RAM access keys", "security", "medium",
                  "Use RAM roles (instance roles, OIDC for CI) instead of access keys.", access_keys,
+                 concern="identity",
+                 reviews=frozenset({t.RAM_ACCESS_KEY}),
                  enforcement="advisory",
                  note="advisory by default: some integrations outside Alibaba Cloud still need a "
                       "key; a reviewer should see it, not be blocked by it"),

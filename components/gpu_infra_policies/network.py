@@ -1,22 +1,43 @@
-"""Network rules: who can reach the stack from the internet, judged by address space
-(addresses.world_open), and TLS on what faces the internet."""
+"""Network exposure: who can reach the stack from the internet, from broad private ranges
+or from other accounts, judged by address space (addresses.world_open) over every type that
+admits traffic: security group rules (CIDRs, IPv6, prefix lists, any port spelling), load
+balancer listeners and ACLs, NAT port forwarding, database whitelists, NAS access rules,
+Kubernetes Services; and TLS on what faces the internet."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from ipaddress import collapse_addresses
 from typing import Any
 
 from gpu_infra_facts import types as t
-from gpu_infra_facts.addresses import DEFAULT_WIDEST_PREFIX, parse_cidr, world_open
+from gpu_infra_facts.addresses import (
+    DEFAULT_WIDEST_PREFIX,
+    exposure,
+    parse_cidr,
+    world_open,
+)
 from gpu_infra_policies.base import (
     Context,
     Resource,
+    ResourceRule,
     Rule,
     StackRule,
     as_list,
     is_unknown,
     number,
     port_range,
+)
+from gpu_infra_policies.exposure import (
+    ACL_ENTRIES,
+    WHITELISTS,
+    internet_facing,
+    kubernetes_services,
+    nat_forwards,
+    public_listeners,
+    whitelist_entries,
+    world_acls,
+    world_whitelists,
 )
 
 ALL_PROTOCOLS = "all"
@@ -39,6 +60,19 @@ def group_key(resource: Resource, value: Any, targets: Sequence[Resource], *keys
 
 def _sources(props: Mapping[str, Any], *keys: str) -> list[str]:
     return [props[key] for key in keys if parse_cidr(props.get(key)) is not None]
+
+
+def _prefix_list_sources(rule: Resource, resources: Sequence[Resource]) -> list[str]:
+    """The CIDRs of the ecs.EcsPrefixList a rule admits (prefixListId), if it is in the
+    stack."""
+    value = rule.props.get("prefixListId")
+    if value in (None, ""):
+        return []
+    for prefix_list in (r for r in resources if r.type == t.PREFIX_LIST):
+        if rule.refers_to(prefix_list, value):
+            return [e["cidr"] for e in as_list(prefix_list.props.get("entries"))
+                    if isinstance(e, Mapping) and parse_cidr(e.get("cidr")) is not None]
+    return []
 
 
 def open_sets(members: Sequence[tuple[Resource, list[str]]],
@@ -94,7 +128,7 @@ def _ingress_rules(resources: Sequence[Resource], public_ports: set[float]
         if props.get("type") != "ingress" or props.get("policy", "accept") != "accept":
             continue
         ports = port_range(props.get("portRange"))
-        cidrs = _sources(props, "cidrIp", "ipv6CidrIp")
+        cidrs = _sources(props, "cidrIp", "ipv6CidrIp") + _prefix_list_sources(rule, resources)
         if ports is None or not cidrs:
             continue
         group = props.get("securityGroupId")
@@ -109,11 +143,16 @@ def _ingress_rules(resources: Sequence[Resource], public_ports: set[float]
 
 def world_ingress(resources: Sequence[Resource], cfg: Mapping[str, Any],
                   _: Context) -> Iterator[tuple[Resource | None, str]]:
-    """Accepting ingress rules (type ingress, policy accept: the default) whose sources, alone
-    or together on one security group, protocol and port, are world-open (more public space
-    than a /`widestPublicPrefix`; 0.0.0.0/0 and its halves, a /1, ::/1, 2000::/3 ...), except
-    on a load balancer's own security group for a port in `publicListenerPorts`; listeners of
-    internet-facing (or unknown) load balancers on a port not in that list."""
+    """Accepting ingress rules (type ingress, policy accept: the default) whose sources
+    (cidrIp, ipv6CidrIp, the entries of a prefix list in the stack), alone or together on one
+    security group, protocol and port, are world-open (more public space than a
+    /`widestPublicPrefix`; 0.0.0.0/0 and its halves, a /1, ::/1, 2000::/3 ...), on any port
+    however written ("22/22", "22", 22, absent = the provider default -1/-1, all ports),
+    except on a load balancer's own security group for a port in `publicListenerPorts`.
+    Beyond security groups (exposure.py): listeners of internet-facing load balancers on a
+    port not in that list or forwarding to an admin port, unless a whitelist ACL limits
+    them; SLB / ALB ACLs admitting the world (not used as blacklists); NAT DNAT entries;
+    database, search and registry whitelists; Kubernetes LoadBalancer Services."""
     public_ports = {float(port) for port in cfg["publicListenerPorts"]}
     by_group = _ingress_rules(resources, public_ports)
     reported: set[frozenset[int]] = set()
@@ -135,32 +174,12 @@ def world_ingress(resources: Sequence[Resource], cfg: Mapping[str, Any],
                 yield offenders[0], (f"ingress to {_ports(*ports)} ({protocol}) from "
                                      f"{', '.join(cidrs)}{others}, which {why}; allow known "
                                      "CIDRs only")
-    yield from _public_listeners(resources, public_ports)
-
-
-def _balancer_of(listener: Resource, balancers: Sequence[Resource]) -> Resource | None:
-    return next((b for b in balancers
-                 if listener.refers_to(b, listener.props.get("loadBalancerId"))), None)
-
-
-def internet_facing(listener: Resource, resources: Sequence[Resource]) -> bool:
-    """True unless the listener's load balancer is known to be intranet."""
-    balancer = _balancer_of(listener, [r for r in resources if r.type in t.LOAD_BALANCERS])
-    address = balancer.props.get(t.LOAD_BALANCER_ADDRESS_KEYS[balancer.type]) \
-        if balancer else None
-    return not (isinstance(address, str) and address.lower() == "intranet")
-
-
-def _public_listeners(resources: Sequence[Resource],
-                      public_ports: set[float]) -> Iterator[tuple[Resource, str]]:
-    for listener in (r for r in resources if r.type in t.LISTENER_PORT_KEYS):
-        if not internet_facing(listener, resources):
-            continue
-        port = number(listener.props.get(t.LISTENER_PORT_KEYS[listener.type]))
-        if port is not None and port not in public_ports:
-            yield listener, (f"load balancer listener on port {int(port)} is reachable from "
-                             f"anywhere; public ports allowed: "
-                             f"{sorted(int(p) for p in public_ports)}")
+    widest = cfg["widestPublicPrefix"]
+    yield from public_listeners(resources, public_ports, widest)
+    yield from world_acls(resources, widest)
+    yield from nat_forwards(resources, public_ports)
+    yield from world_whitelists(resources, widest)
+    yield from kubernetes_services(resources, public_ports, widest)
 
 
 def nas_world_access(resources: Sequence[Resource], cfg: Mapping[str, Any],
@@ -183,6 +202,83 @@ def nas_world_access(resources: Sequence[Resource], cfg: Mapping[str, Any],
                    "NAS access rules " + ", ".join(r.name for r in offenders) + " allow")
             yield offenders[0], (f"{who} {mode} from {', '.join(cidrs)}, which {why}; list "
                                  "the VPC's CIDRs")
+
+
+def private_breadth(cidrs: Sequence[str]) -> int:
+    """IPv4 addresses the CIDRs admit outside public space (RFC 1918, CGNAT, ...), each
+    counted once."""
+    networks = [n for n in (parse_cidr(c) for c in cidrs) if n is not None and n.version == 4]
+    total = sum(n.num_addresses for n in collapse_addresses(networks))
+    public = sum(e.public for e in exposure(networks) if e.version == 4)
+    return total - public
+
+
+def _source_sets(resources: Sequence[Resource]) -> Iterator[tuple[Resource, str, list[str]]]:
+    """(resource, what it opens, its sources) of accepting ingress rules, NAS access rules
+    and database whitelists."""
+    for rule in (r for r in resources if r.type == t.SECURITY_GROUP_RULE):
+        props = rule.props
+        if props.get("type") == "ingress" and props.get("policy", "accept") == "accept":
+            ports = port_range(props.get("portRange"))
+            where = f"{_ports(*ports)} ({props.get('ipProtocol', ALL_PROTOCOLS)})" if ports \
+                else "an unknown port"
+            yield rule, f"ingress to {where}", _sources(props, "cidrIp") + \
+                _prefix_list_sources(rule, resources)
+    for rule in (r for r in resources if r.type == t.NAS_ACCESS_RULE):
+        yield rule, "NAS access", _sources(rule.props, "sourceCidrIp")
+    for resource in (r for r in resources if r.type in WHITELISTS):
+        for key in WHITELISTS[resource.type]:
+            yield resource, key, whitelist_entries(resource.props.get(key))
+
+
+def broad_private(resources: Sequence[Resource], cfg: Mapping[str, Any],
+                  _: Context) -> Iterator[tuple[Resource | None, str]]:
+    """Sources that admit more private IPv4 addresses than one /`widestPrivatePrefix`
+    (default /16, a whole VPC): 10.0.0.0/8 or 172.16.0.0/12 lets every peered VPC, VPN and
+    data centre on those ranges in (security group ingress, NAS access rules, database
+    whitelists)."""
+    limit = 2 ** (32 - int(cfg["widestPrivatePrefix"]))
+    for resource, what, cidrs in _source_sets(resources):
+        breadth = private_breadth(cidrs)
+        if breadth > limit and world_open(cidrs) is None:  # world-open: no-world-ingress
+            yield resource, (f"{what} from {', '.join(cidrs)} admits {breadth:,} private "
+                             f"addresses, more than a /{int(cfg['widestPrivatePrefix'])}; "
+                             "list the VPC's or the clients' CIDRs")
+
+
+PEER_ACCOUNTS: dict[str, tuple[str, ...]] = {
+    t.SECURITY_GROUP_RULE: ("sourceGroupOwnerAccount", "sourceGroupOwnerId"),
+    t.PEER_CONNECTION: ("acceptingAliUid",),
+    t.CEN_INSTANCE_GRANT: ("cenOwnerId",),
+    t.CEN_INSTANCE_ATTACHMENT: ("childInstanceOwnerId", "cenOwnerId"),
+}
+"""Types that connect the stack's network with another account, and the inputs naming it."""
+TRUSTED_ACCOUNTS_SCHEMA = {
+    "type": "array", "items": {"type": "string"},
+    "description": "Alibaba Cloud account ids (or names) the stack may share with. "
+                   "Default none."}
+
+
+def foreign_accounts(resource: Resource, keys: Sequence[str],
+                     trusted: Sequence[str]) -> list[tuple[str, str]]:
+    """(input, account) for each input of `keys` naming an account not in `trusted`."""
+    found = []
+    for key in keys:
+        value = resource.props.get(key)
+        if value not in (None, "") and not is_unknown(value) and str(value) not in trusted:
+            found.append((key, str(value)))
+    return found
+
+
+def foreign_peers(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iterator[str]:
+    """Security group rules admitting another account's group, VPC peering to another
+    account, CEN grants to and attachments from another account: accounts not listed in
+    `trustedAccounts`."""
+    trusted = [str(a) for a in cfg["trustedAccounts"]]
+    for key, account in foreign_accounts(resource, PEER_ACCOUNTS.get(resource.type, ()),
+                                         trusted):
+        yield (f"{key} {account} connects this network with another account; list it in "
+               "trustedAccounts if you trust it (your own account id included)")
 
 
 TLS_PROTOCOLS = {t.ALB_LISTENER: ("listenerProtocol", ("HTTPS", "QUIC"), "HTTP"),
@@ -209,27 +305,60 @@ def tls_listeners(resources: Sequence[Resource], cfg: Mapping[str, Any],
                              f"use {' or '.join(secure)}")
 
 
+WORLD_INGRESS_TYPES = frozenset({
+    t.SECURITY_GROUP_RULE, t.SECURITY_GROUP, t.PREFIX_LIST, *t.LOAD_BALANCERS,
+    *t.LISTENER_PORT_KEYS, *ACL_ENTRIES, t.SLB_ACL_ENTRY, t.ALB_ACL_ENTRY,
+    t.ALB_SECURITY_GROUP_ATTACHMENT, t.ALB_SERVER_GROUP, t.NLB_SERVER_GROUP,
+    t.NLB_SERVER_ATTACHMENT, t.FORWARD_ENTRY, *WHITELISTS, t.K8S_SERVICE})
+PUBLIC_PORTS_SCHEMA = {"type": "array", "items": {"type": "number"},
+                       "description": "Ports that may face the internet (load balancer "
+                                      "listeners, DNAT, LoadBalancer Services). Default "
+                                      "[80, 443]."}
+
 NETWORK_RULES: tuple[Rule, ...] = (
-    StackRule("no-world-ingress", "No ingress from the whole internet (judged by address space), "
-              "except declared public load balancer ports", "security", "critical",
-              "Restrict cidrIp / ipv6CidrIp to the admin and client CIDRs; put public services "
-              "behind a load balancer listening on a port listed in publicListenerPorts.",
-              world_ingress,
-              schema={"publicListenerPorts": {"type": "array", "items": {"type": "number"},
-                                              "description": "LB listener ports that may be "
-                                                             "public. Default [80, 443]."},
+    StackRule("no-world-ingress", "No ingress from the whole internet (judged by address space) "
+              "by any path: security groups, listeners and ACLs, DNAT, whitelists, Services",
+              "security", "critical",
+              "Restrict cidrIp / ipv6CidrIp, whitelists and ACLs to the admin and client CIDRs; "
+              "put public services behind a load balancer listening on a port listed in "
+              "publicListenerPorts.",
+              world_ingress, concern="network exposure", reviews=WORLD_INGRESS_TYPES,
+              schema={"publicListenerPorts": PUBLIC_PORTS_SCHEMA,
                       "widestPublicPrefix": WIDEST_PREFIX_SCHEMA},
               defaults={"publicListenerPorts": [80, 443],
                         "widestPublicPrefix": DEFAULT_WIDEST_PREFIX}),
     StackRule("nas-no-world-access", "NAS access rules never admit the whole internet (judged by "
               "address space)", "security", "critical",
               "Set sourceCidrIp to the VPC or vSwitch CIDRs.", nas_world_access,
+              concern="network exposure",
+              reviews=frozenset({t.NAS_ACCESS_RULE, t.NAS_ACCESS_GROUP}),
               schema={"widestPublicPrefix": WIDEST_PREFIX_SCHEMA},
               defaults={"widestPublicPrefix": DEFAULT_WIDEST_PREFIX}),
+    ResourceRule("no-foreign-network-peers", "The network connects only with trusted accounts "
+                 "(security group peers, VPC peering, CEN)", "security", "high",
+                 "Peer with your own account's networks, or list the partner account in "
+                 "trustedAccounts.", foreign_peers, concern="network exposure",
+                 reviews=frozenset(PEER_ACCOUNTS),
+                 schema={"trustedAccounts": TRUSTED_ACCOUNTS_SCHEMA},
+                 defaults={"trustedAccounts": []}),
+    StackRule("no-broad-private-ingress", "Ingress from private ranges no wider than a VPC",
+              "security", "medium",
+              "Admit the VPC's or vSwitches' CIDRs, or a source security group, instead of "
+              "10.0.0.0/8 or 172.16.0.0/12.", broad_private, concern="network exposure",
+              reviews=frozenset({t.SECURITY_GROUP_RULE, t.NAS_ACCESS_RULE, *WHITELISTS}),
+              enforcement="advisory",
+              note="advisory: a broad private source is only as open as what is routed to the "
+                   "VPC (peering, VPN, CEN), which the stack does not show",
+              schema={"widestPrivatePrefix": {
+                  "type": "number", "minimum": 0, "maximum": 32,
+                  "description": "Private sources may admit at most as many addresses as "
+                                 "one /N holds. Default 16."}},
+              defaults={"widestPrivatePrefix": 16}),
     StackRule("tls-on-public-listeners", "Internet-facing listeners use TLS", "security", "high",
               "Use an HTTPS (ALB), TCPSSL (NLB) or https (CLB) listener with a certificate, or "
               "list the port in plainListenerPorts (e.g. an HTTP listener that only redirects).",
-              tls_listeners,
+              tls_listeners, concern="transport security",
+              reviews=frozenset({*TLS_PROTOCOLS, *t.LOAD_BALANCERS}),
               schema={"plainListenerPorts": {"type": "array", "items": {"type": "number"},
                                              "description": "Ports where an internet-facing "
                                                             "listener may be plain. Default "

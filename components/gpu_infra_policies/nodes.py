@@ -188,24 +188,31 @@ def deletion_protection(resource: Resource, _: Mapping[str, Any],
 NODE_RULES: tuple[Rule, ...] = (
     ResourceRule("no-public-ip-on-nodes", "GPU nodes get no public IP (internet bandwidth 0)",
                  "security", "high", "Set internetMaxBandwidthOut to 0 (the default); use NAT for "
-                 "egress and a bastion or VPN for access.", public_ip),
+                 "egress and a bastion or VPN for access.", public_ip, concern="network exposure",
+                 reviews=frozenset(NODE_SHAPES)),
     StackRule("no-eip-on-nodes", "No EIP bound to an instance of the stack", "security", "high",
               "Remove the EIP association; reach nodes privately, egress through NAT.",
-              eip_on_instance),
+              eip_on_instance, concern="network exposure",
+                 reviews=frozenset({t.EIP_ASSOCIATION, t.INSTANCE})),
     ResourceRule("disks-encrypted", "Every disk is encrypted, with a KMS key in prod", "security",
                  "high", "Set encrypted / systemDiskEncrypted true on every disk, and the KMS key "
-                 "in prod (security.kms_encryption).", disk_encryption,
+                 "in prod (security.kms_encryption).", disk_encryption, concern="data",
+                 reviews=frozenset({*NODE_SHAPES, *DISK_TYPES}),
                  schema={"kmsInProd": {"type": "boolean",
                                        "description": "Require a KMS key on prod disks. "
                                                       "Default true."}},
                  defaults={"kmsInProd": True}),
     ResourceRule("no-password-login", "No password login on nodes", "security", "high",
                  "Remove password and passwordInherit; set a key pair (security.public_key).",
-                 password_login),
+                 password_login, concern="nodes",
+                 reviews=frozenset(NODE_SHAPES)),
     ResourceRule("metadata-hardened", "Nodes reach instance metadata in hardened mode only",
                  "security", "high", "Set httpTokens required "
-                 "(instanceMetadataOptions.httpTokens on ACK node pools).", metadata_hardened),
+                 "(instanceMetadataOptions.httpTokens on ACK node pools).", metadata_hardened,
+                 concern="nodes",
+                 reviews=frozenset(NODE_SHAPES)),
     ResourceRule("prod-deletion-protection", "Prod instances have deletion protection",
                  "reliability", "medium", "Set deletionProtection true (Conventions."
-                 "deletion_protection, on in prod).", deletion_protection),
+                 "deletion_protection, on in prod).", deletion_protection, concern="reliability",
+                 reviews=frozenset({t.INSTANCE})),
 )

@@ -94,14 +94,20 @@ def spread_fleets(resource: Resource, cfg: Mapping[str, Any], ctx: Context) -> I
 RELIABILITY_RULES: tuple[Rule, ...] = (
     ResourceRule("prod-data-protected", "Prod data resources are protected from deletion",
                  "reliability", "high", "Create buckets, file systems and data disks with "
-                 "Conventions.data_options (protect=True in prod).", data_protected),
+                 "Conventions.data_options (protect=True in prod).", data_protected,
+                 concern="reliability",
+                 reviews=t.DATA_TYPES),
     StackRule("prod-data-versioned", "Prod buckets are versioned and prod disks snapshotted",
               "reliability", "medium", "Enable bucket versioning (oss.BucketVersioning status "
-              "Enabled) and attach an automatic snapshot policy to prod disks.", data_versioned),
+              "Enabled) and attach an automatic snapshot policy to prod disks.", data_versioned,
+                 concern="reliability",
+                 reviews=frozenset({t.BUCKET, t.BUCKET_VERSIONING, *t.DISKS,
+                                    t.SNAPSHOT_POLICY_ATTACHMENT, t.INSTANCE})),
     ResourceRule("inference-multi-zone", "Fleets spread out (inference) span zones with an "
                  "on-demand base", "reliability", "high", "List at least two zones for the "
                  "stack and keep an on-demand base capacity of at least one instance.",
-                 spread_fleets,
+                 spread_fleets, concern="reliability",
+                 reviews=frozenset({t.SCALING_GROUP}),
                  schema={"minZones": {"type": "number", "minimum": 1,
                                       "description": "Fewest vSwitches (zones). Default 2."},
                          "minOnDemandBase": {"type": "number", "minimum": 0,

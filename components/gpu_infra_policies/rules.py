@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_infra_policies.base import Context, EnforcementLevel, Resource, Rule
+from gpu_infra_policies.base import Context, EnforcementLevel, Resource, Rule, StackRule
 from gpu_infra_policies.cost import COST_RULES
+from gpu_infra_policies.coverage import UNREVIEWED_RULE, unreviewed
 from gpu_infra_policies.gpu import GPU_RULES
 from gpu_infra_policies.iam import IAM_RULES
 from gpu_infra_policies.network import NETWORK_RULES
@@ -21,8 +22,16 @@ from gpu_infra_policies.reliability import RELIABILITY_RULES
 from gpu_infra_policies.secrets import SECRET_RULES
 from gpu_infra_policies.storage import STORAGE_RULES
 
-RULES: tuple[Rule, ...] = (NETWORK_RULES + NODE_RULES + STORAGE_RULES + IAM_RULES
-                           + SECRET_RULES + RELIABILITY_RULES + COST_RULES + GPU_RULES)
+JUDGING_RULES: tuple[Rule, ...] = (NETWORK_RULES + NODE_RULES + STORAGE_RULES + IAM_RULES
+                                   + SECRET_RULES + RELIABILITY_RULES + COST_RULES + GPU_RULES)
+"""Every rule that judges resources, in report order."""
+COVERAGE_RULE = StackRule(
+    UNREVIEWED_RULE, "Every resource type in the stack is reviewed by a security rule",
+    "security", "low", "Review these resources by hand, or add a rule (or a NO_CONCERN entry "
+    "with its reason) to gpu_infra_policies.", unreviewed(JUDGING_RULES), concern="coverage",
+    reviews=frozenset(), enforcement="advisory",
+    note="advisory: it reports what the pack did not look at, not a fault")
+RULES: tuple[Rule, ...] = (*JUDGING_RULES, COVERAGE_RULE)
 """All rules, in report order."""
 RULES_BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES}
 

@@ -90,6 +90,7 @@ SECRET_RULES: tuple[Rule, ...] = (
     ResourceRule("no-plaintext-secrets", "No credentials in clear in user data or tags", "security",
                  "critical", "Remove the key: nodes get credentials from their RAM role; keep "
                  "other secrets in KMS Secrets Manager and read them at boot.",
-                 plaintext_secrets),
+                 plaintext_secrets, concern="secrets",
+                 reviews=frozenset(NODE_SHAPES)),
 )
 

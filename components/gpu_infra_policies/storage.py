@@ -155,18 +155,26 @@ STORAGE_RULES: tuple[Rule, ...] = (
     ResourceRule("oss-bucket-private", "OSS buckets and objects are not public (ACLs, bucket "
                  "policies)", "security", "critical",
                  "Set bucket and object ACLs to private; grant bucket policies to named RAM "
-                 "principals; share data with signed URLs.", public_buckets),
+                 "principals; share data with signed URLs.", public_buckets, concern="data",
+                 reviews=frozenset({t.BUCKET, t.BUCKET_ACL, t.BUCKET_OBJECT, t.BUCKET_POLICY})),
     StackRule("oss-bucket-encrypted", "Every OSS bucket has server-side encryption", "security",
               "high", "Add serverSideEncryptionRule (KMS in prod) or an "
-              "oss.BucketServerSideEncryption for the bucket.", bucket_encrypted),
+              "oss.BucketServerSideEncryption for the bucket.", bucket_encrypted, concern="data",
+                 reviews=frozenset({t.BUCKET, t.BUCKET_ENCRYPTION})),
     StackRule("oss-public-access-blocked", "Every OSS bucket blocks public access", "security",
               "high", "Add an oss.BucketPublicAccessBlock with blockPublicAccess true for the "
-              "bucket.", public_access_blocked),
+              "bucket.", public_access_blocked, concern="data",
+                 reviews=frozenset({t.BUCKET, t.BUCKET_PUBLIC_ACCESS_BLOCK})),
     StackRule("prod-bucket-logging", "Prod buckets keep access logs", "security", "medium",
               "Add an oss.BucketLogging targeting a versioned logs bucket (on by default in "
-              "prod: storage.buckets.logging).", bucket_logging),
+              "prod: storage.buckets.logging).", bucket_logging, concern="audit and logs",
+                 reviews=frozenset({t.BUCKET, t.BUCKET_LOGGING})),
     ResourceRule("nas-encrypted", "NAS file systems are encrypted", "security", "high",
-                 "Set encryptType 1 (NAS-managed key) or 2 with a KMS key.", nas_encrypted),
+                 "Set encryptType 1 (NAS-managed key) or 2 with a KMS key.", nas_encrypted,
+                 concern="data",
+                 reviews=frozenset({t.NAS_FILE_SYSTEM})),
     ResourceRule("kms-key-rotation", "KMS keys rotate automatically", "security", "medium",
-                 "Set automaticRotation Enabled with a rotationInterval.", kms_rotation),
+                 "Set automaticRotation Enabled with a rotationInterval.", kms_rotation,
+                 concern="data",
+                 reviews=frozenset({t.KMS_KEY})),
 )

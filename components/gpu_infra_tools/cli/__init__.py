@@ -22,6 +22,7 @@ from gpu_infra_tools.cli import (
     completion,
     cost,
     plan,
+    policy,
     pr_comment,
     publish,
     schema,
@@ -33,7 +34,8 @@ from gpu_infra_tools.interrupt import exit_on_interrupt
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-COMMANDS = (validate, schema, plan, clone, catalog, cost, publish, pr_comment, completion)
+COMMANDS = (validate, schema, plan, policy, clone, catalog, cost, publish, pr_comment,
+            completion)
 """Command modules; each has `add_parser(subparsers)`, `run(args) -> int`, a docstring (the
 description in `--help`) and EXAMPLES (command lines shown under it)."""
 

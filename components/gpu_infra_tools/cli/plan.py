@@ -16,13 +16,13 @@ from gpu_infra_tools.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     add_stack_argument,
+    plan_or_exit_code,
     report_problems,
     stack_path,
 )
 from gpu_infra_tools.cli.progress import progress_line
 from gpu_infra_tools.files import OutputError, check_writable_target, write_text_atomically
 from gpu_infra_tools.plan.diagram import render_mermaid
-from gpu_infra_tools.plan.engine import ProgramError, ValidatorErrors, run_plan
 from gpu_infra_tools.review import Review, review
 from gpu_infra_tools.review.acknowledgements import (
     acknowledgements_path,
@@ -86,19 +86,10 @@ def run(args: argparse.Namespace) -> int:
     except OutputError as error:
         print(f"--json: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    try:
-        with progress_line(f"planning {args.stack}"):
-            plan = run_plan(stack_path(args))
-    except ConfigError as error:
-        return report_problems(error)
-    except ValidatorErrors as error:
-        print(f"invalid stack: {stack_path(args)}", file=sys.stderr)
-        for finding in error.findings:
-            print(f"  {finding.line()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ProgramError as error:
-        print(f"program failed: {error}", file=sys.stderr)
-        return EXIT_FAILED
+    with progress_line(f"planning {args.stack}"):
+        plan = plan_or_exit_code(stack_path(args))
+    if isinstance(plan, int):
+        return plan
     result = review(plan, settings)
     changes = None
     if args.against:

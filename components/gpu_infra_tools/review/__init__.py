@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_infra_policies.rules import RuleSettings, Verdict
+from gpu_infra_policies.coverage import CoverageSummary, summarize
+from gpu_infra_policies.rules import JUDGING_RULES, RuleSettings, Verdict
 from gpu_infra_tools.cost import CostProject, Estimate, estimate_plan, infracost_document
 from gpu_infra_tools.plan.engine import Plan
-from gpu_infra_tools.review.policy import check_plan, has_mandatory
+from gpu_infra_tools.review.policy import as_policy_resource, check_plan, has_mandatory
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,12 @@ class Review:
     def blocked(self) -> bool:
         """True if a mandatory policy violation blocks the plan."""
         return has_mandatory(self.verdicts)
+
+    @property
+    def coverage(self) -> CoverageSummary:
+        """Which of the plan's resources a security rule reviewed."""
+        return summarize([as_policy_resource(r) for r in self.plan.resources if r.custom],
+                         JUDGING_RULES)
 
     def cost_document(self) -> dict[str, Any]:
         """The cost as Infracost JSON (one project: this stack, nothing exists yet)."""
@@ -41,6 +48,7 @@ class Review:
             ordered[key] = value
             if key == "findings":
                 ordered["policy"] = [verdict.to_json() for verdict in self.verdicts]
+                ordered["policyCoverage"] = self.coverage.to_json()
                 ordered["cost"] = self.cost_document()
                 ordered["costDetails"] = self.cost.details()
         return ordered

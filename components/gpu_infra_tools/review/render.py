@@ -87,6 +87,7 @@ def render_text(review: Review, changes: ChangeReport | None = None) -> str:
     if review.verdicts:
         out += ["", f"Policy violations ({len(review.verdicts)}):"]
         out += [f"    {verdict.line()}" for verdict in review.verdicts]
+    out += ["", review.coverage.line()]
     return "\n".join(out)
 
 
@@ -115,6 +116,7 @@ def render_markdown(review: Review, changes: ChangeReport | None = None) -> str:
         out += [f"| {v.level} | `{v.rule}` | {v.severity} | "
                 f"{f'`{v.resource_name}`' if v.resource_name else 'stack'} | "
                 f"{v.message.replace('|', '/')} |" for v in review.verdicts]
+    out += ["", review.coverage.line()]
     out += ["", "<details><summary>Preview tree</summary>", "", "```",
             *[f"+ {prefix}{r.type} {r.name}" for prefix, r in _tree_lines(plan)],
             "```", "</details>"]

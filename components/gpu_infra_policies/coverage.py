@@ -1,0 +1,178 @@
+"""Coverage: which rules review each resource type, and the types no security rule looks
+at, so a reviewer can tell "reviewed and fine" from "not reviewed".
+
+A type counts as reviewed when a security rule lists it in `reviews`, or when it is in
+NO_CONCERN (read and found to open, hold or grant nothing on its own, with the reason).
+Everything else in a stack is reported by the advisory `unreviewed-types` rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_infra_facts import types as t
+from gpu_infra_policies.base import CONCERNS, Concern, Context, Resource, Rule
+
+NO_CONCERN: dict[str, str] = {
+    "alicloud:cms/alarm:Alarm": "an alarm: watches metrics, opens and holds nothing",
+    "alicloud:cms/alarmContact:AlarmContact": "an alarm recipient",
+    "alicloud:cms/alarmContactGroup:AlarmContactGroup": "a group of alarm recipients",
+    "alicloud:cms/dynamicTagGroup:DynamicTagGroup": "a monitoring group chosen by tag",
+    "alicloud:cms/eventRule:EventRule": "routes cloud events to a queue of the stack",
+    "alicloud:cms/metricRuleTemplate:MetricRuleTemplate": "alarm thresholds",
+    "alicloud:cms/monitorGroup:MonitorGroup": "a monitoring group",
+    "alicloud:cms/monitorGroupInstances:MonitorGroupInstances": "members of a monitoring group",
+    "alicloud:cms/groupMetricRule:GroupMetricRule": "an alarm on a monitoring group",
+    "alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule": "an alarm",
+    "alicloud:ecs/ecsDiskAttachment:EcsDiskAttachment":
+        "attaches a disk the disk rules judge to an instance of the stack",
+    "alicloud:ecs/ecsKeyPair:EcsKeyPair": "a public key (the private key never leaves you)",
+    "alicloud:ecs/eipAddress:EipAddress": "an address; what it exposes is judged on its "
+                                          "association (no-eip-on-nodes)",
+    "alicloud:ecs/ramRoleAttachment:RamRoleAttachment":
+        "binds a role whose trust and policies the identity rules judge",
+    "alicloud:ecs/reservedInstance:ReservedInstance": "a billing commitment",
+    "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution": "runs a pipeline of the stack",
+    "alicloud:ess/alarm:Alarm": "a scaling alarm",
+    "alicloud:ess/lifecycleHook:LifecycleHook": "notifies a queue of the stack on scaling",
+    "alicloud:ess/notification:Notification": "notifies a queue of the stack on scaling",
+    "alicloud:ess/scalingRule:ScalingRule": "how many nodes to add or remove",
+    "alicloud:ess/serverGroupAttachment:ServerGroupAttachment":
+        "puts scaling group nodes behind a load balancer the listener rules judge",
+    "alicloud:message/serviceQueue:ServiceQueue": "a queue only the stack's events reach",
+    "alicloud:nas/mountTarget:MountTarget": "a VPC mount point; who may mount is the access "
+                                            "group's rules (nas-no-world-access)",
+    "alicloud:vpc/natGateway:NatGateway": "egress only; inbound forwarding is a ForwardEntry",
+    "alicloud:vpc/snatEntry:SnatEntry": "egress address translation",
+    "alicloud:vpc/network:Network": "a private address space",
+    "alicloud:vpc/switch:Switch": "a private subnet",
+    "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet": "placement of nodes",
+    "alicloud:ess/scalingGroup:ScalingGroup": "how many nodes; what they are is the scaling "
+                                              "configuration the node rules judge",
+    "alicloud:ecs/ecsAutoSnapshotPolicy:EcsAutoSnapshotPolicy": "a backup schedule",
+    t.SNAPSHOT_POLICY_ATTACHMENT: "applies a backup schedule to a disk",
+    t.BUCKET_VERSIONING: "keeps old object versions",
+}
+"""Types read and found to carry no security concern of their own, and why."""
+UNREVIEWED_RULE = "unreviewed-types"
+
+
+def is_cloud_resource(type_token: str, component_packages: Sequence[str]) -> bool:
+    """True for a provider resource: not Pulumi's own (stack, providers) and not a component
+    of `component_packages`."""
+    package = type_token.split(":", 1)[0]
+    return package != "pulumi" and package not in component_packages
+
+
+@dataclass(frozen=True)
+class TypeCoverage:
+    """Who reviews one type."""
+
+    type: str
+    rules: tuple[str, ...]
+    """Every rule that reviews it, in report order."""
+    security_rules: tuple[str, ...]
+    concerns: tuple[Concern, ...]
+    """The concerns of the security rules that review it."""
+    no_concern: str | None
+    """Why the type needs no security rule, if it is one of NO_CONCERN."""
+
+    @property
+    def reviewed(self) -> bool:
+        """True if a security rule reviews the type, or it carries no security concern."""
+        return bool(self.security_rules) or self.no_concern is not None
+
+
+def type_coverage(type_token: str, rules: Sequence[Rule]) -> TypeCoverage:
+    """The rules and concerns that review `type_token`."""
+    reviewing = [rule for rule in rules if type_token in rule.reviews]
+    security = [rule for rule in reviewing if rule.category == "security"]
+    concerns = tuple(c for c in CONCERNS if any(rule.concern == c for rule in security))
+    return TypeCoverage(type_token, tuple(r.name for r in reviewing),
+                        tuple(r.name for r in security), concerns, NO_CONCERN.get(type_token))
+
+
+def known_types(rules: Sequence[Rule]) -> list[str]:
+    """Every type some rule reviews or NO_CONCERN names, sorted."""
+    return sorted({token for rule in rules for token in rule.reviews} | set(NO_CONCERN))
+
+
+def stack_coverage(resources: Sequence[Resource], rules: Sequence[Rule],
+                   component_packages: Sequence[str] = (t.COMPONENT_PACKAGE,)
+                   ) -> dict[str, tuple[TypeCoverage, list[Resource]]]:
+    """Type -> (its coverage, the stack's resources of it), for the cloud resources."""
+    found: dict[str, tuple[TypeCoverage, list[Resource]]] = {}
+    for resource in resources:
+        if not is_cloud_resource(resource.type, component_packages):
+            continue
+        if resource.type not in found:
+            found[resource.type] = (type_coverage(resource.type, rules), [])
+        found[resource.type][1].append(resource)
+    return found
+
+
+def unreviewed(rules: Sequence[Rule]) -> Any:
+    """The check of `unreviewed-types` over `rules`: one finding per type in the stack that
+    no security rule reviews (on its first resource), naming how many there are."""
+
+    def check(resources: Sequence[Resource], _: Mapping[str, Any],
+              __: Context) -> Iterator[tuple[Resource | None, str]]:
+        for coverage, found in stack_coverage(resources, rules).values():
+            if coverage.reviewed:
+                continue
+            names = ", ".join(r.name for r in found[:5]) + (", ..." if len(found) > 5 else "")
+            yield found[0], (f"no security rule reviews resources of this type ({len(found)}: "
+                             f"{names}); review {'them' if len(found) > 1 else 'it'} by hand")
+
+    return check
+
+
+def coverage_markdown(rules: Sequence[Rule]) -> str:
+    """The README's coverage table: every type the pack knows, the concerns and rules that
+    review it (generated; tests/test_policy_coverage.py keeps the README current)."""
+    lines = ["| Resource type | Concerns | Rules |", "|---|---|---|"]
+    for token in known_types(rules):
+        coverage = type_coverage(token, rules)
+        concerns = ", ".join(coverage.concerns) or f"none: {coverage.no_concern}"
+        lines.append(f"| `{token}` | {concerns} | {', '.join(coverage.rules) or '-'} |")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class CoverageSummary:
+    """How much of a stack the security rules reviewed."""
+
+    resources: int
+    reviewed: int
+    types: int
+    unreviewed_types: tuple[tuple[str, int], ...]
+    """(type, resources of it) that no security rule reviews."""
+
+    def line(self) -> str:
+        """`Policy coverage: 84 of 86 resources (31 of 33 types) reviewed; not reviewed: ...`."""
+        reviewed_types = self.types - len(self.unreviewed_types)
+        text = (f"Policy coverage: {self.reviewed} of {self.resources} resources "
+                f"({reviewed_types} of {self.types} types) reviewed by a security rule")
+        if self.unreviewed_types:
+            text += "; not reviewed: " + ", ".join(f"{token} ({count})"
+                                                   for token, count in self.unreviewed_types)
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        """The `policyCoverage` record of `plan --json`."""
+        return {"resources": self.resources, "reviewedResources": self.reviewed,
+                "types": self.types, "unreviewedTypes": [
+                    {"type": token, "resources": count}
+                    for token, count in self.unreviewed_types]}
+
+
+def summarize(resources: Sequence[Resource], rules: Sequence[Rule]) -> CoverageSummary:
+    """The coverage of a stack's cloud resources by `rules`."""
+    by_type = stack_coverage(resources, rules)
+    unreviewed_types = tuple(sorted((token, len(found)) for token, (coverage, found)
+                                    in by_type.items() if not coverage.reviewed))
+    total = sum(len(found) for _, found in by_type.values())
+    return CoverageSummary(total, total - sum(count for _, count in unreviewed_types),
+                           len(by_type), unreviewed_types)
