@@ -54,6 +54,7 @@ NO_CONCERN: dict[str, str] = {
     "alicloud:ecs/ecsAutoSnapshotPolicy:EcsAutoSnapshotPolicy": "a backup schedule",
     t.SNAPSHOT_POLICY_ATTACHMENT: "applies a backup schedule to a disk",
     t.BUCKET_VERSIONING: "keeps old object versions",
+    t.RESOURCE_GROUP: "a grouping for monitoring and billing; grants nothing",
 }
 """Types read and found to carry no security concern of their own, and why."""
 UNREVIEWED_RULE = "unreviewed-types"
