@@ -22,6 +22,11 @@ SCRATCH_SERIAL = "2ze0scratch000000001"
 """The serial of the sandbox's default `scratch` disk (its id is d-<serial>)."""
 INSTANCE_TYPE = "ecs.gn8v-8x.48xlarge"
 
+OS_RELEASES = {"ubuntu-22.04": 'ID=ubuntu\nVERSION_ID="22.04"\n',
+               "ubuntu-24.04": 'ID=ubuntu\nVERSION_ID="24.04"\n',
+               "alinux-3": 'ID="alinux"\nVERSION_ID="3"\n'}
+"""/etc/os-release of the supported systems (the fields the node reads)."""
+
 RECORD = 'echo "$(basename "$0") $*" >> "$SANDBOX/calls.log"\n'
 STAND_INS: dict[str, str] = {
     "curl": r'''
@@ -40,26 +45,51 @@ case $url in
   */auto_install_v4.0.sh) script=auto_install ;;
   */env_setup.sh) script=env_setup ;;
   *agent_install_ecs*) script=cms_installer ;;
-  *cuda-keyring*) script=none ;;
+  *cuda-keyring*|*erdma_installer-*) script=none ;;
   *) echo "unexpected download $url" >&2; exit 22 ;;
 esac
 if [ "$script" = none ]; then : > "$out"; else cp "$SANDBOX/installers/$script.sh" "$out"; fi
 ''',
     "nvidia-smi": r'''
-[ -f "$SANDBOX/state/driver" ] || exit 9
-case "$*" in
-  *driver_version*)
-    for _ in $(seq "$(cat "$SANDBOX/state/gpus")"); do cat "$SANDBOX/state/driver"; done ;;
-  *index*) seq 0 $(( $(cat "$SANDBOX/state/gpus") - 1 )) ;;
-esac
+if [ ! -f "$SANDBOX/state/driver" ]; then
+  echo "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."; exit 9
+fi
+gpus=$(cat "$SANDBOX/state/gpus")
+if [ "$gpus" -eq 0 ]; then echo "No devices were found"; exit 6; fi
+fields=${1#--query-gpu=}
+for i in $(seq 0 $((gpus - 1))); do
+  if [ -f "$SANDBOX/state/lost-gpu-$i" ]; then
+    echo "Unable to determine the device handle for GPU0000:0$i:00.0: Unknown Error"; continue
+  fi
+  row=""
+  for field in $(echo "$fields" | tr , ' '); do
+    case $field in
+      index) value=$i ;;
+      uuid) value=GPU-0000000$i-aaaa-bbbb ;;
+      driver_version) value=$(cat "$SANDBOX/state/driver") ;;
+      mig.mode.current) value=$(cat "$SANDBOX/state/mig" 2>/dev/null || echo Disabled) ;;
+      ecc.errors.uncorrected.volatile.total)
+        value=$(cat "$SANDBOX/state/ecc" 2>/dev/null || echo 0) ;;
+    esac
+    row="$row${row:+, }$value"
+  done
+  echo "$row"
+done
+[ -f "$SANDBOX/state/smi-status" ] && exit "$(cat "$SANDBOX/state/smi-status")"
+exit 0
 ''',
+    "journalctl": 'cat "$SANDBOX/state/kernel-log" 2>/dev/null || true\n',
     "systemctl": r'''
 case "$1" in
   is-active) [ -f "$SANDBOX/state/active-${!#}" ] ;;
   enable) [ "$2" = --now ] && touch "$SANDBOX/state/active-$3"; exit 0 ;;
 esac
 ''',
-    "mountpoint": '[ -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)" ]\n',
+    "mountpoint": '[ ! -f "$SANDBOX/state/hung-mount" ] || exec /bin/sleep 600\n'
+                  '[ -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)" ]\n',
+    "umount": 'rm -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
+    "dnf": "exit 0\n",
+    "update-initramfs": "exit 0\n",
     "mount": 'touch "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
     "sleep": 'if [ -f "$SANDBOX/on-sleep" ]; then bash "$SANDBOX/on-sleep"; '
              'rm -f "$SANDBOX/on-sleep"; fi\n',
@@ -68,7 +98,7 @@ esac
 disk=${!#}
 case "$*" in
   *UUID*) echo "uuid-$(basename "$disk")" ;;
-  *) [ -f "$SANDBOX/state/formatted-$(basename "$disk")" ] ;;
+  *) [ -f "$SANDBOX/state/formatted-$(basename "$disk")" ] || exit 2 ;;
 esac
 ''',
     "mkfs.xfs": 'touch "$SANDBOX/state/formatted-$(basename "${!#}")"\n',
@@ -79,8 +109,9 @@ esac
                         'echo "Fabric Manager version is : $(cat "$SANDBOX/state/fm")"\n',
     "apt-get": "exit 0\n",
     "dpkg": "exit 0\n",
-    "modprobe": "exit 0\n",
-    "ip": "exit 0\n",
+    "modprobe": '[ "$*" != "-r nouveau" ] || [ ! -f "$SANDBOX/state/nouveau-busy" ]\n',
+    "ip": 'mkdir -p "$GPU_INFRA_ROOT/sys/class/net/eth0"; echo "${!#}" > '
+          '"$GPU_INFRA_ROOT/sys/class/net/eth0/mtu"\n',
     "eadm": "exit 0\n",
     "hostname": f"echo {HOSTNAME}\n",
     "ssh-keygen": r'''
@@ -91,6 +122,8 @@ echo "PRIVATE" > "$key"; echo "ssh-ed25519 AAAAnodekey gpu-infra" > "$key.pub"
 case $1 in
   peers) cat "$SANDBOX/peers.tsv" ;;
   oss-get) cp "$SANDBOX/grid.run" "$4" ;;
+  gpu-check) [ ! -f "$SANDBOX/state/no-$2" ] ;;
+  event) cp "$4" "$SANDBOX/event-$2.stderr" ;;
 esac
 ''',
 }
@@ -151,9 +184,13 @@ class Sandbox:
     """A fake node under `directory`: install the user data, then run the bootstrap."""
 
     def __init__(self, directory: Path, gpus: int = 8,
-                 peers: tuple[tuple[str, str, str], ...] = (), scratch: bool = True):
-        """`scratch`: attach the default `scratch` disk at boot (SCRATCH_SERIAL, vdb)."""
+                 peers: tuple[tuple[str, str, str], ...] = (), scratch: bool = True,
+                 os_release: str = OS_RELEASES["ubuntu-22.04"]):
+        """`scratch`: attach the default `scratch` disk at boot (SCRATCH_SERIAL, vdb);
+        `os_release`: the node's /etc/os-release."""
         self.dir = directory
+        self.extra_env: dict[str, str] = {}
+        """Variables added to every run's environment (e.g. PROBE_SECONDS)."""
         self.root = directory / "root"
         self.state = directory / "state"
         bin_dir = directory / "bin"
@@ -161,6 +198,10 @@ class Sandbox:
                      self.state, bin_dir, directory / "meta/instance", directory / "installers"):
             path.mkdir(parents=True, exist_ok=True)
         (self.root / "etc/fstab").write_text("")
+        (self.root / "etc/os-release").write_text(os_release)
+        module = self.root / "sys/module/nvidia"
+        module.mkdir(parents=True)
+        (module / "version").symlink_to(self.state / "driver")  # loaded while state/driver is
         (self.root / "etc/ssh/ssh_host_ed25519_key.pub").write_text(
             "ssh-ed25519 AAAAhostkey root@node\n")
         (self.state / "gpus").write_text(f"{gpus}\n")
@@ -201,7 +242,8 @@ class Sandbox:
     def env(self) -> dict[str, str]:
         return {"PATH": f"{self.dir / 'bin'}:/usr/bin:/bin", "SANDBOX": str(self.dir),
                 "GPU_INFRA_ROOT": str(self.root),
-                "GPU_INFRA_API": str(self.dir / "bin/gpu-infra-api"), "HOME": str(self.dir)}
+                "GPU_INFRA_API": str(self.dir / "bin/gpu-infra-api"), "HOME": str(self.dir),
+                **self.extra_env}
 
     def install(self, spec: BootstrapSpec) -> Run:
         """Run the user data (writes the files, enables and starts the unit)."""
@@ -236,3 +278,10 @@ def clear_calls(sandbox: Sandbox) -> None:
     log = sandbox.dir / "calls.log"
     if log.exists():
         os.remove(log)
+
+
+def planned_steps(script: str, mode: str = "node") -> list[str]:
+    """The steps bootstrap.sh (or user data holding it) runs in `mode` (node or bake): its
+    main's `run_steps` lines, bake first."""
+    runs = [line.split()[1:] for line in script.splitlines() if line.startswith("run_steps ")]
+    return runs[0] if mode == "bake" else (runs[1] if len(runs) > 1 else [])

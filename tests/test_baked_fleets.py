@@ -13,7 +13,7 @@ from gpu_infra_facts.node_stack import READINESS_TIMEOUT_SECONDS
 from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.plan.fake_cloud import FakeCloud
 
-from .bootstrap_sandbox import Sandbox
+from .bootstrap_sandbox import Sandbox, planned_steps
 from .conftest import (
     BASE_INFERENCE,
     BASE_RENDERING,
@@ -50,7 +50,7 @@ def test_fleets_boot_the_baked_image_and_install_nothing(layout, tmp_path):
         assert node.inputs.get("imageId") == BAKED_ID
         script = node.inputs["userData"]
         assert "readonly INSTALL=0" in script and "readonly DRIVER_ROUTE=preinstalled" in script
-        assert "run_step health" in script
+        assert "health" in planned_steps(script)
     if layout != "training":
         [hook] = [h for h in plan.by_type(HOOK) if h.inputs["lifecycleTransition"] == "SCALE_OUT"]
         assert hook.inputs["heartbeatTimeout"] == READINESS_TIMEOUT_SECONDS["preinstalled"]
@@ -68,7 +68,7 @@ def test_a_baked_node_checks_and_reports_without_downloading(tmp_path):
     assert run.code == 0, run.output
     assert not [c for c in run.calls if c.startswith("curl -fsS --retry 5 -o")]
     assert run.exists("/var/lib/gpu-infra/ready")
-    assert any("complete-lifecycle CONTINUE" in c for c in run.api_calls())
+    assert "gpu-infra-api answer-scale-out" in run.api_calls()
 
 
 def test_a_baked_image_by_exact_name_is_looked_up_once_per_run(tmp_path, monkeypatch):

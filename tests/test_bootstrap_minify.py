@@ -96,5 +96,5 @@ def test_python_comments_go_and_strings_stay():
               'def f():\n    """Gone."""\n    text = """a\n\n# kept\n"""  # gone\n'
               '    return text\n')
     assert strip_python(source) == ('#!/usr/bin/env python3\n"""Usage.\n\n  tool run\n"""\n'
-                                    'def f():\n    text = """a\n\n# kept\n"""\n'
-                                    '    return text\n')
+                                    'def f():\n text = """a\n\n# kept\n"""\n'
+                                    ' return text\n')

@@ -15,6 +15,7 @@ from gpu_infra_facts import node_stack
 from .bootstrap_sandbox import HOSTNAME, INSTANCE_TYPE, SCRATCH_SERIAL, Sandbox, clear_calls
 
 PIN = node_stack.DEFAULT_DRIVER_STACK
+APT_INSTALL = "apt-get -q -o DPkg::Lock::Timeout=600 install -y "
 TRAINING = BootstrapSpec(
     fleet="t01-gpu", region="cn-beijing", gpu_counts={INSTANCE_TYPE: 8},
     route="auto_install", driver=PIN, erdma=True, fabric_manager=True,
@@ -60,6 +61,8 @@ def test_training_node_runs_every_step_in_order_with_pinned_versions(tmp_path):
     downloads = [c.split()[-1] for c in calls if c.startswith("curl") and " -o " in c]
     assert downloads == [
         "http://mirrors.cloud.aliyuncs.com/opsx/ecs/linux/binary/script/auto_install_v4.0.sh",
+        "http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-"
+        f"{node_stack.ERDMA_INSTALLER_VERSION}.tar.gz",
         "http://mirrors.cloud.aliyuncs.com/erdma/env_setup.sh",
         "https://cms-agent-cn-beijing.oss-cn-beijing-internal.aliyuncs.com/Argus/"
         "agent_install_ecs-1.7.sh"]
@@ -70,7 +73,7 @@ def test_training_node_runs_every_step_in_order_with_pinned_versions(tmp_path):
     assert f"ip link set dev eth0 mtu {node_stack.ERDMA_MTU}" in calls
     assert run.exists("/var/lib/gpu-infra/ready")
     assert "gpu-infra-api tag GpuInfraHealth=healthy" in calls
-    assert not [c for c in calls if "complete-lifecycle" in c]  # fixed nodes have no hook
+    assert not [c for c in calls if "answer-scale-out" in c]  # fixed nodes have no hook
     # metadata in hardened mode only (the instances run with http_tokens required)
     reads = [c for c in calls if c.startswith("curl") and "100.100.100.200" in c]
     assert reads and all("X-aliyun-ecs-metadata-token" in c for c in reads)
@@ -148,7 +151,7 @@ def test_failed_driver_install_marks_the_node_unhealthy_and_abandons_it(tmp_path
     assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "gpu_driver"
     assert not run.exists("/var/lib/gpu-infra/ready")
     assert "gpu-infra-api tag GpuInfraHealth=unhealthy" in run.calls
-    assert "gpu-infra-api complete-lifecycle ABANDON" in run.calls
+    assert run.api_calls()[-1] == "gpu-infra-api answer-scale-out"
     assert "health" not in steps_started(run.output)
 
 
@@ -157,14 +160,14 @@ def test_short_gpu_count_fails_the_health_check(tmp_path):
     assert run.code != 0
     assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "health"
     assert "check FAILED: 8 GPU(s) of ecs.gn8v-8x.48xlarge" in run.output
-    assert run.api_calls()[-1] == "gpu-infra-api complete-lifecycle ABANDON"
+    assert run.api_calls()[-1] == "gpu-infra-api answer-scale-out"
 
 
 def test_healthy_scaling_node_continues_its_scale_out(tmp_path):
     _, run = booted(tmp_path, SCALING)
     assert run.code == 0, run.output
-    assert run.api_calls() == ["gpu-infra-api tag GpuInfraHealth=healthy",
-                               "gpu-infra-api complete-lifecycle CONTINUE"]
+    assert [c for c in run.api_calls() if "gpu-check" not in c and " event " not in c] == [
+        "gpu-infra-api tag GpuInfraHealth=healthy", "gpu-infra-api answer-scale-out"]
 
 
 def test_missing_erdma_device_makes_the_node_unhealthy(tmp_path):
@@ -182,13 +185,13 @@ def test_fabric_manager_at_the_driver_version_where_nvswitch_is(tmp_path):
     sandbox.knob("fm", PIN.driver)  # what the package install leaves
     sandbox.install(TRAINING)
     run = sandbox.boot()
-    assert "apt-get install -y -q nvidia-fabricmanager-550=550.127.08-1" not in run.calls
+    assert APT_INSTALL + "nvidia-fabricmanager-550=550.127.08-1" not in run.calls
     assert "systemctl enable --now nvidia-fabricmanager" in run.calls
     assert "check ok: fabric manager where NVSwitch is" in run.output
     sandbox.knob("fm", "535.54.03")  # a stale fabric manager is replaced
     clear_calls(sandbox)
     run = sandbox.boot()
-    assert "apt-get install -y -q nvidia-fabricmanager-550=550.127.08-1" in run.calls
+    assert APT_INSTALL + "nvidia-fabricmanager-550=550.127.08-1" in run.calls
 
 
 def test_preinstalled_image_only_checks_the_driver(tmp_path):
@@ -248,7 +251,7 @@ def test_reboot_needed_after_the_install_is_not_a_failure(tmp_path):
     assert run.code == 0
     assert "systemctl reboot" in run.calls
     assert not run.exists("/var/lib/gpu-infra/unhealthy")
-    assert not [c for c in run.calls if "complete-lifecycle" in c]
+    assert not [c for c in run.calls if "answer-scale-out" in c]
 
 
 def test_bake_mode_installs_only(tmp_path):
@@ -294,14 +297,14 @@ def test_the_image_build_runs_the_nodes_step_files(spec):
     from gpu_infra.blocks.bootstrap.minify import strip_shell
 
     tasks = bake_tasks(spec)
-    assert [task.name for task in tasks] == ["WriteConfig", "WriteBootstrap", "Install",
-                                             "Reboot", "InstallAfterReboot", "Clean"]
-    program = tasks[1].command or ""
+    assert [task.name for task in tasks] == ["WriteConfig", "WriteProbe", "WriteBootstrap",
+                                             "Install", "Reboot", "InstallAfterReboot", "Clean"]
+    program = tasks[2].command or ""
     for step in spec.install_steps():
         assert strip_shell(step_source(STEP_FILES[step])).rstrip("\n") in program
-    writes = "".join(task.command or "" for task in tasks[:2])
-    assert writes.count("cat > ") == 2 and 'cat > "$R/opt/gpu-infra/bin/' not in writes
-    assert tasks[3].command is None
+    writes = "".join(task.command or "" for task in tasks[:3])
+    assert writes.count("cat > ") == 3 and 'cat > "$R/opt/gpu-infra/bin/' not in writes
+    assert tasks[4].command is None
 
 
 class ImageBuild:
@@ -325,6 +328,9 @@ class ImageBuild:
         return self.sandbox.run_script(self.scripts[name], f"{name}.sh")
 
 
+WRITES = ("WriteConfig", "WriteProbe", "WriteBootstrap")
+
+
 def test_image_build_installs_reboots_once_then_verifies_and_cleans(tmp_path):
     sandbox = Sandbox(tmp_path)
     # the driver loads only after a reboot, and the installer reboots by itself
@@ -332,10 +338,10 @@ def test_image_build_installs_reboots_once_then_verifies_and_cleans(tmp_path):
         'echo "ALL INSTALL OK" > auto_install.log\nreboot\n'
         'echo 550.127.08 > "$SANDBOX/state/driver.after-reboot"\n')
     build = ImageBuild(sandbox, TRAINING)
-    assert build.run("WriteConfig").code == build.run("WriteBootstrap").code == 0
+    assert all(build.run(name).code == 0 for name in WRITES)
     first = build.run("Install")
     assert first.code == 0, first.output
-    assert "reboot : deferred to the Reboot task of the image build" in first.output
+    assert "reboot : deferred" in first.output
     assert "systemctl reboot" not in first.calls
     assert steps_started(first.output) == ["gpu_driver"]
     (sandbox.state / "driver.after-reboot").rename(sandbox.state / "driver")  # Reboot task
@@ -358,11 +364,12 @@ def test_image_build_fails_when_the_driver_is_missing_after_its_reboot(tmp_path)
     (sandbox.dir / "installers/auto_install.sh").write_text(
         'echo "ALL INSTALL OK" > auto_install.log\n')  # the driver never loads
     build = ImageBuild(sandbox, TRAINING)
-    build.run("WriteConfig"), build.run("WriteBootstrap")
+    for name in WRITES:
+        build.run(name)
     assert build.run("Install").code == 0  # waits for the Reboot task
     second = build.run("InstallAfterReboot")
     assert second.code != 0
-    assert "still no driver after 1 reboots" in second.output
+    assert "the driver loads after a reboot: still so after 1 reboot(s)" in second.output
     assert build.run("Clean").code != 0  # nothing is cleaned: the build fails, no image
     assert sandbox.root.joinpath("opt/gpu-infra/bootstrap.sh").exists()
 

@@ -17,6 +17,7 @@ from gpu_infra_facts.image_builder import COMPONENT_CONTENT_MAX_BYTES
 from gpu_infra_facts.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
 from gpu_infra_tools.plan.engine import run_plan
 
+from .bootstrap_sandbox import planned_steps
 from .conftest import STACKS_DIR, cluster_config, write_stack
 
 COMPONENT = "alicloud:ecs/ecsImageComponent:EcsImageComponent"
@@ -67,21 +68,21 @@ def test_component_content_runs_the_bake_steps_in_order(shipped):
     assert len(content.encode()) <= COMPONENT_CONTENT_MAX_BYTES
     tasks = tasks_of(content)
     assert [(t["Name"], t["Action"]) for t in tasks] == [
-        ("WriteConfig", "RunShellCommand"), ("WriteBootstrap", "RunShellCommand"),
+        ("WriteConfig", "RunShellCommand"), ("WriteProbe", "RunShellCommand"),
+        ("WriteBootstrap", "RunShellCommand"),
         ("Install", "RunShellCommand"), ("Reboot", "Reboot"),
         ("InstallAfterReboot", "RunShellCommand"), ("Clean", "RunShellCommand")]
     config = tasks[0]["Properties"]["commandContent"]
     assert f"readonly DRIVER_VERSION={DEFAULT_DRIVER_STACK.driver}" in config
     assert "readonly ERDMA=1" in config and "readonly FABRIC_MANAGER=1" in config
     assert "readonly INSTALL=1" in config
-    program = tasks[1]["Properties"]["commandContent"]
-    runs = [line.strip() for line in program.splitlines() if line.startswith("    run_step")]
-    assert runs == ["run_step gpu_driver", "run_step erdma", "run_step fabric_manager",
-                    "run_step cloudmonitor"]
+    program = tasks[2]["Properties"]["commandContent"]
+    assert planned_steps(program, "bake") == ["gpu_driver", "erdma", "fabric_manager",
+                                              "cloudmonitor"]
     for step in ("gpu_driver", "erdma", "fabric_manager", "cloudmonitor"):
         assert strip_shell(step_source(STEP_FILES[step])).rstrip("\n") in program
-    assert tasks[2]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
-    assert tasks[4]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
+    assert tasks[3]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
+    assert tasks[5]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
 
 
 def test_tasks_that_do_not_fit_one_component_go_to_the_next_in_order():

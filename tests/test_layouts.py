@@ -11,6 +11,7 @@ from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
 from gpu_infra_tools.plan.diagram import render_mermaid
 from gpu_infra_tools.plan.engine import Plan, run_plan
 
+from .bootstrap_sandbox import planned_steps
 from .conftest import BASE_INFERENCE, BASE_RENDERING, STACKS_DIR, merged, takes_tags
 
 SHIPPED = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
@@ -318,7 +319,7 @@ def test_scaling_fleet_without_shared_fs_or_monitoring(plan_cluster):
     assert plan.by_type("alicloud:cms/alarmContactGroup:AlarmContactGroup") == []
     config = plan.one("alicloud:ess/scalingConfiguration:ScalingConfiguration")
     assert "dataDisks" not in config.inputs
-    assert "run_step shared_fs" not in config.inputs["userData"]
+    assert "shared_fs" not in planned_steps(config.inputs["userData"])
     assert "mount_command" not in plan.outputs
 
 

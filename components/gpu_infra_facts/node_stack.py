@@ -133,8 +133,9 @@ ERDMA_INSTALLER_VERSION = "1.5.9"
 from 1.5.9 MPCC is the default congestion control (ComputeNest quickstart-robot-solution)."""
 ERDMA_INSTALLER_SHA256: str | None = None
 """SHA256 of erdma_installer-<ERDMA_INSTALLER_VERSION>.tar.gz: the eRDMA usage page lists one
-per version; the value for 1.5.9 is UNCONFIRMED here, so the step logs the digest instead of
-checking it. Set it to enforce the check."""
+per version; the value for 1.5.9 is UNCONFIRMED here, so the step computes and logs the
+digest of the tarball it downloads but has nothing to compare it with. Set it to enforce the
+check (the step then fails on any other digest)."""
 ERDMA_MTU = 1400
 """MTU of the primary interface with eRDMA and jumbo frames off: 1400; a wrong MTU corrupts
 data (ECS "Configure eRDMA on GPU instances", shared/reference/node-stack-and-updates.md §A)."""
@@ -186,8 +187,9 @@ def cloudmonitor_installer_url(region: str) -> str:
             f"{CLOUDMONITOR_INSTALLER}")
 
 
-def api_endpoint(product: Literal["ecs", "ess"], region: str) -> str:
-    """Regional OpenAPI endpoint the nodes call (with NAT; VPC endpoints UNCONFIRMED)."""
+def api_endpoint(product: Literal["ecs", "ess", "metrics"], region: str) -> str:
+    """Regional OpenAPI endpoint the nodes call (with NAT; VPC endpoints UNCONFIRMED);
+    CloudMonitor's (cms 2019-01-01) is `metrics`."""
     return f"{product}.{region}.aliyuncs.com"
 
 
@@ -196,3 +198,7 @@ READINESS_TIMEOUT_SECONDS: dict[str, int] = {"auto_install": 3600, "grid": 1800,
 """How long a new scaling instance may take to pass its health check before ESS abandons it:
 auto-install is 10-20 minutes plus a reboot and the eRDMA DKMS build, so an hour; a baked
 image only runs its checks. Within ESS's 30-21600 s heartbeat range."""
+SCALE_OUT_ANSWER_MARGIN_SECONDS = 300
+"""A node that has told its health waits for the rest of its scale-out batch until this long
+before the hook's heartbeat timeout (counted from its first boot), then counts the silent
+ones as unhealthy and answers, so a hung instance does not make ESS abandon the batch."""

@@ -72,6 +72,13 @@ def gpu_counts(fleet: TrainingFleet | ScalingFleet,
     return {t: gpu_types.gpus_per_node(t) for t in fleet_types(fleet)}
 
 
+def nvlink_types(fleet: TrainingFleet | ScalingFleet, gpu_types: catalog.Lookup) -> frozenset[str]:
+    """The fleet's instance types whose catalog entry says NVLink (the health check wants
+    their links active)."""
+    return frozenset(t for t in fleet_types(fleet)
+                     if (entry := gpu_types.get(t)) is not None and entry.nvlink)
+
+
 def may_have_nvswitch(fleet: TrainingFleet | ScalingFleet, gpu_types: catalog.Lookup) -> bool:
     """Whether any of the fleet's types may have NVSwitch (the node checks for itself): as
     the entry says, else by family."""

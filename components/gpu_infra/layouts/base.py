@@ -31,7 +31,12 @@ from gpu_infra.blocks.storage.filesystem import (
     SharedFileSystem,
     mount_command,
 )
-from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
+from gpu_infra.knowhow.node_software import (
+    driver_plan,
+    gpu_counts,
+    may_have_nvswitch,
+    nvlink_types,
+)
 from gpu_infra.schema import ClusterCommon, FleetCluster
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
 from gpu_infra.schema.node import OSS_URL, DriverConfig
@@ -227,6 +232,7 @@ class LayoutBase(Layout):
         return BootstrapSpec(
             fleet=fleet_name, region=cluster.region,
             gpu_counts=gpu_counts(fleet, cluster.gpu_types),
+            nvlink_types=nvlink_types(fleet, cluster.gpu_types),
             route=plan.route, driver=plan.versions, erdma=cls.uses_erdma(cluster),
             jumbo_frames=cls.uses_jumbo_frames(cluster),
             fabric_manager=may_have_nvswitch(fleet, cluster.gpu_types),

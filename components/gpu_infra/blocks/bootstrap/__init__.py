@@ -41,11 +41,14 @@ after the instance boots; ESS and inline disks are there at boot), and how often
 READY_MARKER = "/var/lib/gpu-infra/ready"
 UNHEALTHY_MARKER = "/var/lib/gpu-infra/unhealthy"
 LOG_FILE = "/var/log/gpu-infra/bootstrap.log"
-CUDA_REPO_UBUNTU = "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64"
-CUDA_REPO_RHEL = "https://developer.download.nvidia.com/compute/cuda/repos/rhel8/x86_64"
-"""NVIDIA's package repositories (fabric manager); Alibaba Cloud Linux 3 takes the RHEL 8 one."""
+CUDA_REPOS = "https://developer.download.nvidia.com/compute/cuda/repos"
+"""NVIDIA's package repositories (fabric manager): <CUDA_REPOS>/ubuntu2204|ubuntu2404/x86_64 by
+the node's release; Alibaba Cloud Linux 3 takes rhel8/x86_64."""
 
 STATE_ROOT = "/var/lib/gpu-infra"
+PROBE_LIBRARY = f"{INSTALL_DIR}/probe.sh"
+"""The node library (steps/probe.sh) every node program sources: bootstrap.sh, gpu-infra-peers
+and the timers' checks."""
 
 _STEPS = resources.files(__package__) / "steps"
 
@@ -79,6 +82,8 @@ class BootstrapSpec:
     """Instance type -> GPUs the health check expects."""
     route: DriverRoute
     driver: DriverStack
+    nvlink_types: frozenset[str] = frozenset()
+    """Instance types whose GPUs the catalog says are joined by NVLink (checked)."""
     erdma: bool = False
     jumbo_frames: bool = False
     """eRDMA interface MTU 8500 (jumbo frames on the instances) instead of 1400."""
@@ -108,7 +113,7 @@ class BootstrapSpec:
     def node_steps(self) -> list[str]:
         """The steps a booting node runs, in order."""
         steps = ["data_disks"] if self.data_disks else []
-        steps += ["shared_fs"] if self.shared_fs else []
+        steps += ["shared_fs" if self.shared_fs else "shared_fs_off"]
         steps += self.install_steps()
         steps += ["nccl_env"] if self.erdma else []
         steps += ["cluster_ssh"] if self.cluster else []
@@ -125,7 +130,8 @@ class BootstrapSpec:
 
 
 STEP_FILES = {
-    "data_disks": "mounts.sh", "shared_fs": "shared_fs.sh", "gpu_driver": "gpu_driver.sh",
+    "data_disks": "mounts.sh", "shared_fs": "shared_fs.sh", "shared_fs_off": "shared_fs.sh",
+    "gpu_driver": "gpu_driver.sh",
     "erdma": "erdma.sh", "fabric_manager": "fabric_manager.sh", "nccl_env": "nccl_env.sh",
     "cloudmonitor": "cloudmonitor.sh", "cluster_ssh": "cluster.sh", "cluster_peers": "cluster.sh",
     "health": "health.sh",
@@ -140,8 +146,19 @@ def step_source(file_name: str) -> str:
     return (_STEPS / file_name).read_text(encoding="utf-8")
 
 
-def config_script(spec: BootstrapSpec) -> str:
-    """/opt/gpu-infra/config.sh: the fleet's settings as readonly shell variables."""
+NODE_ONLY_SETTINGS = frozenset({
+    "SHARED_FS_SOURCE", "SHARED_FS_OPTIONS", "SHARED_FS_MOUNT_POINT", "DATA_ROOT",
+    "DISK_WAIT_SECONDS", "DISK_POLL_SECONDS", "ECS_ENDPOINT", "ESS_ENDPOINT", "CMS_ENDPOINT",
+    "SCALING_GROUP_ID", "LIFECYCLE_HOOK_ID", "SCALE_OUT_WAIT_SECONDS", "FLEET_TAG_KEY",
+    "HEALTH_TAG_KEY", "SSH_KEY_TAG_KEY", "HOST_KEY_TAG_KEY", "MASTER_PORT", "DATA_DISKS",
+    "MOUNTS", "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS"})
+"""Settings only the node steps read: an image build's config.sh leaves them out (its
+install steps never read them, and the nodes' user data writes the full file)."""
+
+
+def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
+    """/opt/gpu-infra/config.sh: the fleet's settings as readonly shell variables;
+    `bake_only`: without NODE_ONLY_SETTINGS."""
     erdma_url = (f"{node_stack.ERDMA_MIRROR}/erdma_installer-"
                  f"{node_stack.ERDMA_INSTALLER_VERSION}.tar.gz")
     values: dict[str, str | int] = {
@@ -154,9 +171,11 @@ def config_script(spec: BootstrapSpec) -> str:
         "AUTO_INSTALL_SCRIPT": node_stack.AUTO_INSTALL_SCRIPT,
         "AUTO_INSTALL_PATH": node_stack.AUTO_INSTALL_PATH, "MAX_REBOOTS": MAX_REBOOTS,
         "ERDMA": int(spec.erdma), "ERDMA_MIRROR": node_stack.ERDMA_MIRROR,
-        "ERDMA_INSTALLER_URL": erdma_url, "ERDMA_MTU": node_stack.erdma_mtu(spec.jumbo_frames),
+        "ERDMA_INSTALLER_URL": erdma_url,
+        "ERDMA_INSTALLER_SHA256": node_stack.ERDMA_INSTALLER_SHA256 or "",
+        "ERDMA_MTU": node_stack.erdma_mtu(spec.jumbo_frames),
         "FABRIC_MANAGER": int(spec.fabric_manager),
-        "CUDA_REPO_UBUNTU": CUDA_REPO_UBUNTU, "CUDA_REPO_RHEL": CUDA_REPO_RHEL,
+        "CUDA_REPOS": CUDA_REPOS,
         "CMS_INSTALLER_URL": node_stack.cloudmonitor_installer_url(spec.region),
         "CMS_AGENT_VERSION": node_stack.CLOUDMONITOR_AGENT_VERSION,
         "SHARED_FS_SOURCE": spec.shared_fs.source if spec.shared_fs else "",
@@ -168,6 +187,9 @@ def config_script(spec: BootstrapSpec) -> str:
         "GRID_SHA256": (spec.grid.sha256 or "") if spec.grid else "",
         "ECS_ENDPOINT": node_stack.api_endpoint("ecs", spec.region),
         "ESS_ENDPOINT": node_stack.api_endpoint("ess", spec.region),
+        "CMS_ENDPOINT": node_stack.api_endpoint("metrics", spec.region),
+        "SCALE_OUT_WAIT_SECONDS": node_stack.READINESS_TIMEOUT_SECONDS[spec.route]
+        - node_stack.SCALE_OUT_ANSWER_MARGIN_SECONDS,
         "SCALING_GROUP_ID": spec.scaling_group_id or "",
         "LIFECYCLE_HOOK_ID": spec.lifecycle_hook_id or "",
         "FLEET_TAG_KEY": "GpuFleet", "HEALTH_TAG_KEY": HEALTH_TAG_KEY,
@@ -177,16 +199,20 @@ def config_script(spec: BootstrapSpec) -> str:
     mounts = spec.mount_points + ([SHARED_FS_MOUNT_POINT] if spec.shared_fs else [])
     arrays = {
         "DATA_DISKS": list(spec.data_disks), "MOUNTS": mounts,
+        "NVLINK_TYPES": sorted(spec.nvlink_types),
         "NCCL_ENV": [f"{k}={v}" for k, v in node_stack.NCCL_ERDMA_ENV.items()],
         "NCCL_MULTI_NIC_ENV": [f"{k}={v}"
                                for k, v in node_stack.NCCL_ERDMA_MULTI_NIC_ENV.items()],
     }
+    skip = NODE_ONLY_SETTINGS if bake_only else frozenset()
     lines = ["# shellcheck shell=bash disable=SC2034"]
-    lines += [f"readonly {key}={shlex.quote(str(value))}" for key, value in values.items()]
+    lines += [f"readonly {key}={shlex.quote(str(value))}" for key, value in values.items()
+              if key not in skip]
     lines += [f"readonly -a {key}=({' '.join(shlex.quote(item) for item in items)})"
-              for key, items in arrays.items()]
+              for key, items in arrays.items() if key not in skip]
     counts = " ".join(f'["{t}"]={n}' for t, n in sorted(spec.gpu_counts.items()))
-    lines.append(f"readonly -A GPU_COUNTS=({counts})")
+    if "GPU_COUNTS" not in skip:
+        lines.append(f"readonly -A GPU_COUNTS=({counts})")
     return "\n".join(lines) + "\n"
 
 
@@ -196,16 +222,17 @@ def bootstrap_program(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
     Comments and blank lines are left out (minify.strip_shell)."""
     node_steps = [] if bake_only else spec.node_steps()
     files = dict.fromkeys(["lib.sh", *(STEP_FILES[s] for s in node_steps), *HEALTH_NEEDS])
-    node_runs = "\n".join(f"    run_step {step}" for step in node_steps) or \
+    node_runs = f"    run_steps {' '.join(node_steps)}" if node_steps else \
         '    fail "this copy is for image builds: run it with bake"'
-    bake_runs = "\n".join(f"    run_step {step}" for step in spec.install_steps())
+    bake_runs = f"    run_steps {' '.join(spec.install_steps())}"
     parts = ["#!/bin/bash", "set -Eeuo pipefail",
              "# shellcheck source=/dev/null",
              f'. "${{GPU_INFRA_ROOT:-}}{INSTALL_DIR}/config.sh"',
+             "# shellcheck source=/dev/null",
+             f'. "${{GPU_INFRA_ROOT:-}}{PROBE_LIBRARY}"',
              *(step_source(name).rstrip("\n") for name in files),
-             "main() {", "  start_bootstrap", '  if [ "$MODE" = bake ]; then', bake_runs,
-             "  else", node_runs, "  fi", '  CURRENT_STEP=finished', '  log "bootstrap finished"',
-             "}", 'main "$@"']
+             "main() {", '  if [ "$MODE" = bake ]; then', bake_runs,
+             "  else", node_runs, "  fi", "}", 'main "$@"']
     return strip_shell("\n".join(parts) + "\n")
 
 
@@ -214,11 +241,15 @@ def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
     their comments (the step files keep them)."""
     files = {
         f"{INSTALL_DIR}/config.sh": (config_script(spec), 0o644),
+        PROBE_LIBRARY: (strip_shell(step_source("probe.sh")), 0o644),
         f"{INSTALL_DIR}/bootstrap.sh": (bootstrap_program(spec), 0o755),
         f"{INSTALL_DIR}/bin/gpu-infra-api": (strip_python(step_source("gpu-infra-api")), 0o755),
         "/etc/systemd/system/gpu-infra-bootstrap.service": (
             step_source("gpu-infra-bootstrap.service"), 0o644),
     }
+    if spec.lifecycle_hook_id:
+        files[f"{INSTALL_DIR}/bin/gpu_infra_scale_out.py"] = (
+            strip_python(step_source("gpu_infra_scale_out.py")), 0o644)
     if spec.cluster:
         files[f"{INSTALL_DIR}/bin/gpu-infra-peers"] = (
             strip_shell(step_source("gpu-infra-peers")), 0o755)
@@ -265,16 +296,18 @@ def _write_task_name(path: str) -> str:
 
 
 def bake_tasks(spec: BootstrapSpec) -> list[BakeTask]:
-    """What an image build runs: write config.sh and the install steps' bootstrap.sh (one
-    task each; the bake calls no cloud API, so gpu-infra-api stays out), run the install
-    steps in `bake` mode, reboot (the driver loads), run them again (resume and verify), then
-    remove the build's traces, but only once every install step passed. The nodes' user data
-    writes these files again at boot."""
-    files = {f"{INSTALL_DIR}/config.sh": (config_script(spec), 0o644),
+    """What an image build runs: write config.sh (without NODE_ONLY_SETTINGS), probe.sh and
+    the install steps' bootstrap.sh (one task each, in POSIX sh: Cloud Assistant runs a task
+    as `sh -c`, dash on Ubuntu; the bake calls no cloud API, so gpu-infra-api stays out), run
+    the install steps in `bake` mode, reboot (the driver loads), run them again (resume and
+    verify), then remove the build's traces, but only once every install step passed. The
+    nodes' user data writes these files again at boot."""
+    files = {f"{INSTALL_DIR}/config.sh": (config_script(spec, bake_only=True), 0o644),
+             PROBE_LIBRARY: (strip_shell(step_source("probe.sh")), 0o644),
              f"{INSTALL_DIR}/bootstrap.sh": (bootstrap_program(spec, bake_only=True), 0o755)}
     oks = " ".join(f"{STATE_ROOT}/steps/{step}.ok" for step in spec.install_steps())
     writes = [BakeTask(_write_task_name(path), "\n".join(
-                  ["set -euo pipefail", *write_files_script({path: files[path]})]) + "\n")
+                  ["set -eu", *write_files_script({path: files[path]})]) + "\n")
               for path in files]
     bake = f"{INSTALL_DIR}/bootstrap.sh bake"
     return [*writes, BakeTask("Install", bake), BakeTask("Reboot", None),

@@ -163,9 +163,10 @@ def _kept_comment(line: str, number: int) -> bool:
 
 
 def strip_shell(text: str) -> str:
-    """`text` (bash) without full-line comments, trailing comments and blank lines at the top
-    level; heredoc bodies, lines inside quotes, substitutions or after a line continuation
-    are kept as they are. UnsafeToStrip for a construct it does not follow."""
+    """`text` (bash) without full-line comments, trailing comments, blank lines and the
+    indentation of lines at the top level; heredoc bodies, lines inside quotes, substitutions
+    or after a line continuation are kept as they are. UnsafeToStrip for a construct it does
+    not follow."""
     scanner = _Scanner()
     kept: list[str] = []
     lines = text.split("\n")
@@ -188,6 +189,8 @@ def strip_shell(text: str) -> str:
                 continue
         if free and not line.strip():
             continue
+        if free:
+            line = line.lstrip(" \t")  # indentation outside quotes means nothing to bash
         continued = line.endswith("\\") and not line.endswith("\\\\")
         joined_to = (line[-2:-1] or "\n") if continued else None
         kept.append(line)
@@ -223,8 +226,9 @@ def _string_continuation_lines(tree: ast.Module) -> set[int]:
 
 def strip_python(text: str) -> str:
     """`text` (a Python script) without comments, function and class docstrings and blank
-    lines; the shebang and the module docstring stay. Lines are dropped whole or cut at a
-    COMMENT token (tokenize), never inside a string (string spans from ast)."""
+    lines, indented one space per block (_reindent); the shebang and the module docstring
+    stay. Lines are dropped whole or cut at a COMMENT token (tokenize), never inside a
+    string (string spans from ast)."""
     tree = ast.parse(text)
     drop = _docstring_lines(tree)
     in_strings = _string_continuation_lines(tree)
@@ -236,7 +240,37 @@ def strip_python(text: str) -> str:
             lines[row - 1] = lines[row - 1][:column].rstrip() + "\n"
     kept = [line for number, line in enumerate(lines, start=1)
             if number not in drop and (number in in_strings or line.strip())]
-    return "".join(kept)
+    return _reindent("".join(kept))
+
+
+def _reindent(text: str) -> str:
+    """`text` with one space per block level (Python reads only the nesting): every line
+    that starts a statement at its block's depth, a line inside brackets or after a
+    backslash one deeper; lines inside a multi-line string stay as they are."""
+    lines = text.splitlines(keepends=True)
+    depth = brackets = 0
+    line_depth: dict[int, int] = {}
+    in_strings: set[int] = set()
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.INDENT:
+            depth += 1
+        elif token.type == tokenize.DEDENT:
+            depth -= 1
+        elif token.type == tokenize.STRING and token.end[0] > token.start[0]:
+            in_strings.update(range(token.start[0] + 1, token.end[0] + 1))
+        if token.type not in (tokenize.INDENT, tokenize.DEDENT, tokenize.NL,
+                              tokenize.NEWLINE, tokenize.ENDMARKER):
+            line_depth.setdefault(token.start[0], depth + (1 if brackets else 0))
+        if token.type == tokenize.OP and token.string in "([{":
+            brackets += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            brackets -= 1
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if number in line_depth and number not in in_strings:
+            line = " " * line_depth[number] + line.lstrip(" ")
+        out.append(line)
+    return "".join(out)
 
 
 __all__ = ["UnsafeToStrip", "strip_python", "strip_shell"]

@@ -6,18 +6,22 @@ erdma_devices() {
 }
 
 step_erdma() {
-  local tmp
+  local tmp tarball
   if [ -n "$(erdma_devices)" ] && command -v eadm >/dev/null; then
     log "eRDMA driver present"
   else
     may_install "the eRDMA driver"
     tmp=$(mktemp -d)
+    tarball=$tmp/${ERDMA_INSTALLER_URL##*/}
+    curl -fsS --retry 5 -o "$tarball" "$ERDMA_INSTALLER_URL"
+    verify_sha256 "the eRDMA installer" "$tarball" "$ERDMA_INSTALLER_SHA256"
     curl -fsS --retry 5 -o "$tmp/env_setup.sh" "$ERDMA_MIRROR/env_setup.sh"
     log "installing eRDMA $ERDMA_INSTALLER_URL"
     (cd "$tmp" && bash ./env_setup.sh --egs --url "$ERDMA_INSTALLER_URL")
     rm -rf "$tmp"
   fi
-  if [ "$(cat "$ROOT/sys/module/erdma/parameters/compat_mode" 2>/dev/null)" = N ]; then
+  local compat=$ROOT/sys/module/erdma/parameters/compat_mode
+  if [ -f "$compat" ] && [ "$(cat "$compat")" = N ]; then
     modprobe -r erdma
   fi
   modprobe erdma compat_mode=Y

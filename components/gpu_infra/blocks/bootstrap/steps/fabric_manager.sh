@@ -6,18 +6,24 @@ has_nvswitch() {
 }
 
 fabric_manager_version() {
-  nv-fabricmanager --version 2>/dev/null | grep -o '[0-9][0-9.]*$' | head -n 1
+  local out
+  out=$(nv-fabricmanager --version) || return 1
+  printf '%s\n' "${out##* }"
 }
 
+# add_cuda_repository: NVIDIA's repository of this OS release (ubuntu2204, ubuntu2404; RHEL 8
+# for Alibaba Cloud Linux 3).
 add_cuda_repository() {
-  local keyring
-  if command -v apt-get >/dev/null; then
+  local keyring release
+  if [ "$(os_id)" = ubuntu ]; then
+    release=$(os_release VERSION_ID)
     keyring=$(mktemp)
-    curl -fsS --retry 5 -o "$keyring" "$CUDA_REPO_UBUNTU/cuda-keyring_1.1-1_all.deb"
+    curl -fsS --retry 5 -o "$keyring" \
+      "$CUDA_REPOS/ubuntu${release//./}/x86_64/cuda-keyring_1.1-1_all.deb"
     dpkg -i "$keyring"
-    apt-get update -q
+    apt_lists_stale
   else
-    dnf config-manager --add-repo "$CUDA_REPO_RHEL/cuda-rhel8.repo"
+    dnf config-manager --add-repo "$CUDA_REPOS/rhel8/x86_64/cuda-rhel8.repo"
   fi
 }
 
@@ -28,20 +34,19 @@ step_fabric_manager() {
     log "no NVSwitch on this node: fabric manager not needed"
     return 0
   fi
-  if [ "$(fabric_manager_version || true)" != "$DRIVER_VERSION" ]; then
+  local version=""
+  version=$(fabric_manager_version 2>/dev/null) || version=""
+  if [ "$version" != "$DRIVER_VERSION" ]; then
     may_install "fabric manager $DRIVER_VERSION"
     add_cuda_repository
-    if command -v apt-get >/dev/null; then
-      pkg_install "nvidia-fabricmanager-${DRIVER_VERSION%%.*}=$DRIVER_VERSION-1"
-    else
-      pkg_install "nvidia-fabric-manager-$DRIVER_VERSION-1"
-    fi
+    pkg_install "$(os_package fabric-manager)"
   fi
   if [ "$MODE" = bake ]; then
     systemctl enable nvidia-fabricmanager
   else
     systemctl enable --now nvidia-fabricmanager
   fi
-  [ "$(fabric_manager_version || true)" = "$DRIVER_VERSION" ] ||
-    fail "fabric manager does not match driver $DRIVER_VERSION"
+  version=$(fabric_manager_version) || fail "nv-fabricmanager --version failed after the install"
+  [ "$version" = "$DRIVER_VERSION" ] ||
+    fail "fabric manager $version does not match driver $DRIVER_VERSION"
 }

@@ -1,5 +1,7 @@
 # The readiness gate: every check runs, each problem is logged, and any problem fails the
-# step (the node is then unhealthy). On success: the ready marker, and the cloud side is told.
+# step (the node is then unhealthy). Every check reads a probe (probe.sh) whose exit status
+# counts: a GPU that does not answer, a driver that is not loaded, a hung mount all fail.
+# On success: the ready marker, and the cloud side is told.
 check() {
   local what=$1
   shift
@@ -12,11 +14,30 @@ check() {
 }
 
 gpu_count_is() {
-  [ "$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)" -eq "$1" ]
+  local count
+  count=$(gpu_count) && [ "$count" -eq "$1" ]
 }
 
 driver_is() {
-  [ "$(installed_driver)" = "$1" ]
+  local version
+  version=$(driver_version) && [ "$version" = "$1" ]
+}
+
+# every_gpu FIELD ALLOWED...: FIELD of every GPU is one of ALLOWED ("[N/A]": not supported).
+every_gpu() {
+  local field=$1 rows value
+  shift
+  rows=$(gpu_query "$field") || return 1
+  while IFS= read -r value; do
+    value=${value#*, GPU-*, }
+    case " $* " in *" $value "*) ;; *) return 1 ;; esac
+  done <<< "$rows"
+}
+
+no_xid_errors() {
+  local kernel_log
+  kernel_log=$(journalctl -k -b -o cat --no-pager) || return 1
+  ! grep -q 'NVRM: Xid' <<< "$kernel_log"
 }
 
 erdma_active() {
@@ -29,6 +50,10 @@ erdma_active() {
   [ "$found" -eq 1 ]
 }
 
+mtu_is() {
+  [ "$(cat "$ROOT/sys/class/net/eth0/mtu")" = "$1" ]
+}
+
 fabric_manager_ready() {
   ! has_nvswitch || systemctl is-active --quiet nvidia-fabricmanager
 }
@@ -36,7 +61,7 @@ fabric_manager_ready() {
 all_mounted() {
   local point
   for point in "$@"; do
-    mountpoint -q "$point" || return 1
+    is_mounted "$point" || return 1
   done
 }
 
@@ -48,8 +73,16 @@ step_health() {
   [ -n "$expected" ] || fail "instance type $instance_type is not one of the fleet's"
   check "$expected GPU(s) of $instance_type" gpu_count_is "$expected"
   check "driver $DRIVER_VERSION" driver_is "$DRIVER_VERSION"
+  check "MIG mode off" every_gpu mig.mode.current Disabled "[N/A]"
+  check "no uncorrected ECC errors" every_gpu ecc.errors.uncorrected.volatile.total 0 "[N/A]"
+  check "no XID errors in the kernel log" no_xid_errors
+  check "a CUDA context on each GPU" "$API" gpu-check cuda
+  case " ${NVLINK_TYPES[*]} " in
+    *" $instance_type "*) check "NVLink links active" "$API" gpu-check nvlink ;;
+  esac
   if [ "$ERDMA" = 1 ]; then
     check "eRDMA devices active" erdma_active
+    check "eth0 MTU $ERDMA_MTU" mtu_is "$ERDMA_MTU"
   fi
   if [ "$FABRIC_MANAGER" = 1 ]; then
     check "fabric manager where NVSwitch is" fabric_manager_ready

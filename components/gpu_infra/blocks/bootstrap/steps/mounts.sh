@@ -47,18 +47,30 @@ wait_for() {
   echo "$answer"
 }
 
+# format_if_blank DEVICE: XFS on a device blkid finds nothing on (its status 2); any other
+# blkid failure stops the step rather than format a disk that may hold data.
+format_if_blank() {
+  local code=0
+  blkid "$1" >/dev/null || code=$?
+  case $code in
+    0) ;;
+    2) mkfs.xfs -q "$1" ;;
+    *) fail "blkid $1 exited $code" ;;
+  esac
+}
+
 step_data_disks() {
   local name serial device uuid mount_point
   for name in "${DATA_DISKS[@]}"; do
     serial=$(wait_for "data disk $name" disk_serial "$name")
     device=$(wait_for "the device of data disk $name (serial $serial)" disk_device "$serial")
     mount_point=$DATA_ROOT/$name
-    blkid "$device" >/dev/null || mkfs.xfs -q "$device"
+    format_if_blank "$device"
     mkdir -p "$ROOT$mount_point"
     uuid=$(blkid -s UUID -o value "$device")
     grep -q "$uuid" "$ROOT/etc/fstab" ||
       echo "UUID=$uuid $mount_point xfs defaults,nofail 0 2" >> "$ROOT/etc/fstab"
-    mountpoint -q "$mount_point" || mount "$mount_point"
+    is_mounted "$mount_point" || mount "$mount_point"
     xfs_growfs "$mount_point" >/dev/null
     log "data disk $name (d-$serial, $device) at $mount_point"
   done
