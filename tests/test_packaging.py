@@ -52,4 +52,4 @@ def test_wheel_ships_the_program_and_its_data(wheel):
             "gpu_infra/catalog/gpu_catalog.yaml", "gpu_infra_policies/rules.py",
             "gpu_infra_facts/py.typed", "gpu_infra/py.typed", "gpu_infra_policies/py.typed",
             "gpu_infra_tools/py.typed"} <= names
-    assert not any(name.startswith(("tests/", "stacks/", "bench/")) for name in names)
+    assert not any(name.startswith(("tests/", "stacks/", "bench/", "examples/")) for name in names)

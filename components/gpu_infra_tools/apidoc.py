@@ -28,6 +28,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "gpu_infra.blocks.storage.buckets",
     "gpu_infra.blocks.storage.disks",
     "gpu_infra.blocks.storage.filesystem",
+    "gpu_infra.blocks.compute.images",
     "gpu_infra.blocks.compute.nodes",
     "gpu_infra.blocks.compute.scaling",
     "gpu_infra.blocks.compute.reserved",

@@ -31,3 +31,6 @@ def _exactly_one(name: str, ids: list[str]) -> str:
         raise pulumi.RunError(f"fleet.image.name: {len(ids)} custom images are named "
                               f"{name!r}; exactly one must be (or set fleet.image.id)")
     return ids[0]
+
+
+__all__ = ["image_id_for"]
