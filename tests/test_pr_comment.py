@@ -4,7 +4,11 @@ limit with the summary first, the exit code, and the workflow that posts it."""
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
+import subprocess
 
+import pytest
 import yaml
 
 from gpu_infra_tools.cli import pr_comment
@@ -93,14 +97,98 @@ def test_run_writes_the_comment_and_fails_on_a_failed_plan(tmp_path, monkeypatch
     assert out.read_text().startswith(MARKER)
 
 
-def test_workflow_updates_one_comment_and_fails_after_posting():
+def test_workflow_reports_in_the_summary_then_comments_then_fails_by_the_plan():
     workflow = yaml.safe_load((PROJECT_DIR / ".github/workflows/pr.yml").read_text())
     steps = workflow["jobs"]["test-and-plan"]["steps"]
     names = [step.get("name", "") for step in steps]
     plan = steps[names.index(next(n for n in names if n.startswith("Plan the stacks")))]
     assert "gpu-infra pr-comment" in plan["run"] and plan["continue-on-error"] is True
-    post = next(step for step in steps if "updateComment" in step.get("with", {}).get(
+    summary = next(step for step in steps if "GITHUB_STEP_SUMMARY" in step.get("run", ""))
+    post = next(step for step in steps if "plan-comment.js" in step.get("with", {}).get(
         "script", ""))
-    assert "startsWith(marker)" in post["with"]["script"]
-    assert names.index(post["name"]) < len(names) - 1
+    assert names.index(plan["name"]) < names.index(summary["name"]) < names.index(post["name"])
+    assert "continue-on-error" not in post  # the script itself turns a 403 into a warning
     assert steps[-1]["if"] == "steps.plan.outcome != 'success'"
+
+
+NODE = shutil.which("node")
+COMMENT_SCRIPT = PROJECT_DIR / ".github" / "scripts" / "plan-comment.js"
+BOT = {"login": "github-actions[bot]", "type": "Bot"}
+
+
+def run_comment_script(tmp_path, **scenario):
+    """plan-comment.js against a fake GitHub API (tests/js/plan_comment.cjs)."""
+    comment = tmp_path / "plan-comment.md"
+    comment.write_text(f"{MARKER}\n## gpu-infra plan\n", encoding="utf-8")
+    done = subprocess.run([NODE, str(PROJECT_DIR / "tests" / "js" / "plan_comment.cjs"),
+                           str(COMMENT_SCRIPT), str(comment), json.dumps(scenario)],
+                          capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout)
+
+
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+@needs_node
+def test_the_comment_is_updated_only_when_ours(tmp_path):
+    someone = {"id": 1, "user": {"login": "mallory", "type": "User"},
+               "body": f"{MARKER}\nfake report"}
+    ours = {"id": 2, "user": BOT, "body": f"{MARKER}\nold report"}
+    updated = run_comment_script(tmp_path, comments=[someone, ours])
+    assert updated["result"] == "updated"
+    assert [c["args"].get("comment_id") for c in updated["calls"]
+            if c["name"] == "update"] == [2]
+    created = run_comment_script(tmp_path, comments=[someone])
+    assert created["result"] == "created"
+    assert not [c for c in created["calls"] if c["name"] == "update"]
+
+
+@needs_node
+def test_a_read_only_token_warns_and_leaves_the_report_in_the_summary(tmp_path):
+    fork = run_comment_script(tmp_path, comments=[], fail={"create": 403})
+    assert fork["result"] == "summary-only" and "error" not in fork
+    assert "job summary" in fork["warnings"][0]
+    other = run_comment_script(tmp_path, comments=[], fail={"create": 500})
+    assert "500" in other["error"]
+
+
+def test_the_example_policy_config_disables_no_rule_the_stacks_rely_on():
+    config = json.loads((PROJECT_DIR / pr_comment.POLICY_CONFIG).read_text())
+    disabled = [rule for rule, value in config.items()
+                if value == "disabled" or (isinstance(value, dict)
+                                           and value.get("enforcementLevel") == "disabled")]
+    assert disabled == []
+    budgets = [path.name for path in (PROJECT_DIR / "stacks").glob("Pulumi.*.yaml")
+               if "monthly_budget_cny" in path.read_text()]
+    assert budgets and config.get("monthly-budget") == "mandatory"
+
+
+@pytest.fixture(scope="module")
+def huge_training_review(tmp_path_factory):
+    """training-prod at 1,024 nodes, reviewed with the example policy config."""
+    from gpu_infra_policies.config import load_policy_config
+    from gpu_infra_tools.plan.engine import run_plan
+    from gpu_infra_tools.review import review
+
+    source = yaml.safe_load((PROJECT_DIR / "stacks" / "Pulumi.training-prod.yaml").read_text())
+    source["config"]["gpu-infra:cluster"]["fleet"]["nodes"] = 1024
+    path = tmp_path_factory.mktemp("huge") / "Pulumi.training-huge.yaml"
+    path.write_text(yaml.safe_dump(source), encoding="utf-8")
+    settings = load_policy_config(PROJECT_DIR / pr_comment.POLICY_CONFIG)
+    return review(run_plan(path), settings)
+
+
+def test_a_1024_node_comment_keeps_the_budget_verdict_cost_and_findings(huge_training_review):
+    from gpu_infra_tools.review.render import render_markdown
+
+    markdown = render_markdown(huge_training_review)
+    assert len(markdown) > COMMENT_LIMIT  # the preview tree alone is too big
+    comment = build_comment([StackResult("training-huge", 1, markdown)], "abc")
+    assert len(comment) <= COMMENT_LIMIT
+    assert "Cut to fit GitHub's comment limit" in comment
+    for kept in ("**Budget: ", "over budget** (mandatory)", "**Estimated cost:",
+                 "| **Total** |", "**Policy violations:", "`monthly-budget`",
+                 "Validator findings:"):
+        assert kept in comment, kept
+    assert comment.index("**Budget: ") < comment.index("**Estimated cost:") < \
+        comment.index("**Policy violations:")

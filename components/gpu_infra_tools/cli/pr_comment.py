@@ -1,6 +1,8 @@
 """`gpu-infra pr-comment --base SHA --out FILE`: the pull-request review comment. Plans each
 stack the PR can change against the PR's base and builds ONE comment (found again by MARKER,
-so each push updates it), under GitHub's size limit with the summary and impact first.
+so each push updates it), under GitHub's size limit: each stack's report is cut from its end
+(render_markdown puts the summary, the change impact, the budget verdict, the cost table and
+the findings first), every stack with an equal share of the room.
 
 Which stacks: every shipped stack when anything but stack files and docs changes (code can
 change any plan), else the stacks whose stack or acknowledgement files changed.
@@ -85,9 +87,11 @@ def build_comment(results: Sequence[StackResult], base: str,
     head += [f"| `{r.stack_name}` | {EXIT_NAMES.get(r.code, f'exit {r.code}')} | "
              f"{r.headline.replace('|', '/')} |" for r in results]
     body = "\n".join(head) + "\n"
-    for result in results:
+    for index, result in enumerate(results):
         section = _section(result)
-        room = limit - len(body) - len(_CUT_NOTE) - 200
+        # each stack left gets an equal share of the room left, so one huge report cannot
+        # crowd out the stacks after it (a short one leaves its unused share to them)
+        room = (limit - len(body) - len(_CUT_NOTE) - 200) // (len(results) - index)
         if len(section) > room:
             section = _cut(result, max(room, 0))
         body += section

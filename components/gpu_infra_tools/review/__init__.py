@@ -8,10 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_infra_policies.coverage import CoverageSummary, summarize
-from gpu_infra_policies.rules import JUDGING_RULES, RuleSettings, Verdict
+from gpu_infra_policies.rules import JUDGING_RULES, RuleSettings, Verdict, default_settings
 from gpu_infra_tools.cost import CostProject, Estimate, estimate_plan, infracost_document
 from gpu_infra_tools.plan.engine import Plan
-from gpu_infra_tools.review.policy import as_policy_resource, check_plan, has_mandatory
+from gpu_infra_tools.review.policy import (
+    BUDGET_RULE,
+    as_policy_resource,
+    check_plan,
+    has_mandatory,
+    with_stack_budget,
+)
 
 
 @dataclass(frozen=True)
@@ -21,6 +27,8 @@ class Review:
     plan: Plan
     cost: Estimate
     verdicts: list[Verdict]
+    budget_checked: bool = True
+    """Whether the monthly-budget rule ran (False when the policy config disables it)."""
 
     @property
     def blocked(self) -> bool:
@@ -58,7 +66,10 @@ def review(plan: Plan, settings: Mapping[str, RuleSettings] | None = None) -> Re
     """Estimate the plan's cost, then run the policy rules (`settings`: levels and
     thresholds; default: the rules' defaults) with that monthly cost."""
     cost = estimate_plan(plan)
-    return Review(plan, cost, check_plan(plan, settings, cost.total_monthly_cost))
+    effective = with_stack_budget(settings or default_settings(),
+                                  plan.cluster.monthly_budget_cny)
+    return Review(plan, cost, check_plan(plan, settings, cost.total_monthly_cost),
+                  effective[BUDGET_RULE].level != "disabled")
 
 
 __all__ = ["Review", "review"]

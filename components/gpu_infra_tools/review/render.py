@@ -9,6 +9,7 @@ from gpu_infra_tools.plan.diff import ResourceChange
 from gpu_infra_tools.plan.engine import Plan, PlannedResource
 from gpu_infra_tools.review import Review
 from gpu_infra_tools.review.changes import ChangeReport
+from gpu_infra_tools.review.policy import BUDGET_RULE
 
 PROTECTED_MARK = "[protected]"
 CHANGE_MARKS = {"create": "+  ", "update": "~  ", "replace": "+- ", "delete": "-  ",
@@ -92,24 +93,23 @@ def render_text(review: Review, changes: ChangeReport | None = None) -> str:
 
 
 def render_markdown(review: Review, changes: ChangeReport | None = None) -> str:
-    """A summary fit for a pull-request comment: the change report first (with `changes`)."""
+    """A summary fit for a pull-request comment, most important first, so a comment cut to
+    GitHub's size keeps what a reviewer decides on: the summary line, the change impact and
+    guard rails (with `changes`), the budget verdict and the cost table, the policy
+    violations and findings; then the resource counts, the changed resources and the
+    preview tree."""
     plan = review.plan
     cluster = plan.cluster
     custom = sum(1 for r in plan.resources if r.custom)
-    out = [f"### gpu-infra plan: `{plan.stack_name}`", ""]
+    out = [f"### gpu-infra plan: `{plan.stack_name}`", "",
+           f"{cluster.layout} · {cluster.environment} · {cluster.region} · "
+           f"**{custom} resources in the plan**", ""]
     if changes:
-        out += _changes_markdown(changes)
-    out += [f"{cluster.layout} · {cluster.environment} · {cluster.region} · "
-            f"**{custom} resources in the plan**", "",
-            "| Resource type | Count |", "|---|---:|"]
-    out += [f"| `{kind}` | {count} |" for kind, count in type_counts(plan)]
-    protected = [r for r in plan.resources if r.protect]
-    if protected:
-        out += ["", f"Protected from deletion: {len(protected)} resource(s)."]
-    out += ["", cost_report.render_markdown(review.cost)]
-    notes = _notes(plan)
-    if notes:
-        out += ["", *[line.strip() for line in notes if line.strip()]]
+        out += _impact_markdown(changes)
+    budget = budget_line(review)
+    if budget:
+        out += [budget, ""]
+    out += [cost_report.render_markdown(review.cost)]
     if review.verdicts:
         out += ["", f"**Policy violations: {len(review.verdicts)}**", "",
                 "| Level | Rule | Severity | Resource | Message |", "|---|---|---|---|---|"]
@@ -117,10 +117,39 @@ def render_markdown(review: Review, changes: ChangeReport | None = None) -> str:
                 f"{f'`{v.resource_name}`' if v.resource_name else 'stack'} | "
                 f"{v.message.replace('|', '/')} |" for v in review.verdicts]
     out += ["", review.coverage.line()]
+    notes = _notes(plan)
+    if notes:
+        out += ["", *[line.strip() for line in notes if line.strip()]]
+    out += ["", "| Resource type | Count |", "|---|---:|"]
+    out += [f"| `{kind}` | {count} |" for kind, count in type_counts(plan)]
+    protected = [r for r in plan.resources if r.protect]
+    if protected:
+        out += ["", f"Protected from deletion: {len(protected)} resource(s)."]
+    if changes:
+        out += _changed_markdown(changes)
     out += ["", "<details><summary>Preview tree</summary>", "", "```",
             *[f"+ {prefix}{r.type} {r.name}" for prefix, r in _tree_lines(plan)],
             "```", "</details>"]
     return "\n".join(out)
+
+
+def budget_line(review: Review) -> str | None:
+    """`**Budget: ...**`, the estimate against the stack's `monthly_budget_cny` and the
+    monthly-budget rule's verdict (its level when over, `disabled` when the policy config
+    turned the rule off); None for a stack without a budget."""
+    budget = review.plan.cluster.monthly_budget_cny
+    if budget is None:
+        return None
+    cost = review.cost.total_monthly_cost
+    verdict = next((v for v in review.verdicts if v.rule == BUDGET_RULE), None)
+    if verdict is not None:
+        state = f"**over budget** ({verdict.level})"
+    elif not review.budget_checked:
+        state = "not checked (the policy config disables `monthly-budget`)"
+    else:
+        state = "within budget"
+    return (f"**Budget: {cost_report.money(cost)} of {cost_report.money(budget)} "
+            f"{review.cost.currency}/month: {state}**")
 
 
 def _notes(plan: Plan) -> list[str]:
@@ -166,8 +195,8 @@ def _changes_text(changes: ChangeReport) -> list[str]:
     return out + [""]
 
 
-def _changes_markdown(changes: ChangeReport) -> list[str]:
-    """The change report for a pull request: impact, guard rails, then the details."""
+def _impact_markdown(changes: ChangeReport) -> list[str]:
+    """The change report's impact for a pull request: the summary lines and guard rails."""
     out = [f"**Changes against {changes.against}**", ""]
     out += [f"- {line}" for line in changes.summary_lines()]
     if changes.findings:
@@ -178,13 +207,18 @@ def _changes_markdown(changes: ChangeReport) -> list[str]:
     if changes.unused_acknowledgements:
         out += ["", "Acknowledgements that match nothing (remove them): "
                 + "; ".join(f"`{a}`" for a in changes.unused_acknowledgements)]
-    changed = _changed(changes)
-    if changed:
-        out += ["", f"<details><summary>Changed resources ({len(changed)})</summary>", "",
-                "| Change | Restart | Type | Name | Because |", "|---|---|---|---|---|"]
-        out += [f"| {c.change} | {'yes' if c.restart else ''} | `{c.type}` | `{c.name}` | "
-                f"{', '.join(f'`{p}`' for p in c.because)} |" for c in changed[:DETAIL_LIMIT]]
-        if len(changed) > DETAIL_LIMIT:
-            out.append(f"\n... and {len(changed) - DETAIL_LIMIT} more (see `plan --json`)")
-        out += ["", "</details>"]
     return out + [""]
+
+
+def _changed_markdown(changes: ChangeReport) -> list[str]:
+    """The changed resources one by one (DETAIL_LIMIT at most), folded."""
+    changed = _changed(changes)
+    if not changed:
+        return []
+    out = ["", f"<details><summary>Changed resources ({len(changed)})</summary>", "",
+           "| Change | Restart | Type | Name | Because |", "|---|---|---|---|---|"]
+    out += [f"| {c.change} | {'yes' if c.restart else ''} | `{c.type}` | `{c.name}` | "
+            f"{', '.join(f'`{p}`' for p in c.because)} |" for c in changed[:DETAIL_LIMIT]]
+    if len(changed) > DETAIL_LIMIT:
+        out.append(f"\n... and {len(changed) - DETAIL_LIMIT} more (see `plan --json`)")
+    return [*out, "", "</details>"]
