@@ -85,6 +85,93 @@ CASES: list[tuple[str, list[Resource]]] = [
                                            portRange="-1/-1", ipProtocol="all")]),
     ("unreviewed-types", [Resource("alicloud:hbr/vault:Vault", {"vaultName": "v"}, "vault",
                                    "urn:vault")]),
+    ("databases-in-vpc", [Resource(t.MONGODB_INSTANCE, {"engineVersion": "6.0", "tags": TAGS},
+                                   "classic-mongo", "urn:classic-mongo")]),
+    ("tls-modern-policies", [Resource(t.ALB_LISTENER, {
+        "listenerPort": 443, "listenerProtocol": "HTTPS", "tags": TAGS}, "tls10", "urn:tls10")]),
+    ("tls-modern-policies", [Resource(t.NLB_SECURITY_POLICY, {
+        "tlsVersions": ["TLSv1.1", "TLSv1.2"], "ciphers": ["ECDHE-RSA-AES128-SHA"],
+        "tags": TAGS}, "nlb-policy", "urn:nlb-policy")]),
+    ("vpn-strong-ciphers", [Resource(t.VPN_CONNECTION, {
+        "ikeConfig": {"ikeEncAlg": "aes256", "ikeAuthAlg": "sha256"},
+        "ipsecConfig": {"ipsecEncAlg": "3des"}, "tags": TAGS}, "idc-vpn", "urn:idc-vpn")]),
+    ("tls-to-databases", [Resource(t.KVSTORE_INSTANCE, {
+        "vswitchId": "vsw-1", "securityIps": ["10.0.0.0/16"], "tags": TAGS},
+        "plain-redis", "urn:plain-redis")]),
+    ("no-plain-http-downloads", [Resource(t.NODE_POOL, {
+        "preUserData": base64.b64encode(b"curl -fsSL http://get.example.com/a.sh | sh").decode(),
+        "systemDiskEncrypted": True, "instanceMetadataOptions": {"httpTokens": "required"},
+        "tags": TAGS}, "http-agent", "urn:http-agent")]),
+    ("no-plaintext-secrets", [Resource(t.K8S_DEPLOYMENT, {
+        "metadata": {"name": "trainer"}, "spec": {"template": {"spec": {"containers": [{
+            "name": "t", "image": "r/t:1",
+            "env": [{"name": "HF_TOKEN", "value": "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"}]}]}}}},
+        "hf-token", "urn:hf-token")]),
+    ("ram-named-account-trust", [Resource(t.RAM_ROLE, {"assumeRolePolicyDocument": _doc({
+        "Effect": "Allow", "Action": "sts:AssumeRole",
+        "Principal": {"RAM": ["acs:ram::1234567890123456:root"]}}), "tags": TAGS},
+        "partner", "urn:partner")]),
+    ("ram-trust-policy", [Resource(t.RAM_ROLE, {"assumeRolePolicyDocument": _doc({
+        "Effect": "Allow", "Action": "sts:AssumeRole",
+        "Principal": {"Federated": ["acs:ram::1234567890123456:oidc-provider/ack-rrsa-c1"]},
+        "Condition": {"StringEquals": {"oidc:aud": "sts.aliyuncs.com"}}}), "tags": TAGS},
+        "rrsa-any-sa", "urn:rrsa-any-sa")]),
+    ("ram-no-privilege-escalation", [_policy("attach-any", {
+        "Effect": "Allow", "Action": ["ram:AttachPolicyToRole"],
+        "Resource": "acs:ram:*:*:role/*"})]),
+    ("console-mfa", [Resource(t.RAM_LOGIN_PROFILE, {"userName": "alice", "password": "[secret]"},
+                              "alice-console", "urn:alice-console")]),
+    ("ram-password-policy", [Resource(t.RAM_PASSWORD_POLICY, {"maxLoginAttemps": 0},
+                                      "pw-policy", "urn:pw-policy")]),
+    ("ram-policies-on-groups", [Resource(t.RAM_POLICY_ATTACHMENTS[1], {
+        "policyName": "read-ckpt", "policyType": "Custom", "userName": "alice"},
+        "alice-policy", "urn:alice-policy")]),
+    ("no-admin-policies", [Resource(t.RAM_POLICY_ATTACHMENTS[0], {
+        "policyName": "AliyunECSFullAccess", "policyType": "System", "roleName": "node"},
+        "ecs-full", "urn:ecs-full")]),
+    ("actiontrail-complete", [Resource(t.ACTIONTRAIL_TRAIL, {
+        "trailName": "audit", "ossBucketName": "audit-logs", "trailRegion": "All"},
+        "trail", "urn:trail")]),
+    ("log-audit-complete", [Resource(t.LOG_AUDIT, {
+        "displayName": "audit", "aliuid": "1", "variableMap": {"actiontrail_enabled": "true"}},
+        "log-audit", "urn:log-audit")]),
+    ("prod-access-logs", [Resource(t.RDS_INSTANCE, {
+        "engine": "PostgreSQL", "vswitchId": "vsw-1", "sslAction": "Open", "tdeStatus": "Enabled",
+        "tags": PROD}, "tracker-db", "urn:tracker-db")]),
+    ("prod-vpc-flow-logs", [Resource(t.VPC, {"cidrBlock": "10.9.0.0/16", "tags": PROD}, "vpc",
+                                     "urn:vpc")]),
+    ("ack-private-api-endpoint", [Resource(t.ACK_MANAGED, {
+        "enableRrsa": True, "podVswitchIds": ["vsw-p"], "tags": TAGS}, "ack", "urn:ack")]),
+    ("ack-rrsa", [Resource(t.ACK_MANAGED, {
+        "slbInternetEnabled": False, "podVswitchIds": ["vsw-p"], "tags": TAGS}, "ack-norrsa",
+        "urn:ack-norrsa")]),
+    ("ack-network-policy-cni", [Resource(t.ACK_MANAGED, {
+        "slbInternetEnabled": False, "enableRrsa": True, "podCidr": "172.20.0.0/16",
+        "addons": [{"name": "flannel"}], "tags": TAGS}, "ack-flannel", "urn:ack-flannel")]),
+    ("ack-addons-pinned", [Resource(t.ACK_ADDON, {"clusterId": "c", "name": "ack-node-problem"
+                                                  "-detector"}, "addon", "urn:addon")]),
+    ("registry-private", [Resource(t.CR_EE_NAMESPACE, {
+        "instanceId": "cri-1", "name": "models", "defaultVisibility": "PUBLIC",
+        "autoCreate": True}, "ns", "urn:ns")]),
+    ("k8s-pod-security", [Resource(t.K8S_DAEMON_SET, {
+        "metadata": {"name": "debug", "namespace": "ml"}, "spec": {"template": {"spec": {
+            "hostNetwork": True, "volumes": [{"name": "root", "hostPath": {"path": "/"}}],
+            "containers": [{"name": "d", "image": "busybox",
+                            "securityContext": {"privileged": True}}]}}}}, "debug", "urn:debug")]),
+    ("prod-customer-keys", [Resource(t.NAS_FILE_SYSTEM, {"fileSystemType": "extreme",
+                                                      "encryptType": 1, "tags": PROD},
+                                     "prod-fs", "urn:prod-fs", protect=True)]),
+    ("no-foreign-data-sharing", [Resource(t.IMAGE_SHARE, {
+        "imageId": "m-1", "accountId": "1234567890123456"}, "share", "urn:share")]),
+    ("no-anonymous-resource-policies", [Resource(t.KMS_KEY, {
+        "automaticRotation": "Enabled", "policy": _doc({
+            "Effect": "Allow", "Action": ["kms:Decrypt"], "Principal": {"RAM": ["*"]},
+            "Resource": ["*"]}), "tags": TAGS}, "open-key", "urn:open-key")]),
+    ("oss-browser-access", [Resource(t.BUCKET_CORS, {"bucket": "ckpt", "corsRules": [{
+        "allowedOrigins": ["*"], "allowedMethods": ["GET", "PUT"]}]}, "cors", "urn:cors")]),
+    ("oss-secure-transport", [Resource(t.BUCKET_POLICY, {"bucket": "ckpt", "policy": _doc({
+        "Effect": "Allow", "Action": ["oss:GetObject"], "Principal": ["20214760404935xxxx"],
+        "Resource": ["acs:oss:*:*:ckpt/*"]})}, "no-tls-policy", "urn:no-tls-policy")]),
     ("nas-no-world-access", [
         Resource(t.NAS_ACCESS_RULE, {"accessGroupName": "g", "sourceCidrIp": cidr,
                                      "rwAccessType": "RDWR", "userAccessType": "no_squash"},
@@ -154,6 +241,9 @@ CASES: list[tuple[str, list[Resource]]] = [
                                             "nested", "urn:nested")]),
 ]
 """(rule that must fire, the resources of one case)."""
+NEEDS_STACK_ENVIRONMENT = {"prod-log-retention"}
+"""Rules over types without tags, which learn their environment from the stack only (tested
+with a stack environment in tests/test_policies_audit.py)."""
 
 
 def all_resources() -> list[Resource]:

@@ -81,7 +81,9 @@ def test_admin_policy_deprecated_statements_and_attachments():
     [{"Effect": "Allow", "NotAction": "oss:*", "Resource": "*"}],
 ])
 def test_privilege_escalation_fires(statements):
-    [found] = messages("ram-no-privilege-escalation", policy(*statements))
+    found, *raising = messages("ram-no-privilege-escalation", policy(*statements))
+    assert all(m.endswith("can raise its own rights; name the one role, user or instance it "
+                          "may act on") for m in raising)
     assert found.startswith("policy allows ram:PassRole on any role together with ")
     assert found.endswith(": privilege escalation to any role")
 

@@ -155,7 +155,7 @@ def test_metadata_hardened_quiet(token, props):
 
 
 def test_prod_deletion_protection():
-    expected = ["prod node without deletionProtection; set it true"]
+    expected = ["prod node without deletionProtection; turn it on"]
     assert messages("prod-deletion-protection", Resource(t.INSTANCE, {"tags": PROD})) == \
         expected
     assert messages("prod-deletion-protection", Resource(

@@ -118,3 +118,11 @@ def test_kms_key_rotation():
     for value in ("Enabled", UNKNOWN):
         assert messages("kms-key-rotation", Resource(t.KMS_KEY,
                                                      {"automaticRotation": value})) == []
+
+
+def test_the_nas_types_that_take_a_kms_key_are_the_blocks_and_the_rules():
+    from gpu_infra.blocks.storage.filesystem import FS_TYPES
+    from gpu_infra_facts.allowed import NAS_KMS_FILE_SYSTEM_TYPES
+    for kind in FS_TYPES.values():
+        assert (kind.kms_encrypt_type == 2) is (kind.file_system_type in
+                                                NAS_KMS_FILE_SYSTEM_TYPES), kind

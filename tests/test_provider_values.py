@@ -25,9 +25,9 @@ import pytest
 
 from gpu_infra_facts import allowed
 from gpu_infra_policies.gpu import PERFORMANCE_LEVELS
-from gpu_infra_policies.network import TLS_PROTOCOLS
 from gpu_infra_policies.nodes import SPOT_STRATEGIES
 from gpu_infra_policies.storage import PUBLIC_ACLS
+from gpu_infra_policies.transport import TLS_PROTOCOLS
 
 from .conftest import BASE_INFERENCE, BASE_TRAINING, PROJECT_DIR, merged, utc_in
 
@@ -126,6 +126,8 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
                                     ("ecs.EcsImagePipeline.system_disk_size",)),
     "IMAGE_BUILD_BANDWIDTH_MBPS": ((allowed.IMAGE_BUILD_BANDWIDTH_MBPS,),
                                    ("ecs.EcsImagePipeline.internet_max_bandwidth_out",)),
+    "NAS_KMS_FILE_SYSTEM_TYPES": (allowed.NAS_KMS_FILE_SYSTEM_TYPES,
+                                  ("nas.FileSystem.file_system_type",)),
     "gpu_infra_policies PERFORMANCE_LEVELS": (PERFORMANCE_LEVELS,
                                               ("ecs.Instance.data_disks.performance_level",)),
     "gpu_infra_policies SPOT_STRATEGIES": (SPOT_STRATEGIES, (

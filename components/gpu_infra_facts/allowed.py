@@ -166,3 +166,9 @@ IMAGE_BUILD_SYSTEM_DISK_GIB: Final = (20, 500)
 IMAGE_BUILD_BANDWIDTH_MBPS: Final = 0
 """`internet_max_bandwidth_out` of the intermediate instance (0-100): none, it reaches the
 internet through the stack's NAT gateway."""
+
+# nas.FileSystem
+NAS_KMS_FILE_SYSTEM_TYPES: Final = ("extreme",)
+"""`file_system_type` values that take `encrypt_type` 2 (a KMS key): Extreme only
+(pulumi-alicloud's encrypt_type docstring); general-purpose (standard) NAS takes 1 (the
+NAS-managed key), CPFS neither."""

@@ -46,7 +46,6 @@ NO_CONCERN: dict[str, str] = {
                                             "group's rules (nas-no-world-access)",
     "alicloud:vpc/natGateway:NatGateway": "egress only; inbound forwarding is a ForwardEntry",
     "alicloud:vpc/snatEntry:SnatEntry": "egress address translation",
-    "alicloud:vpc/network:Network": "a private address space",
     "alicloud:vpc/switch:Switch": "a private subnet",
     "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet": "placement of nodes",
     "alicloud:ess/scalingGroup:ScalingGroup": "how many nodes; what they are is the scaling "

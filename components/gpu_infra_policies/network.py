@@ -25,13 +25,11 @@ from gpu_infra_policies.base import (
     StackRule,
     as_list,
     is_unknown,
-    number,
     port_range,
 )
 from gpu_infra_policies.exposure import (
     ACL_ENTRIES,
     WHITELISTS,
-    internet_facing,
     kubernetes_services,
     nat_forwards,
     public_listeners,
@@ -281,28 +279,27 @@ def foreign_peers(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Ite
                "trustedAccounts if you trust it (your own account id included)")
 
 
-TLS_PROTOCOLS = {t.ALB_LISTENER: ("listenerProtocol", ("HTTPS", "QUIC"), "HTTP"),
-                 t.NLB_LISTENER: ("listenerProtocol", ("TCPSSL",), "TCP"),
-                 t.SLB_LISTENER: ("protocol", ("https",), "http")}
-"""Listener type -> (protocol input, protocols with TLS, provider default when absent)."""
+VPC_DATABASES = {t.MONGODB_INSTANCE: "networkType", t.RDS_INSTANCE: None,
+                 t.KVSTORE_INSTANCE: None}
+"""Databases that may still be created on the classic network, and the input naming the
+network type, if they have one (else the vSwitch decides)."""
 
 
-def tls_listeners(resources: Sequence[Resource], cfg: Mapping[str, Any],
-                  _: Context) -> Iterator[tuple[Resource | None, str]]:
-    """Listeners of internet-facing (or unknown) load balancers speak TLS (ALB HTTPS/QUIC,
-    NLB TCPSSL, CLB https); plain HTTP/TCP only on a port in `plainListenerPorts` (the
-    explicit exception, default none)."""
-    allowed = {float(port) for port in cfg["plainListenerPorts"]}
-    for listener in (r for r in resources if r.type in TLS_PROTOCOLS):
-        key, secure, default = TLS_PROTOCOLS[listener.type]
-        protocol = listener.props.get(key, default)
-        port = number(listener.props.get(t.LISTENER_PORT_KEYS[listener.type]))
-        if is_unknown(protocol) or protocol in secure or port in allowed:
-            continue
-        if internet_facing(listener, resources):
-            where = f" on port {int(port)}" if port is not None else ""
-            yield listener, (f"internet-facing listener{where} speaks {protocol} without TLS; "
-                             f"use {' or '.join(secure)}")
+def databases_in_vpc(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
+    """Databases live in a VPC: networkType not Classic, and a vswitchId (without one,
+    MongoDB, RDS and Redis are created on the classic network, shared by every tenant of
+    the region)."""
+    if resource.type not in VPC_DATABASES:
+        return
+    props = resource.props
+    key = VPC_DATABASES[resource.type]
+    kind = props.get(key) if key else None
+    if isinstance(kind, str) and kind.lower() == "classic":
+        yield (f"{key} is Classic: the database sits on the shared classic network; create "
+               "it in a VPC (vswitchId)")
+    elif kind is None and props.get("vswitchId") in (None, ""):
+        yield ("no vswitchId: the database is created on the shared classic network; set a "
+               "VPC vSwitch")
 
 
 WORLD_INGRESS_TYPES = frozenset({
@@ -354,14 +351,7 @@ NETWORK_RULES: tuple[Rule, ...] = (
                   "description": "Private sources may admit at most as many addresses as "
                                  "one /N holds. Default 16."}},
               defaults={"widestPrivatePrefix": 16}),
-    StackRule("tls-on-public-listeners", "Internet-facing listeners use TLS", "security", "high",
-              "Use an HTTPS (ALB), TCPSSL (NLB) or https (CLB) listener with a certificate, or "
-              "list the port in plainListenerPorts (e.g. an HTTP listener that only redirects).",
-              tls_listeners, concern="transport security",
-              reviews=frozenset({*TLS_PROTOCOLS, *t.LOAD_BALANCERS}),
-              schema={"plainListenerPorts": {"type": "array", "items": {"type": "number"},
-                                             "description": "Ports where an internet-facing "
-                                                            "listener may be plain. Default "
-                                                            "none."}},
-              defaults={"plainListenerPorts": []}),
+    ResourceRule("databases-in-vpc", "Databases live in a VPC, not the classic network",
+                 "security", "high", "Create the database with a vswitchId (networkType VPC).",
+                 databases_in_vpc, concern="network exposure", reviews=frozenset(VPC_DATABASES)),
 )

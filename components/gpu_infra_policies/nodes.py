@@ -81,9 +81,14 @@ def _is_true(value: Any) -> bool:
     return value is True or (isinstance(value, str) and value.lower() == "true")
 
 
+PUBLIC_IP_TYPES = frozenset({*NODE_SHAPES, t.IMAGE_PIPELINE})
+"""Every type that starts a node with internetMaxBandwidthOut: the node types and the
+image pipeline's build instance."""
+
+
 def public_ip(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
     """Nodes with public bandwidth (internetMaxBandwidthOut, default 0) get a public IP."""
-    if resource.type in NODE_SHAPES:
+    if resource.type in PUBLIC_IP_TYPES:
         bandwidth = number(resource.props.get("internetMaxBandwidthOut"))
         if bandwidth is not None and bandwidth > 0:
             yield (f"internetMaxBandwidthOut {bandwidth:g} gives the node a public IP; "
@@ -169,27 +174,51 @@ def metadata_hardened(resource: Resource, _: Mapping[str, Any], __: Context) -> 
                "required (hardened metadata access)")
 
 
+DELETION_PROTECTION: dict[str, tuple[str, tuple[Any, ...]]] = {
+    t.ACK_MANAGED: ("deletionProtection", (True,)),
+    t.ACK_DEDICATED: ("deletionProtection", (True,)),
+    t.ACK_SERVERLESS: ("deletionProtection", (True,)),
+    t.RDS_INSTANCE: ("deletionProtection", (True,)),
+    t.POLARDB_CLUSTER: ("deletionLock", (1, 1.0)),
+    t.KVSTORE_INSTANCE: ("instanceReleaseProtection", (True,)),
+    t.MONGODB_INSTANCE: ("dbInstanceReleaseProtection", (True,)),
+    t.ALB_LOAD_BALANCER: ("deletionProtectionEnabled", (True,)),
+    t.NLB_LOAD_BALANCER: ("deletionProtectionEnabled", (True,)),
+    t.SLB_LOAD_BALANCER: ("deleteProtection", ("on",)),
+    t.KMS_KEY: ("deletionProtection", ("Enabled",)),
+}
+"""Types beside instances that can refuse deletion: (input, values that protect); each
+defaults to unprotected."""
+
+
 def deletion_protection(resource: Resource, _: Mapping[str, Any],
                         ctx: Context) -> Iterator[str]:
-    """Instances have deletion protection where the environment demands it (prod; provider
-    default off); spot instances, which the provider cannot protect, are exempt."""
-    shape = NODE_SHAPES.get(resource.type)
+    """Where the environment demands it (prod; provider default off): instances (not spot:
+    the provider cannot protect them), ACK clusters, databases, load balancers and KMS keys
+    refuse deletion."""
     environment = ctx.demanded_by(resource, "deletion_protection")
-    if shape is None or not shape.deletion_protection or not environment:
+    if not environment:
         return
     props = resource.props
-    if props.get("spotStrategy") in SPOT_STRATEGIES or is_unknown(props.get("spotStrategy")):
+    shape = NODE_SHAPES.get(resource.type)
+    if shape is not None and shape.deletion_protection:
+        if props.get("spotStrategy") in SPOT_STRATEGIES or is_unknown(props.get("spotStrategy")):
+            return
+        key, protecting, kind = shape.deletion_protection, (True, "true"), "node"
+    elif resource.type in DELETION_PROTECTION:
+        (key, protecting), kind = DELETION_PROTECTION[resource.type], resource.type.split(":")[-1]
+    else:
         return
-    protected = props.get(shape.deletion_protection, False)
-    if not is_unknown(protected) and not _is_true(protected):
-        yield f"{environment} node without {shape.deletion_protection}; set it true"
+    value = props.get(key, False)
+    if not is_unknown(value) and value not in protecting:
+        yield f"{environment} {kind} without {key}; turn it on"
 
 
 NODE_RULES: tuple[Rule, ...] = (
     ResourceRule("no-public-ip-on-nodes", "GPU nodes get no public IP (internet bandwidth 0)",
                  "security", "high", "Set internetMaxBandwidthOut to 0 (the default); use NAT for "
                  "egress and a bastion or VPN for access.", public_ip, concern="network exposure",
-                 reviews=frozenset(NODE_SHAPES)),
+                 reviews=PUBLIC_IP_TYPES),
     StackRule("no-eip-on-nodes", "No EIP bound to an instance of the stack", "security", "high",
               "Remove the EIP association; reach nodes privately, egress through NAT.",
               eip_on_instance, concern="network exposure",
@@ -211,8 +240,9 @@ NODE_RULES: tuple[Rule, ...] = (
                  "(instanceMetadataOptions.httpTokens on ACK node pools).", metadata_hardened,
                  concern="nodes",
                  reviews=frozenset(NODE_SHAPES)),
-    ResourceRule("prod-deletion-protection", "Prod instances have deletion protection",
-                 "reliability", "medium", "Set deletionProtection true (Conventions."
-                 "deletion_protection, on in prod).", deletion_protection, concern="reliability",
-                 reviews=frozenset({t.INSTANCE})),
+    ResourceRule("prod-deletion-protection", "Prod instances, clusters, databases, load "
+                 "balancers and keys refuse deletion", "reliability", "medium",
+                 "Set deletionProtection (or the type's equivalent) on (Conventions."
+                 "deletion_protection, on in prod).", deletion_protection,
+                 concern="reliability", reviews=frozenset({t.INSTANCE, *DELETION_PROTECTION})),
 )

@@ -11,19 +11,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gpu_infra_policies.audit import AUDIT_RULES
 from gpu_infra_policies.base import Context, EnforcementLevel, Resource, Rule, StackRule
 from gpu_infra_policies.cost import COST_RULES
 from gpu_infra_policies.coverage import UNREVIEWED_RULE, unreviewed
 from gpu_infra_policies.gpu import GPU_RULES
 from gpu_infra_policies.iam import IAM_RULES
+from gpu_infra_policies.kubernetes import KUBERNETES_RULES
 from gpu_infra_policies.network import NETWORK_RULES
 from gpu_infra_policies.nodes import NODE_RULES
 from gpu_infra_policies.reliability import RELIABILITY_RULES
 from gpu_infra_policies.secrets import SECRET_RULES
 from gpu_infra_policies.storage import STORAGE_RULES
+from gpu_infra_policies.transport import TRANSPORT_RULES
 
-JUDGING_RULES: tuple[Rule, ...] = (NETWORK_RULES + NODE_RULES + STORAGE_RULES + IAM_RULES
-                                   + SECRET_RULES + RELIABILITY_RULES + COST_RULES + GPU_RULES)
+JUDGING_RULES: tuple[Rule, ...] = (NETWORK_RULES + TRANSPORT_RULES + NODE_RULES + STORAGE_RULES
+                                   + IAM_RULES + SECRET_RULES + AUDIT_RULES + KUBERNETES_RULES
+                                   + RELIABILITY_RULES + COST_RULES + GPU_RULES)
 """Every rule that judges resources, in report order."""
 COVERAGE_RULE = StackRule(
     UNREVIEWED_RULE, "Every resource type in the stack is reviewed by a security rule",
