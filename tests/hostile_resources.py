@@ -140,17 +140,17 @@ CASES: list[tuple[str, list[Resource]]] = [
         "tags": PROD}, "tracker-db", "urn:tracker-db")]),
     ("prod-vpc-flow-logs", [Resource(t.VPC, {"cidrBlock": "10.9.0.0/16", "tags": PROD}, "vpc",
                                      "urn:vpc")]),
-    ("ack-private-api-endpoint", [Resource(t.ACK_MANAGED, {
+    ("ack-private-api-endpoint", [Resource(t.MANAGED_KUBERNETES, {
         "enableRrsa": True, "podVswitchIds": ["vsw-p"], "tags": TAGS}, "ack", "urn:ack")]),
-    ("ack-rrsa", [Resource(t.ACK_MANAGED, {
+    ("ack-rrsa", [Resource(t.MANAGED_KUBERNETES, {
         "slbInternetEnabled": False, "podVswitchIds": ["vsw-p"], "tags": TAGS}, "ack-norrsa",
         "urn:ack-norrsa")]),
-    ("ack-network-policy-cni", [Resource(t.ACK_MANAGED, {
+    ("ack-network-policy-cni", [Resource(t.MANAGED_KUBERNETES, {
         "slbInternetEnabled": False, "enableRrsa": True, "podCidr": "172.20.0.0/16",
         "addons": [{"name": "flannel"}], "tags": TAGS}, "ack-flannel", "urn:ack-flannel")]),
-    ("ack-addons-pinned", [Resource(t.ACK_ADDON, {"clusterId": "c", "name": "ack-node-problem"
-                                                  "-detector"}, "addon", "urn:addon")]),
-    ("registry-private", [Resource(t.CR_EE_NAMESPACE, {
+    ("ack-addons-pinned", [Resource(t.KUBERNETES_ADDON, {
+        "clusterId": "c", "name": "ack-node-problem-detector"}, "addon", "urn:addon")]),
+    ("registry-private", [Resource(t.REGISTRY_EE_NAMESPACE, {
         "instanceId": "cri-1", "name": "models", "defaultVisibility": "PUBLIC",
         "autoCreate": True}, "ns", "urn:ns")]),
     ("k8s-pod-security", [Resource(t.K8S_DAEMON_SET, {
@@ -167,6 +167,15 @@ CASES: list[tuple[str, list[Resource]]] = [
         "automaticRotation": "Enabled", "policy": _doc({
             "Effect": "Allow", "Action": ["kms:Decrypt"], "Principal": {"RAM": ["*"]},
             "Resource": ["*"]}), "tags": TAGS}, "open-key", "urn:open-key")]),
+    ("k8s-rbac-least-privilege", [Resource(t.K8S_CLUSTER_ROLE_BINDING, {
+        "metadata": {"name": "trainer-admin"}, "roleRef": {"kind": "ClusterRole",
+                                                          "name": "cluster-admin"},
+        "subjects": [{"kind": "ServiceAccount", "name": "trainer", "namespace": "ml"}]},
+        "trainer-admin", "urn:trainer-admin")]),
+    ("k8s-pod-security", [Resource(t.K8S_PERSISTENT_VOLUME, {
+        "metadata": {"name": "node-root"}, "spec": {"hostPath": {"path": "/"},
+                                                    "capacity": {"storage": "1Ti"}}},
+        "node-root", "urn:node-root")]),
     ("oss-browser-access", [Resource(t.BUCKET_CORS, {"bucket": "ckpt", "corsRules": [{
         "allowedOrigins": ["*"], "allowedMethods": ["GET", "PUT"]}]}, "cors", "urn:cors")]),
     ("oss-secure-transport", [Resource(t.BUCKET_POLICY, {"bucket": "ckpt", "policy": _doc({

@@ -10,7 +10,13 @@ import pytest
 
 from gpu_infra_facts import types as t
 from gpu_infra_policies.base import Resource
-from gpu_infra_policies.coverage import NO_CONCERN, coverage_markdown, summarize, type_coverage
+from gpu_infra_policies.coverage import (
+    NO_CONCERN,
+    coverage_markdown,
+    rules_markdown,
+    summarize,
+    type_coverage,
+)
 from gpu_infra_policies.rules import JUDGING_RULES, RULES, evaluate
 from gpu_infra_tools.cli import main
 from gpu_infra_tools.plan.engine import run_plan
@@ -31,7 +37,8 @@ def shipped(request):
 
 
 def test_every_resource_of_a_shipped_stack_is_accounted_for(shipped):
-    resources = [r for r in shipped.plan.resources if r.custom]
+    resources = [r for r in shipped.plan.resources
+                 if r.custom and not r.type.startswith("pulumi:providers:")]
     summary = shipped.coverage
     assert summary.resources == len(resources)
     unreviewed = {token for token, _ in summary.unreviewed_types}
@@ -68,12 +75,21 @@ def test_known_types_are_reviewed_and_no_concern_types_say_why():
         assert "network exposure" in type_coverage(token, JUDGING_RULES).concerns
 
 
-def test_readme_coverage_section_is_generated_from_the_rules():
+@pytest.mark.parametrize("name, text", [("coverage", coverage_markdown(JUDGING_RULES)),
+                                        ("rules", rules_markdown(RULES))])
+def test_readme_sections_are_generated_from_the_rules(name, text):
     readme = (PROJECT_DIR / "policies" / "README.md").read_text()
-    section = re.search(r"<!-- coverage:start -->\n(.*?)\n<!-- coverage:end -->", readme, re.S)
-    assert section, "policies/README.md lacks the generated coverage section"
-    assert section.group(1) == coverage_markdown(JUDGING_RULES), (
-        "regenerate it: gpu-infra policy coverage > the section of policies/README.md")
+    section = re.search(rf"<!-- {name}:start -->\n(.*?)\n<!-- {name}:end -->", readme, re.S)
+    assert section, f"policies/README.md lacks the generated {name} section"
+    assert section.group(1) == text, f"regenerate the {name} section of policies/README.md"
+
+
+def test_rules_table_states_each_level_and_why_advisory():
+    table = rules_markdown(RULES)
+    for rule in RULES:
+        assert f"`{rule.name}`" in table
+    assert "| `prod-customer-keys` | mandatory in prod |" in table
+    assert "- `ram-no-access-keys`: some integrations" in table
 
 
 def test_cli_prints_the_table_and_a_stacks_coverage(capsys):

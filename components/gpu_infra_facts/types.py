@@ -8,6 +8,24 @@ DISKS = (ECS_DISK, DISK)
 ECS_LAUNCH_TEMPLATE = "alicloud:ecs/ecsLaunchTemplate:EcsLaunchTemplate"
 LAUNCH_TEMPLATE = "alicloud:ecs/launchTemplate:LaunchTemplate"
 NODE_POOL = "alicloud:cs/nodePool:NodePool"
+MANAGED_KUBERNETES = "alicloud:cs/managedKubernetes:ManagedKubernetes"
+KUBERNETES_ADDON = "alicloud:cs/kubernetesAddon:KubernetesAddon"
+REGISTRY_EE_INSTANCE = "alicloud:cr/registryEnterpriseInstance:RegistryEnterpriseInstance"
+REGISTRY_EE_NAMESPACE = "alicloud:cs/registryEnterpriseNamespace:RegistryEnterpriseNamespace"
+REGISTRY_EE_REPO = "alicloud:cs/registryEnterpriseRepo:RegistryEnterpriseRepo"
+REGISTRY_VPC_ENDPOINT = "alicloud:cr/vpcEndpointLinkedVpc:VpcEndpointLinkedVpc"
+REGISTRY_NAMESPACE = "alicloud:cr/namespace:Namespace"
+"""A namespace of the ACR personal edition."""
+REGISTRY_REPO = "alicloud:cr/repo:Repo"
+"""A repository of the ACR personal edition."""
+REGISTRY_NAMESPACES = (REGISTRY_EE_NAMESPACE, REGISTRY_NAMESPACE)
+REGISTRY_REPOS = (REGISTRY_EE_REPO, REGISTRY_REPO)
+LOG_PROJECT = "alicloud:log/project:Project"
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
+K8S_PERSISTENT_VOLUME = "kubernetes:core/v1:PersistentVolume"
+K8S_PERSISTENT_VOLUME_CLAIM = "kubernetes:core/v1:PersistentVolumeClaim"
+K8S_NAMESPACE = "kubernetes:core/v1:Namespace"
 KMS_KEY = "alicloud:kms/key:Key"
 SECURITY_GROUP_RULE = "alicloud:ecs/securityGroupRule:SecurityGroupRule"
 EIP_ASSOCIATION = "alicloud:ecs/eipAssociation:EipAssociation"
@@ -67,7 +85,8 @@ TAGGABLE = frozenset({
     NAS_FILE_SYSTEM, KMS_KEY, CMS_ALARM, "alicloud:cms/monitorGroup:MonitorGroup",
     "alicloud:alb/loadBalancer:LoadBalancer", "alicloud:nlb/loadBalancer:LoadBalancer",
     "alicloud:alb/serverGroup:ServerGroup", "alicloud:nlb/serverGroup:ServerGroup",
-    "alicloud:ram/role:Role", RAM_POLICY, NODE_POOL, RESOURCE_GROUP,
+    "alicloud:ram/role:Role", RAM_POLICY, NODE_POOL, RESOURCE_GROUP, MANAGED_KUBERNETES,
+    REGISTRY_EE_INSTANCE, LOG_PROJECT,
 })
 """Types whose pulumi-alicloud 4.0 resource takes `tags` (checked by a test against the SDK)."""
 
@@ -120,7 +139,6 @@ ECS_COMMAND = "alicloud:ecs/command:Command"
 OOS_TEMPLATE = "alicloud:oos/template:Template"
 FC_FUNCTION = "alicloud:fc/v3Function:V3Function"
 KMS_SECRET = "alicloud:kms/secret:Secret"
-LOG_PROJECT = "alicloud:log/project:Project"
 LOG_STORE = "alicloud:log/store:Store"
 LOG_AUDIT = "alicloud:log/audit:Audit"
 ACTIONTRAIL_TRAIL = "alicloud:actiontrail/trail:Trail"
@@ -134,14 +152,8 @@ RAM_SECURITY_PREFERENCE = "alicloud:ram/securityPreference:SecurityPreference"
 RAM_PASSWORD_POLICY = "alicloud:ram/passwordPolicy:PasswordPolicy"
 RAM_PASSWORD_POLICIES = frozenset({"alicloud:ram/accountPasswordPolicy:AccountPasswordPolicy",
                                    RAM_PASSWORD_POLICY})
-ACK_MANAGED = "alicloud:cs/managedKubernetes:ManagedKubernetes"
 ACK_DEDICATED = "alicloud:cs/kubernetes:Kubernetes"
 ACK_SERVERLESS = "alicloud:cs/serverlessKubernetes:ServerlessKubernetes"
-ACK_ADDON = "alicloud:cs/kubernetesAddon:KubernetesAddon"
-CR_NAMESPACE = "alicloud:cr/namespace:Namespace"
-CR_REPO = "alicloud:cr/repo:Repo"
-CR_EE_NAMESPACE = "alicloud:cs/registryEnterpriseNamespace:RegistryEnterpriseNamespace"
-CR_EE_REPO = "alicloud:cs/registryEnterpriseRepo:RegistryEnterpriseRepo"
 CR_CHART_NAMESPACE = "alicloud:cr/chartNamespace:ChartNamespace"
 CR_CHART_REPOSITORY = "alicloud:cr/chartRepository:ChartRepository"
 K8S_POD = "kubernetes:core/v1:Pod"
@@ -152,3 +164,9 @@ K8S_STATEFUL_SET = "kubernetes:apps/v1:StatefulSet"
 K8S_REPLICA_SET = "kubernetes:apps/v1:ReplicaSet"
 K8S_JOB = "kubernetes:batch/v1:Job"
 K8S_CRON_JOB = "kubernetes:batch/v1:CronJob"
+K8S_CLUSTER_ROLE = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
+K8S_ROLE = "kubernetes:rbac.authorization.k8s.io/v1:Role"
+K8S_CLUSTER_ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding"
+K8S_ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
+K8S_SECRET = "kubernetes:core/v1:Secret"
+K8S_SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"

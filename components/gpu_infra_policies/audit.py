@@ -125,10 +125,10 @@ def prod_access_logs(resource: Resource, cfg: Mapping[str, Any],
             off = [p for p in RDS_LOG_PARAMETERS if params.get(p) != "on"]
             if off:
                 yield f"{environment} PostgreSQL does not log {', '.join(off)}; set them on"
-    elif resource.type in (t.ACK_MANAGED, t.ACK_DEDICATED):
+    elif resource.type in (t.MANAGED_KUBERNETES, t.ACK_DEDICATED):
         components = as_list(props.get("controlPlaneLogComponents"))
         audit = props.get("auditLogConfig")
-        if resource.type == t.ACK_MANAGED and not is_unknown(components) and not components:
+        if resource.type == t.MANAGED_KUBERNETES and not is_unknown(components) and not components:
             yield (f"{environment} cluster keeps no control-plane logs; set "
                    "controlPlaneLogComponents (apiserver, kcm, scheduler)")
         if isinstance(audit, Mapping) and audit.get("enabled") is False:
@@ -168,7 +168,7 @@ AUDIT_RULES: tuple[Rule, ...] = (
                  "security", "medium", "Set accessLogConfig (ALB), sqlCollectorStatus Enabled "
                  "and the log_* parameters (RDS), controlPlaneLogComponents (ACK).",
                  prod_access_logs, concern="audit and logs",
-                 reviews=frozenset({t.ALB_LOAD_BALANCER, t.RDS_INSTANCE, t.ACK_MANAGED,
+                 reviews=frozenset({t.ALB_LOAD_BALANCER, t.RDS_INSTANCE, t.MANAGED_KUBERNETES,
                                     t.ACK_DEDICATED}),
                  schema={"minSqlRetentionDays": {"type": "number", "minimum": 1,
                                                  "description": "Fewest days of RDS SQL audit "

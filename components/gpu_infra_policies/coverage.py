@@ -54,6 +54,15 @@ NO_CONCERN: dict[str, str] = {
     t.SNAPSHOT_POLICY_ATTACHMENT: "applies a backup schedule to a disk",
     t.BUCKET_VERSIONING: "keeps old object versions",
     t.RESOURCE_GROUP: "a grouping for monitoring and billing; grants nothing",
+    t.REGISTRY_EE_INSTANCE: "a registry; who pulls is its namespaces', repositories' and "
+                            "endpoint ACLs' business (registry-private, no-world-ingress)",
+    t.REGISTRY_VPC_ENDPOINT: "links the registry to a VPC: private access",
+    t.K8S_NAMESPACE: "a name scope; what runs in it is judged on the workloads",
+    t.K8S_STORAGE_CLASS: "how volumes are provisioned (encryption: the disks' rules)",
+    t.K8S_PERSISTENT_VOLUME_CLAIM: "a claim on a volume the volume rules judge",
+    t.K8S_SECRET: "holds secrets the way Kubernetes means to; RBAC decides who reads them",
+    t.K8S_SERVICE_ACCOUNT: "an identity; the RAM role it assumes (RRSA) is judged by its "
+                           "trust policy",
 }
 """Types read and found to carry no security concern of their own, and why."""
 UNREVIEWED_RULE = "unreviewed-types"
@@ -135,7 +144,8 @@ def coverage_markdown(rules: Sequence[Rule]) -> str:
     lines = ["| Resource type | Concerns | Rules |", "|---|---|---|"]
     for token in known_types(rules):
         coverage = type_coverage(token, rules)
-        concerns = ", ".join(coverage.concerns) or f"none: {coverage.no_concern}"
+        concerns = ", ".join(coverage.concerns) or (
+            f"none: {coverage.no_concern}" if coverage.no_concern else "NOT REVIEWED")
         lines.append(f"| `{token}` | {concerns} | {', '.join(coverage.rules) or '-'} |")
     return "\n".join(lines)
 
@@ -176,3 +186,24 @@ def summarize(resources: Sequence[Resource], rules: Sequence[Rule]) -> CoverageS
     total = sum(len(found) for _, found in by_type.values())
     return CoverageSummary(total, total - sum(count for _, count in unreviewed_types),
                            len(by_type), unreviewed_types)
+
+
+def rules_markdown(rules: Sequence[Rule]) -> str:
+    """The README's rules table, by concern (generated; tests/test_policy_coverage.py keeps
+    it current): level (mandatory, mandatory in prod for `prod-*` rules, advisory,
+    disabled), severity, how many types the rule reviews, what it checks; then why each
+    advisory security rule is advisory."""
+    lines = ["| Concern | Rule | Level | Severity | Types | Checks |", "|---|---|---|---|---|---|"]
+    for concern in CONCERNS:
+        for rule in (r for r in rules if r.concern == concern):
+            level: str = rule.default_enforcement
+            if level == "mandatory" and rule.name.startswith("prod-"):
+                level = "mandatory in prod"
+            lines.append(f"| {concern} | `{rule.name}` | {level} | {rule.severity} | "
+                         f"{len(rule.reviews) or 'stack'} | {rule.description} |")
+    lines += ["", "Left advisory on purpose:"]
+    for rule in rules:
+        if rule.category == "security" and rule.default_enforcement == "advisory":
+            reason = rule.note.removeprefix("advisory by default: ").removeprefix("advisory: ")
+            lines.append(f"- `{rule.name}`: {reason}")
+    return "\n".join(lines)

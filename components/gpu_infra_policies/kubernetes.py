@@ -18,7 +18,7 @@ from gpu_infra_policies.base import (
 )
 from gpu_infra_policies.texts import KUBERNETES_WORKLOADS, containers, pod_specs
 
-PUBLIC_ENDPOINT = {t.ACK_MANAGED: ("slbInternetEnabled", True),
+PUBLIC_ENDPOINT = {t.MANAGED_KUBERNETES: ("slbInternetEnabled", True),
                    t.ACK_DEDICATED: ("slbInternetEnabled", True),
                    t.ACK_SERVERLESS: ("endpointPublicAccessEnabled", False)}
 """Cluster type -> (input that puts the API server on the internet, its provider
@@ -39,7 +39,7 @@ def api_endpoint(resource: Resource, _: Mapping[str, Any], __: Context) -> Itera
                "set it false and reach the API from the VPC")
 
 
-RRSA_TYPES = (t.ACK_MANAGED, t.ACK_SERVERLESS)
+RRSA_TYPES = (t.MANAGED_KUBERNETES, t.ACK_SERVERLESS)
 
 
 def rrsa(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
@@ -55,7 +55,7 @@ def rrsa(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]
 def network_policy_cni(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
     """ACK clusters run Terway (podVswitchIds, or a terway add-on), the CNI that enforces
     Kubernetes NetworkPolicy on ACK (Flannel on ACK does not)."""
-    if resource.type not in (t.ACK_MANAGED, t.ACK_DEDICATED):
+    if resource.type not in (t.MANAGED_KUBERNETES, t.ACK_DEDICATED):
         return
     addons = [a.get("name") for a in as_list(resource.props.get("addons"))
               if isinstance(a, Mapping)]
@@ -70,10 +70,10 @@ def network_policy_cni(resource: Resource, _: Mapping[str, Any], __: Context) ->
 def pinned_addons(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
     """Add-ons (cs.KubernetesAddon, a cluster's `addons`) pin a version: unpinned, the
     cluster takes whatever ACK ships next, in every environment at its own time."""
-    if resource.type == t.ACK_ADDON:
+    if resource.type == t.KUBERNETES_ADDON:
         if resource.props.get("version") in (None, ""):
             yield f"add-on {resource.props.get('name')} has no version; pin one"
-    elif resource.type in (t.ACK_MANAGED, t.ACK_DEDICATED, t.ACK_SERVERLESS):
+    elif resource.type in (t.MANAGED_KUBERNETES, t.ACK_DEDICATED, t.ACK_SERVERLESS):
         for addon in as_list(resource.props.get("addons")):
             if isinstance(addon, Mapping) and addon.get("version") in (None, "") \
                     and not addon.get("disabled"):
@@ -93,9 +93,9 @@ def auto_repair(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterat
         yield "node pool does not repair failed nodes; set management.enable and autoRepair"
 
 
-PUBLIC_REGISTRY = {t.CR_NAMESPACE: ("defaultVisibility", None),
-                   t.CR_EE_NAMESPACE: ("defaultVisibility", "PRIVATE"),
-                   t.CR_REPO: ("repoType", None), t.CR_EE_REPO: ("repoType", None),
+PUBLIC_REGISTRY = {t.REGISTRY_NAMESPACE: ("defaultVisibility", None),
+                   t.REGISTRY_EE_NAMESPACE: ("defaultVisibility", "PRIVATE"),
+                   t.REGISTRY_REPO: ("repoType", None), t.REGISTRY_EE_REPO: ("repoType", None),
                    t.CR_CHART_NAMESPACE: ("defaultRepoType", "PRIVATE"),
                    t.CR_CHART_REPOSITORY: ("repoType", "PRIVATE")}
 """Registry type -> (visibility input, its default)."""
@@ -147,6 +147,13 @@ def pod_security(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iter
     `exemptNamespaces` meet the Kubernetes baseline: not privileged, no host network, PID
     or IPC, no hostPath volumes or host ports, no privilege escalation, no capability
     beyond `allowedCapabilities` (default IPC_LOCK, which RDMA needs)."""
+    if resource.type == t.K8S_PERSISTENT_VOLUME:
+        spec = resource.props.get("spec")
+        host = spec.get("hostPath") if isinstance(spec, Mapping) else None
+        if isinstance(host, Mapping):
+            yield (f"spec.hostPath {host.get('path')}: a volume on the node's own disk lets "
+                   "any pod that claims it into the node; use a CSI volume")
+        return
     if resource.type not in KUBERNETES_WORKLOADS:
         return
     metadata = resource.props.get("metadata")
@@ -162,7 +169,39 @@ def pod_security(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iter
                    "into the node; drop these or run it in an exempt namespace")
 
 
-ACK_CLUSTERS = frozenset({t.ACK_MANAGED, t.ACK_DEDICATED, t.ACK_SERVERLESS})
+ADMIN_ROLES = ("cluster-admin", "admin")
+ESCALATING_VERBS = ("escalate", "bind", "impersonate")
+RBAC_ROLES = (t.K8S_CLUSTER_ROLE, t.K8S_ROLE)
+RBAC_BINDINGS = (t.K8S_CLUSTER_ROLE_BINDING, t.K8S_ROLE_BINDING)
+
+
+def rbac(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
+    """Kubernetes RBAC grants no wildcard verbs on wildcard resources, no escalate / bind /
+    impersonate, and binds cluster-admin (or admin) to nobody but system identities."""
+    props = resource.props
+    if resource.type in RBAC_ROLES:
+        for index, rule in enumerate(as_list(props.get("rules"))):
+            if not isinstance(rule, Mapping):
+                continue
+            verbs = {str(v) for v in as_list(rule.get("verbs"))}
+            kinds = {str(r) for r in as_list(rule.get("resources"))}
+            if "*" in verbs and "*" in kinds:
+                yield f"rules[{index}] grants every verb on every resource; name them"
+            if verbs & set(ESCALATING_VERBS):
+                yield (f"rules[{index}] grants {', '.join(sorted(verbs & set(ESCALATING_VERBS)))}"
+                       ": the holder can raise its own rights")
+    elif resource.type in RBAC_BINDINGS:
+        role = props.get("roleRef")
+        if isinstance(role, Mapping) and role.get("name") in ADMIN_ROLES:
+            subjects = [s.get("name") for s in as_list(props.get("subjects"))
+                        if isinstance(s, Mapping)
+                        and not str(s.get("name", "")).startswith("system:")]
+            if subjects:
+                yield (f"binds {role.get('name')} to {', '.join(map(str, subjects))}; grant a "
+                       "role with the verbs they need")
+
+
+ACK_CLUSTERS = frozenset({t.MANAGED_KUBERNETES, t.ACK_DEDICATED, t.ACK_SERVERLESS})
 KUBERNETES_RULES: tuple[Rule, ...] = (
     ResourceRule("ack-private-api-endpoint", "ACK API servers have no internet endpoint",
                  "security", "critical", "Set slbInternetEnabled false (managed, dedicated) or "
@@ -175,13 +214,13 @@ KUBERNETES_RULES: tuple[Rule, ...] = (
                  "security", "low", "Create the cluster with Terway (podVswitchIds, "
                  "terway-eniip add-on).", network_policy_cni,
                  concern="kubernetes and registries",
-                 reviews=frozenset({t.ACK_MANAGED, t.ACK_DEDICATED}), enforcement="advisory",
+                 reviews=frozenset({t.MANAGED_KUBERNETES, t.ACK_DEDICATED}), enforcement="advisory",
                  note="advisory: a CNI that can enforce NetworkPolicy only matters once "
                       "policies are written, which the stack may leave to the workloads"),
     ResourceRule("ack-addons-pinned", "Cluster add-ons pin their versions", "security", "low",
                  "Set version on each cs.KubernetesAddon and each entry of addons.",
                  pinned_addons, concern="kubernetes and registries",
-                 reviews=frozenset({t.ACK_ADDON, *ACK_CLUSTERS}), enforcement="advisory",
+                 reviews=frozenset({t.KUBERNETES_ADDON, *ACK_CLUSTERS}), enforcement="advisory",
                  note="advisory: an unpinned add-on is a change-control gap, not an exposure"),
     ResourceRule("registry-private", "Container registries and chart repositories are private",
                  "security", "critical", "Set defaultVisibility / repoType PRIVATE; share "
@@ -190,7 +229,8 @@ KUBERNETES_RULES: tuple[Rule, ...] = (
     ResourceRule("k8s-pod-security", "Pods meet the Kubernetes baseline", "security", "high",
                  "Drop privileged, host namespaces, hostPath and added capabilities; keep node "
                  "agents in an exempt namespace.", pod_security,
-                 concern="kubernetes and registries", reviews=frozenset(KUBERNETES_WORKLOADS),
+                 concern="kubernetes and registries",
+                 reviews=frozenset({*KUBERNETES_WORKLOADS, t.K8S_PERSISTENT_VOLUME}),
                  schema={"exemptNamespaces": {"type": "array", "items": {"type": "string"},
                                               "description": "Namespaces of node agents. "
                                                              "Default kube-system."},
@@ -199,6 +239,10 @@ KUBERNETES_RULES: tuple[Rule, ...] = (
                                                                 "Default IPC_LOCK."}},
                  defaults={"exemptNamespaces": ["kube-system"],
                            "allowedCapabilities": ["IPC_LOCK"]}),
+    ResourceRule("k8s-rbac-least-privilege", "Kubernetes RBAC grants no admin wildcards",
+                 "security", "critical", "Grant named verbs on named resources; bind "
+                 "cluster-admin to no user or service account.", rbac, concern="identity",
+                 reviews=frozenset({*RBAC_ROLES, *RBAC_BINDINGS})),
     ResourceRule("node-pool-auto-repair", "ACK node pools repair failed nodes", "reliability",
                  "medium", "Set management { enable = true, autoRepair = true }.", auto_repair,
                  concern="reliability", reviews=frozenset({t.NODE_POOL})),

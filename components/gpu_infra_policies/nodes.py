@@ -175,7 +175,7 @@ def metadata_hardened(resource: Resource, _: Mapping[str, Any], __: Context) -> 
 
 
 DELETION_PROTECTION: dict[str, tuple[str, tuple[Any, ...]]] = {
-    t.ACK_MANAGED: ("deletionProtection", (True,)),
+    t.MANAGED_KUBERNETES: ("deletionProtection", (True,)),
     t.ACK_DEDICATED: ("deletionProtection", (True,)),
     t.ACK_SERVERLESS: ("deletionProtection", (True,)),
     t.RDS_INSTANCE: ("deletionProtection", (True,)),

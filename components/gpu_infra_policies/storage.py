@@ -218,7 +218,7 @@ def _customer_key_problems(resource: Resource, resources: Sequence[Resource]) ->
         if str(props.get("tdeStatus", "Disabled")).lower() != "enabled" and not props.get(
                 "encryptionKey"):
             yield "Redis stores data without a KMS key; set tdeStatus Enabled and encryptionKey"
-    elif resource.type in (t.ACK_MANAGED, t.ACK_SERVERLESS):
+    elif resource.type in (t.MANAGED_KUBERNETES, t.ACK_SERVERLESS):
         if not props.get("encryptionProviderKey") and not is_unknown(
                 props.get("encryptionProviderKey")):
             yield "Kubernetes Secrets are not encrypted with a KMS key; set encryptionProviderKey"
@@ -230,7 +230,7 @@ def _customer_key_problems(resource: Resource, resources: Sequence[Resource]) ->
 
 
 CUSTOMER_KEY_TYPES = frozenset({t.BUCKET, t.NAS_FILE_SYSTEM, t.RDS_INSTANCE, t.MONGODB_INSTANCE,
-                                t.POLARDB_CLUSTER, t.KVSTORE_INSTANCE, t.ACK_MANAGED,
+                                t.POLARDB_CLUSTER, t.KVSTORE_INSTANCE, t.MANAGED_KUBERNETES,
                                 t.ACK_SERVERLESS, t.LOG_STORE, t.BUCKET_ENCRYPTION})
 
 
