@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_policies", "gpu_infra_tools")
+PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_provider", "gpu_infra_policies",
+            "gpu_infra_tools")
 SOURCE_ROOT = ROOT / "components"
 
 LAYERS = ["gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra.knowhow",
-          "gpu_infra.blocks", "gpu_infra.layouts", "gpu_infra.program", "gpu_infra_policies",
+          "gpu_infra.blocks", "gpu_infra.layouts", "gpu_infra.program", "gpu_infra_provider",
+          "gpu_infra_policies",
           "gpu_infra_tools.interrupt", "gpu_infra_tools.files", "gpu_infra_tools.plan",
           "gpu_infra_tools.cost", "gpu_infra_tools.review", "gpu_infra_tools.clone",
           "gpu_infra_tools.metrics", "gpu_infra_tools.apidoc", "gpu_infra_tools.cli",

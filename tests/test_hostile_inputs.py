@@ -25,14 +25,14 @@ STACK = "{d}/Pulumi.bad.yaml"
 HOSTILE_STACKS: dict[str, tuple[str | bytes, str]] = {
     # unreadable documents: no command, and no clone beside them, may go on
     "duplicate-key": (replaced(TRAINING, "      nodes: 1\n", "      nodes: 1\n      nodes: 1000\n"),
-                      "22: config.gpu-infra:cluster.fleet.nodes: duplicate key (first at line "
-                      "21); Pulumi refuses duplicate keys"),
-    "duplicate-top-key": (TRAINING + "config: {}\n", "32: config: duplicate key (first at line 3)"),
-    "nested-600": (nested(600), "Pulumi.bad.yaml:10: (document): brackets nested more than 32 "
+                      "23: config.gpu-infra:cluster.fleet.nodes: duplicate key (first at line "
+                      "22); Pulumi refuses duplicate keys"),
+    "duplicate-top-key": (TRAINING + "config: {}\n", "33: config: duplicate key (first at line 4)"),
+    "nested-600": (nested(600), "Pulumi.bad.yaml:11: (document): brackets nested more than 32 "
                    "levels deep"),
     "block-nested-40": (replaced(TRAINING, "    tags:\n", "    tags_deep:\n" + "".join(
         " " * (6 + 2 * level) + f"k{level}:\n" for level in range(40)) + "    tags:\n"),
-        ".yaml:40: config.gpu-infra:cluster.tags_deep.k0.k1.k2.k3.k4.k5.k6.k7.k8.k9.k10.k11.k12"
+        ".yaml:41: config.gpu-infra:cluster.tags_deep.k0.k1.k2.k3.k4.k5.k6.k7.k8.k9.k10.k11.k12"
         ".k13.k14.k15.k16.k17.k18.k19.k20.k21.k22.k23.k24.k25.k26.k27.k28: nested more than 32 "
         "levels deep"),
     "billion-laughs": (billion_laughs(), "values, counting what aliases expand to"),

@@ -15,7 +15,8 @@ from gpu_infra_tools.apidoc import PUBLIC_MODULES, public_names, render
 
 from .conftest import PROJECT_DIR
 
-PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_policies", "gpu_infra_tools")
+PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_provider", "gpu_infra_policies",
+            "gpu_infra_tools")
 
 
 def test_the_api_page_is_current():

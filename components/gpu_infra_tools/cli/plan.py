@@ -31,6 +31,7 @@ from gpu_infra_tools.review.acknowledgements import (
 from gpu_infra_tools.review.base_plan import BaseError, load_base
 from gpu_infra_tools.review.changes import ChangeReport, change_report
 from gpu_infra_tools.review.render import render_markdown, render_text
+from gpu_infra_tools.review.sarif import sarif_document
 
 RENDERERS: dict[str, Callable[[Review, ChangeReport | None], str]] = {
     "text": render_text, "markdown": render_markdown,
@@ -43,6 +44,7 @@ EXAMPLES = (
     "gpu-infra plan training-dev --policy-config policies/policy-config.example.json",
     "gpu-infra plan training-prod --against main",
     "gpu-infra plan training-prod --against plan-of-main.json --format markdown",
+    "gpu-infra plan training-prod --sarif plan.sarif",
 )
 """Shown by `--help`; a test parses each."""
 
@@ -56,6 +58,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                         help="output format on stdout (default: text, a preview tree)")
     parser.add_argument("--json", dest="json_file", type=Path, metavar="FILE",
                         help="also write the full plan record as JSON to FILE ('-' = stdout)")
+    parser.add_argument("--sarif", dest="sarif_file", type=Path, metavar="FILE",
+                        help="also write the findings, policy verdicts and guard rails as "
+                             "SARIF 2.1.0 to FILE (GitHub code scanning)")
     parser.add_argument("--policy-config", type=Path, metavar="FILE",
                         help="policy rule levels and thresholds, the JSON file given to "
                              "`pulumi preview --policy-pack-config` (default: rule defaults)")
@@ -86,6 +91,12 @@ def run(args: argparse.Namespace) -> int:
     except OutputError as error:
         print(f"--json: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    try:
+        if args.sarif_file is not None:
+            check_writable_target(args.sarif_file)
+    except OutputError as error:
+        print(f"--sarif: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     with progress_line(f"planning {args.stack}"):
         plan = plan_or_exit_code(stack_path(args))
     if isinstance(plan, int):
@@ -102,6 +113,13 @@ def run(args: argparse.Namespace) -> int:
             return report_problems(error, "invalid acknowledgements")
     blocked = result.blocked or (changes is not None and changes.blocked)
     status = EXIT_FAILED if blocked else EXIT_OK
+    if args.sarif_file is not None:
+        try:
+            write_text_atomically(args.sarif_file, json.dumps(
+                sarif_document(result, changes), indent=2) + "\n")
+        except OutputError as error:
+            print(f"--sarif: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     if args.json_file is not None:
         data = result.to_json()
         if changes is not None:
