@@ -8,7 +8,7 @@ BENCH_OUT ?= .bench
 # that need them skip without them.
 NODE_TOOLS := $(if $(shell command -v npm 2>/dev/null),node_modules/.package-lock.json)
 
-.PHONY: plan test bench clean
+.PHONY: plan test test-fast bench clean
 
 $(BIN)/gpu-infra: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -22,10 +22,14 @@ plan: $(BIN)/gpu-infra  ## offline plan of $(STACK) (default training-dev)
 $(NODE_TOOLS): package.json package-lock.json
 	npm ci --silent --no-audit --no-fund
 
-test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test suite
+test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test suite (the gate CI runs)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest
+
+test-fast: $(BIN)/gpu-infra $(NODE_TOOLS)  ## while editing: lint and the tests not marked slow (under 30 s)
+	$(BIN)/ruff check .
+	$(BIN)/pytest -m "not slow"
 
 bench: $(BIN)/gpu-infra  ## benchmarks of the shipped and generated stacks; results in $(BENCH_OUT)/
 	$(BIN)/python -m bench --out $(BENCH_OUT)

@@ -14,6 +14,8 @@ from gpu_infra_facts import node_stack
 
 from .bootstrap_sandbox import HOSTNAME, INSTANCE_TYPE, SCRATCH_SERIAL, Sandbox, clear_calls
 
+pytestmark = pytest.mark.slow  # runs the node bootstrap in a shell sandbox
+
 PIN = node_stack.DEFAULT_DRIVER_STACK
 APT_INSTALL = "apt-get -q -o DPkg::Lock::Timeout=600 install -y "
 TRAINING = BootstrapSpec(

@@ -48,6 +48,7 @@ def test_every_shipped_stack_has_user_data_within_the_limit(shipped_plans):
             assert size <= USER_DATA_MAX_BYTES, f"{name}: {size} bytes"
 
 
+@pytest.mark.slow  # runs ShellCheck
 def test_generated_scripts_pass_shellcheck(shipped_plans, tmp_path):
     for name, plan in shipped_plans.items():
         script = user_data_of(plan)[0]

@@ -80,6 +80,7 @@ def test_base_that_is_not_a_plan_is_bad_input(tmp_path, capsys):
     assert "no resources list" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # git worktree and two plans
 @pytest.mark.skipif(shutil.which("git") is None or not (PROJECT_DIR / ".git").exists(),
                     reason="needs the project's git checkout")
 def test_git_revision_base_plans_in_a_temporary_worktree(capsys, monkeypatch, tmp_path):

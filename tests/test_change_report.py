@@ -19,6 +19,8 @@ from gpu_infra_tools.review.update_policies import edited_stack, render
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 
+pytestmark = pytest.mark.slow  # plans an edited training-prod (86 resources) per case
+
 GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
 
 

@@ -117,6 +117,7 @@ def test_program_failure_names_the_component_and_line_and_exits_1(monkeypatch, c
     assert "Traceback" not in err
 
 
+@pytest.mark.slow  # a CLI process
 def test_installed_cli_plans_a_stack_path_from_any_directory(tmp_path: Path):
     """No Pulumi.yaml or __main__.py near the working directory: the packaged program runs."""
     stack = (PROJECT_DIR / "stacks" / "Pulumi.training-dev.yaml").resolve()

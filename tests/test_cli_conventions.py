@@ -99,6 +99,7 @@ def test_no_progress_line_when_not_a_terminal():
     assert pipe.getvalue() == ""
 
 
+@pytest.mark.slow  # a CLI process
 def test_ctrl_c_during_a_plan_exits_130_without_traceback_or_hang(tmp_path):
     document = yaml.safe_load((PROJECT_DIR / "stacks" / "Pulumi.training-prod.yaml").read_text())
     cluster = document["config"]["gpu-infra:cluster"]

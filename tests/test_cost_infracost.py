@@ -148,6 +148,7 @@ def _git(directory: Path, *args: str) -> None:
                     *args], check=True, capture_output=True)
 
 
+@pytest.mark.slow  # a git repository and two plans
 def test_compare_revision_of_a_stack_file(tmp_path: Path, capsys):
     path = write_stack(tmp_path, "rev", BASE_TRAINING)
     _git(tmp_path, "init", "-q")

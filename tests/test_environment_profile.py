@@ -81,6 +81,7 @@ def _variant(tmp_path: Path, stack: str, environment: str) -> Path:
     return path
 
 
+@pytest.mark.slow  # full plans of the prod stacks, twice each
 @pytest.mark.parametrize("stack", ["training-prod", "inference-prod"])
 def test_another_profile_plans_like_the_environment_it_came_from(stack, tmp_path,
                                                                  monkeypatch):

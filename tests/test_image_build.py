@@ -170,6 +170,7 @@ def test_an_image_build_without_egress_is_warned():
     assert [f.validator for f in run_validators(stack)] == ["no-internet-egress"]
 
 
+@pytest.mark.slow  # runs ShellCheck
 def test_the_baked_scripts_pass_shellcheck(shipped, tmp_path):
     from .bootstrap_sandbox import Sandbox
     from .test_bootstrap_scripts import SHELLCHECK

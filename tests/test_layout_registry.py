@@ -9,6 +9,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from gpu_infra.layouts import find_layout_classes
 from gpu_infra.schema.registry import LAYOUT_MODELS
 from gpu_infra.schema.stack import ClusterBase
@@ -115,6 +117,7 @@ print(json.dumps({
 '''
 
 
+@pytest.mark.slow  # a Python process that plans
 def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path):
     """Copy the package, add a layout exactly as the README says (a model module, a layout
     module, its model in the ClusterConfig union), and nothing else: the loader, the editor

@@ -88,7 +88,9 @@ class FakeCloud:
 @pytest.fixture
 def cloud() -> Iterator[FakeCloud]:
     fake = FakeCloud()
-    thread = threading.Thread(target=fake.server.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll: 0.5 s by default, per test
+    thread = threading.Thread(target=fake.server.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     yield fake
     fake.server.shutdown()

@@ -28,6 +28,7 @@ def unique_names(plan) -> dict[tuple[str, str], str]:
             for r in plan.resources if r.type in UNIQUE_NAMES}
 
 
+@pytest.mark.slow  # 300 generated cases
 @settings(max_examples=300, deadline=None)
 @given(stack=STACK_NAMES, other_stack=STACK_NAMES, region=st.sampled_from(sorted(REGIONS)),
        other_region=st.sampled_from(sorted(REGIONS)), cluster=CLUSTER_NAMES)
@@ -73,6 +74,7 @@ def test_without_naming_the_names_stay_as_they_were(plan_cluster):
     assert set(literal.values()) == {f"{name}-acme01" for name in names.values()}
 
 
+@pytest.mark.slow  # twelve plans of the longest names
 @pytest.mark.parametrize("base", [BASE_TRAINING, BASE_INFERENCE, BASE_RENDERING],
                          ids=["training", "inference", "rendering"])
 @pytest.mark.parametrize("suffix", ["auto", "abcdefgh"])

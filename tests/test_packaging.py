@@ -13,6 +13,8 @@ import pytest
 
 from .conftest import PROJECT_DIR
 
+pytestmark = pytest.mark.slow  # builds the wheel with pip
+
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> tuple[Path, str]:

@@ -53,3 +53,53 @@ def test_the_projects_main_runs_the_same_program_as_the_plan():
     assert [(r.type, r.name, r.inputs) for r in via_main.resources] == [
         (r.type, r.name, r.inputs) for r in packaged.resources]
     assert len(packaged.resources) > 20
+
+
+def _count_judgements(monkeypatch) -> list[str]:
+    """Every judge_stack call from now on (the engine's and the program's), by cluster."""
+    import gpu_infra.program
+    import gpu_infra_tools.plan.engine
+    from gpu_infra.layouts import judge_stack
+
+    calls: list[str] = []
+
+    def counted(cluster):
+        calls.append(cluster.name)
+        return judge_stack(cluster)
+
+    monkeypatch.setattr(gpu_infra.program, "judge_stack", counted)
+    monkeypatch.setattr(gpu_infra_tools.plan.engine, "judge_stack", counted)
+    return calls
+
+
+def test_a_plan_judges_the_stack_once_secure_values_included(tmp_path, monkeypatch):
+    import yaml
+
+    calls = _count_judgements(monkeypatch)
+    run_plan(STACKS_DIR / "Pulumi.training-prod.yaml")
+    path = tmp_path / "Pulumi.sec.yaml"
+    cluster = {**BASE_TRAINING, "monitoring": {"contacts": [
+        {"name": "robot", "dingtalk_webhook": {"secure": "v1:AAAA"}}]}}
+    path.write_text(yaml.safe_dump({"config": {"alicloud:region": "cn-hangzhou",
+                                               "gpu-infra:cluster": cluster}}))
+    run_plan(path)
+    assert calls == ["llm-pretrain", BASE_TRAINING["name"]]
+
+
+def test_a_program_given_another_config_judges_it_itself(monkeypatch):
+    """The judgement handed over applies only to the very config it was made of."""
+    from gpu_infra.program import judged_already
+    from gpu_infra.program import run as run_program
+    from gpu_infra.schema import load_cluster_config
+    from gpu_infra_tools.plan.engine import run_under_mocks
+
+    from .conftest import cluster_config
+
+    stack_file, cluster = load_cluster_config(STACKS_DIR / "Pulumi.training-dev.yaml")
+    other = cluster_config({**BASE_TRAINING, "name": "other"})
+    calls = _count_judgements(monkeypatch)
+    with judged_already({"gpu-infra:cluster": {"name": "other"}}, other, []):
+        resources, _ = run_under_mocks(cluster, stack_file.name, run_program,
+                                       config=stack_file.config)
+    assert calls == [cluster.name]
+    assert resources and not any(r.name.startswith("other") for r in resources)

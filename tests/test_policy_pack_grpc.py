@@ -28,6 +28,8 @@ from .conftest import BASE_TRAINING, PROJECT_DIR, merged
 from .hostile_resources import CASES, all_resources
 from .rule_helpers import TAGS
 
+pytestmark = pytest.mark.slow  # runs the policy pack as a gRPC server process
+
 LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY,
           "disabled": analyzer_pb2.DISABLED}
 LEVEL_NAMES = {value: name for name, value in LEVELS.items()}

@@ -11,21 +11,32 @@ import os
 import sysconfig
 import threading
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks, rpc
+from pulumi.runtime import resource as sdk_resource
+from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.settings import ROOT
 from pulumi.runtime.stack import Stack, run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from gpu_infra.knowhow import Finding, errors_in
 from gpu_infra.layouts import judge_stack
+from gpu_infra.program import judged_already
 from gpu_infra.program import run as run_program
-from gpu_infra.schema import PROJECT, SECRET_PLACEHOLDER, ClusterConfig, load_cluster_config
+from gpu_infra.schema import (
+    CLUSTER_KEY,
+    PROJECT,
+    REGION_KEY,
+    SECRET_PLACEHOLDER,
+    ClusterConfig,
+    load_cluster_config,
+)
 from gpu_infra_tools.plan.fake_cloud import FakeCloud
 
 STACK_TYPE = "pulumi:pulumi:Stack"
@@ -226,8 +237,9 @@ class _CloudMocks(mocks.Mocks):
 
 
 def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Plan:
-    """Validate the stack file, then run `program` (default: the packaged Pulumi program,
-    gpu_infra.program.run, the one the project's `__main__.py` runs) under the mock engine.
+    """Validate and judge the stack file, then run `program` (default: the packaged Pulumi
+    program, gpu_infra.program.run, the one the project's `__main__.py` runs) under the mock
+    engine; the program takes that judgement rather than making it again.
 
     Raises ConfigError (bad stack file), ValidatorErrors, or ProgramError.
     """
@@ -235,11 +247,28 @@ def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Pla
     findings = judge_stack(cluster)
     if errors_in(findings):
         raise ValidatorErrors(errors_in(findings))
-    resources, outputs = run_under_mocks(
-        cluster, stack_file.name, program, config=stack_file.config,
-        secret_keys=stack_file.secret_keys)
+    raw = {key: stack_file.config[key] for key in (CLUSTER_KEY, REGION_KEY)
+           if stack_file.config.get(key) is not None}
+    with judged_already(raw, cluster, findings):
+        resources, outputs = run_under_mocks(
+            cluster, stack_file.name, program, config=stack_file.config,
+            secret_keys=stack_file.secret_keys)
     return Plan(PROJECT, stack_file.name, cluster, resources, outputs,
                 stack_file.secret_keys, findings, str(stack_path))
+
+
+@contextmanager
+def _without_source_positions() -> Iterator[None]:
+    """The SDK records, for every registration, the Python stack that made it (for the
+    engine's diagnostics): traceback.extract_stack, a file URI per frame. The mock monitor
+    drops it, and it grows with the depth of the components and of the caller (a third of a
+    plan under pytest), so within this block every registration gets an empty stack."""
+    capture = sdk_resource._get_stack_trace
+    sdk_resource._get_stack_trace = source_pb2.StackTrace
+    try:
+        yield
+    finally:
+        sdk_resource._get_stack_trace = capture
 
 
 def run_under_mocks(cluster: ClusterConfig, stack_name: str, build: Callable[[], Any],
@@ -278,7 +307,8 @@ def run_under_mocks(cluster: ClusterConfig, stack_name: str, build: Callable[[],
     collecting = gc.isenabled()
     gc.disable()
     try:
-        _sync_await(run_pulumi_func(build_then_resolve))
+        with _without_source_positions():
+            _sync_await(run_pulumi_func(build_then_resolve))
     except Exception as error:  # noqa: BLE001 (any failure of the user's program)
         raise ProgramError(_describe_failure(error)) from None
     finally:

@@ -14,6 +14,7 @@ import ast
 import io
 import tokenize
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 _WORD_BREAKS = frozenset(" \t\n;&|()<>")
 """Characters after which a `#` starts a comment (bash: `#` at the start of a word)."""
@@ -162,11 +163,13 @@ def _kept_comment(line: str, number: int) -> bool:
     return (number == 0 and text.startswith("#!")) or text.startswith("# shellcheck ")
 
 
+@lru_cache(maxsize=64)
 def strip_shell(text: str) -> str:
     """`text` (bash) without full-line comments, trailing comments, blank lines and the
     indentation of lines at the top level; heredoc bodies, lines inside quotes, substitutions
     or after a line continuation are kept as they are. UnsafeToStrip for a construct it does
-    not follow."""
+    not follow. Cached: a plan renders the same scripts for the user-data check and for the
+    nodes."""
     scanner = _Scanner()
     kept: list[str] = []
     lines = text.split("\n")
@@ -224,11 +227,12 @@ def _string_continuation_lines(tree: ast.Module) -> set[int]:
             for number in range(node.lineno + 1, node.end_lineno + 1)}
 
 
+@lru_cache(maxsize=16)
 def strip_python(text: str) -> str:
     """`text` (a Python script) without comments, function and class docstrings and blank
     lines, indented one space per block (_reindent); the shebang and the module docstring
     stay. Lines are dropped whole or cut at a COMMENT token (tokenize), never inside a
-    string (string spans from ast)."""
+    string (string spans from ast). Cached, like strip_shell."""
     tree = ast.parse(text)
     drop = _docstring_lines(tree)
     in_strings = _string_continuation_lines(tree)
