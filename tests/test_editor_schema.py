@@ -102,3 +102,54 @@ def test_secure_value_where_no_secret_goes_is_rejected_by_both(tmp_path: Path):
     document = stack_document("training-prod")
     document["config"]["gpu-infra:cluster"]["monitoring"]["webhook"] = {"secure": 1}
     assert errors_of(document)
+
+
+ONLY_VALIDATE = {
+    # cross-field rules: one field judged against another
+    "steps-inverted", "steps-overlapping", "steps-gap", "steps-two-unbounded",
+    "steps-closed-above", "steps-start-above-threshold", "steps-remove-instances",
+    "scale-in-above-scale-out", "schedule-ends-before-start", "schedule-min-above-max",
+    "vpc-slash-8-without-vswitch-prefix",
+    # arithmetic JSON Schema has no words for
+    "cpu-target-500", "schedule-impossible-date", "schedule-past", "schedule-beyond-90-days",
+    "vpc-loopback", "vpc-multicast", "vpc-link-local", "vpc-shared-100-64",
+    "vpc-this-network", "vpc-reserved-240",
+    # YAML 1.2 values the editor's YAML reads differently
+    "nan-threshold", "infinite-spot-limit",
+    # JSON Schema counts 2.0 as an integer
+    "float-integer",
+}
+"""The hostile mutations of tests/test_hostile_schema.py that only `validate` refuses, and
+why; every other one the editor schema refuses as well."""
+
+
+def test_the_hostile_mutations_the_editor_schema_catches_too():
+    from .test_hostile_schema import NONSENSE, stack_text
+
+    caught_by_schema: list[str] = []
+    for name, (kind, stack, _) in NONSENSE.items():
+        if kind == "plan-only":  # validate accepts these; the plan refuses them
+            continue
+        document = yaml.safe_load(stack if isinstance(stack, str) else stack_text(stack))
+        if errors_of(document):
+            caught_by_schema.append(name)
+    judged = {name for name, (kind, _, _) in NONSENSE.items() if kind != "plan-only"}
+    assert judged - set(caught_by_schema) == ONLY_VALIDATE
+    assert len(caught_by_schema) >= 14, caught_by_schema
+
+
+@pytest.mark.parametrize("key", ["gpu-infra:clustr", "gpu-infra:fleet", "nodes"])
+def test_an_unknown_config_key_is_refused_by_both(key, tmp_path: Path):
+    document = stack_document("training-dev")
+    document["config"][key] = 1
+    assert errors_of(document) and (key == "nodes" or not validates(document, tmp_path))
+
+
+@pytest.mark.parametrize("cidr", ["10.0.0.300/16", "10.0.0.0/33", "10.0.0/16", "ten/8"])
+def test_a_malformed_cidr_is_refused_by_both(cidr, tmp_path: Path):
+    document = stack_document("training-dev")
+    document["config"]["gpu-infra:cluster"]["network"]["vpc_cidr"] = cidr
+    document["config"]["gpu-infra:cluster"].setdefault("security", {})["admin_cidrs"] = [cidr]
+    paths = {tuple(e.absolute_path)[-2:] for e in errors_of(document)}
+    assert ("network", "vpc_cidr") in paths and ("admin_cidrs", 0) in paths
+    assert not validates(document, tmp_path)

@@ -5,12 +5,18 @@ from __future__ import annotations
 from ipaddress import IPv4Network
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 Port = Annotated[int, Field(ge=1, le=65535)]
 """A TCP/UDP port number."""
 
-Cidr = Annotated[IPv4Network, Field(strict=False)]
+OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+CIDR_PATTERN = rf"^({OCTET}\.){{3}}{OCTET}(/(3[0-2]|[12]?[0-9]))?$"
+"""An IPv4 network as the editor schema checks it: dotted quad, optional /0-32 prefix (host
+bits left set, e.g. 10.0.0.1/16, only `validate` refuses)."""
+Cidr = Annotated[IPv4Network, Field(strict=False),
+                 WithJsonSchema({"type": "string", "format": "ipv4network",
+                                 "pattern": CIDR_PATTERN})]
 """An IPv4 CIDR block such as 10.0.0.0/16 (host bits must be zero), written as a string."""
 
 ANYWHERE = IPv4Network("0.0.0.0/0")

@@ -2,11 +2,13 @@
 any yaml-language-server client): `gpu-infra schema` prints it and the repository keeps a
 copy in schema/gpu-infra-stack.schema.json.
 
-Made from the pydantic models, with two changes so that plain JSON Schema validators agree
+Made from the pydantic models (CIDR patterns and tag limits included), with three changes
+so that plain JSON Schema validators agree
 with `gpu-infra validate`:
 - the layout is chosen with `if`/`then` on `layout` (pydantic's OpenAPI `discriminator` is
   ignored by JSON Schema validators, which then report every layout's errors), so a mistake
   inside a training stack is reported against the training layout only;
+- config keys are namespaced, and `gpu-infra:` holds only `cluster`;
 - a field marked MaybeSecure also accepts a `secure:` value (what `pulumi config set --secret
   --path` writes).
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpu_infra.schema.base import SECURE_MARK
-from gpu_infra.schema.loader import CLUSTER_KEY, REGION_KEY
+from gpu_infra.schema.loader import CLUSTER_KEY, PROJECT, REGION_KEY
 from gpu_infra.schema.registry import CLUSTER_ADAPTER
 from gpu_infra_facts.regions import REGIONS
 
@@ -24,6 +26,9 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SECURE_VALUE = "SecureValue"
 """The $defs entry of an encrypted value."""
 _METADATA = ("title", "description", "default")
+CONFIG_KEY_NAMES = {"pattern": "^[^:]+:.+$", "not": {"pattern": f"^{PROJECT}:(?!cluster$)"}}
+"""Config keys are `<namespace>:<key>`; of this project's namespace only the cluster key
+(what the loader refuses as an unknown key for project gpu-infra)."""
 
 
 def editor_schema() -> dict[str, Any]:
@@ -61,6 +66,7 @@ def editor_schema() -> dict[str, Any]:
             "config": {
                 "type": "object",
                 "required": [REGION_KEY, CLUSTER_KEY],
+                "propertyNames": CONFIG_KEY_NAMES,
                 "properties": {
                     REGION_KEY: {"type": "string", "enum": sorted(REGIONS),
                                  "description": "Alibaba Cloud region of the stack."},

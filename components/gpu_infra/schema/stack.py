@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -30,7 +30,14 @@ from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfi
 from gpu_infra_facts.allowed import HealthCheckType
 from gpu_infra_facts.naming import ALARM_CONTACT, BUCKET, UNIQUE_NAMES
 from gpu_infra_facts.regions import REGIONS, zone_belongs_to
-from gpu_infra_facts.tags import MAX_TAGS_PER_RESOURCE, tag_problems
+from gpu_infra_facts.tags import (
+    FORBIDDEN_TAG_TEXT,
+    MAX_TAG_KEY_CHARS,
+    MAX_TAG_VALUE_CHARS,
+    MAX_TAGS_PER_RESOURCE,
+    RESERVED_KEY_PREFIXES,
+    tag_problems,
+)
 
 CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
 """Cluster names: 3-24 lowercase letters, digits, hyphens; they prefix every resource name
@@ -44,6 +51,18 @@ FLEET_TAG_KEY = "GpuFleet"
 AUTOMATIC_TAG_KEYS = (*REQUIRED_TAG_KEYS, NAME_TAG_KEY, FLEET_TAG_KEY)
 MAX_USER_TAGS = MAX_TAGS_PER_RESOURCE - len(AUTOMATIC_TAG_KEYS)
 """User tags that fit beside the automatic ones in Alibaba's 20 tags per resource (13)."""
+TAGS_JSON_SCHEMA: dict[str, Any] = {
+    "maxProperties": MAX_USER_TAGS,
+    "propertyNames": {"minLength": 1, "maxLength": MAX_TAG_KEY_CHARS, "not": {"anyOf": [
+        {"pattern": "^(" + "|".join(
+            "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else re.escape(c) for c in p)
+            for p in RESERVED_KEY_PREFIXES) + ")"},
+        {"pattern": "|".join(re.escape(text) for text in FORBIDDEN_TAG_TEXT)},
+        {"enum": list(AUTOMATIC_TAG_KEYS)}]}},
+    "additionalProperties": {"type": "string", "maxLength": MAX_TAG_VALUE_CHARS, "not": {
+        "pattern": "|".join(re.escape(text) for text in FORBIDDEN_TAG_TEXT)}},
+}
+"""The tag limits as the editor schema states them (the same facts `_valid_tags` checks)."""
 
 
 class ClusterCommon(StrictModel):
@@ -64,7 +83,7 @@ class ClusterCommon(StrictModel):
     environments table) says what it turns on: prod turns on deletion protection, KMS
     encryption, data protection, versioning, snapshots and access logs, and refuses
     world-open CIDRs."""
-    tags: dict[str, str] = {}
+    tags: dict[str, str] = Field(default={}, json_schema_extra=TAGS_JSON_SCHEMA)
     """Extra tags on every taggable resource, e.g. CostCenter, Owner. Default none; at most
     13, since Project, Stack, Environment, Layout, ManagedBy, Name and GpuFleet are always
     added and a resource takes 20 (keys 1-128 characters, not starting with aliyun or acs:;
