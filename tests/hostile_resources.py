@@ -167,6 +167,9 @@ CASES: list[tuple[str, list[Resource]]] = [
         "automaticRotation": "Enabled", "policy": _doc({
             "Effect": "Allow", "Action": ["kms:Decrypt"], "Principal": {"RAM": ["*"]},
             "Resource": ["*"]}), "tags": TAGS}, "open-key", "urn:open-key")]),
+    ("routes-through-instances", [Resource(t.ROUTE_ENTRY, {
+        "routeTableId": "vtb-1", "destinationCidrblock": "0.0.0.0/0", "nexthopType": "Instance",
+        "nexthopId": "i-proxy"}, "via-proxy", "urn:via-proxy")]),
     ("k8s-rbac-least-privilege", [Resource(t.K8S_CLUSTER_ROLE_BINDING, {
         "metadata": {"name": "trainer-admin"}, "roleRef": {"kind": "ClusterRole",
                                                           "name": "cluster-admin"},

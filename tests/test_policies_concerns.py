@@ -283,7 +283,7 @@ def test_password_policy(token, props, fires):
     (Resource(t.RDS_INSTANCE, {}), True), (Resource(t.RDS_INSTANCE, {"encryptionKey": "k"}), False),
     (Resource(t.MONGODB_INSTANCE, {"tdeStatus": "enabled"}), False),
     (Resource(t.POLARDB_CLUSTER, {"tdeStatus": "Disabled"}), True),
-    (Resource(t.KVSTORE_INSTANCE, {}), True),
+    (Resource(t.KVSTORE_INSTANCE, {}), False),
     (Resource(t.MANAGED_KUBERNETES, {}), True),
     (Resource(t.ACK_SERVERLESS, {"encryptionProviderKey": "k"}), False),
     (Resource(t.LOG_STORE, {}), True),
@@ -441,6 +441,10 @@ def test_ack_rrsa(token, props, fires):
 @pytest.mark.parametrize("props, fires", [
     ({"addons": [{"name": "terway-eniip"}]}, False), ({"podVswitchIds": ["vsw-p"]}, False),
     ({"podCidr": "172.20.0.0/16", "addons": [{"name": "flannel"}]}, True), ({}, True),
+    ({"podVswitchIds": ["vsw-p"], "addons": [
+        {"name": "terway-eniip", "config": '{"IPVlan": "false", "NetworkPolicy": "false"}'}]},
+     True),
+    ({"addons": [{"name": "terway-eniip", "config": '{"NetworkPolicy": "true"}'}]}, False),
 ])
 def test_network_policy_cni(props, fires):
     assert bool(messages("ack-network-policy-cni", Resource(t.MANAGED_KUBERNETES, props))) is fires
@@ -542,3 +546,15 @@ def test_databases_in_vpc(token, props, fires):
 ])
 def test_rbac(token, props, fires):
     assert bool(messages("k8s-rbac-least-privilege", Resource(token, props))) is fires
+
+
+@pytest.mark.parametrize("props, fires", [
+    ({"destinationCidrblock": "0.0.0.0/0", "nexthopType": "Instance", "nexthopId": "i-1"}, True),
+    ({"destinationCidrblock": "10.8.0.0/16", "nexthopType": "HaVip", "nexthopId": "havip-1"},
+     True),
+    ({"destinationCidrblock": "0.0.0.0/0", "nexthopType": "NatGateway", "nexthopId": "ngw-1"},
+     False),
+    ({"destinationCidrblock": "172.16.0.0/12", "nexthopType": "VpnGateway"}, False),
+])
+def test_routes_through_instances(props, fires):
+    assert bool(messages("routes-through-instances", Resource(t.ROUTE_ENTRY, props))) is fires

@@ -24,10 +24,11 @@ from typing import Any
 import pytest
 
 from gpu_infra_facts import allowed
+from gpu_infra_policies.audit import TRAIL_ALL
 from gpu_infra_policies.gpu import PERFORMANCE_LEVELS
 from gpu_infra_policies.nodes import SPOT_STRATEGIES
 from gpu_infra_policies.storage import PUBLIC_ACLS
-from gpu_infra_policies.transport import TLS_PROTOCOLS
+from gpu_infra_policies.transport import DATABASE_TLS, MODERN_POLICIES, OLD_POLICIES, TLS_PROTOCOLS
 
 from .conftest import BASE_INFERENCE, BASE_TRAINING, PROJECT_DIR, merged, utc_in
 
@@ -133,6 +134,17 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
     "gpu_infra_policies SPOT_STRATEGIES": (SPOT_STRATEGIES, (
         "ecs.Instance.spot_strategy", "ess.ScalingConfiguration.spot_strategy")),
     "gpu_infra_policies PUBLIC_ACLS": (PUBLIC_ACLS, ("oss.Bucket.acl", "oss.BucketAcl.acl")),
+    "gpu_infra_policies TLS policies": ((*MODERN_POLICIES, *OLD_POLICIES),
+                                        ("slb.Listener.tls_cipher_policy",)),
+    "gpu_infra_policies ACL status": (("on",), ("slb.Listener.acl_status",)),
+    "gpu_infra_policies ACL types": (("white", "black"), ("slb.Listener.acl_type",)),
+    "gpu_infra_policies TRAIL_ALL": ((TRAIL_ALL,), ("actiontrail.Trail.event_rw",)),
+    "gpu_infra_policies PUBLIC_REGISTRY": (("PUBLIC",), ("cr.Namespace.default_visibility",)),
+    "gpu_infra_policies classic network": (("Classic",), ("mongodb.Instance.network_type",)),
+    **{f"gpu_infra_policies DATABASE_TLS {token.split(':')[1]}": (
+        (*with_tls, default), (f"{_argument_of(token)}.{_snake(key)}",))
+       for token, (key, with_tls, default) in DATABASE_TLS.items()
+       if token != "alicloud:polardb/endpoint:Endpoint"},
     **{f"gpu_infra_policies TLS_PROTOCOLS {token.split(':')[1]}": (
         (*with_tls, default), (f"{_argument_of(token)}.{_snake(key)}",))
        for token, (key, with_tls, default) in TLS_PROTOCOLS.items()},

@@ -4,6 +4,7 @@ a stack applies (pods and every controller that makes them)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -52,15 +53,29 @@ def rrsa(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]
                    "give each service account its own role")
 
 
+def _policy_off(addon: Mapping[str, Any]) -> bool:
+    """A Terway add-on whose config turns NetworkPolicy off ({"NetworkPolicy": "false"})."""
+    config = addon.get("config")
+    try:
+        values = json.loads(config) if isinstance(config, str) and config else {}
+    except ValueError:
+        return False
+    return isinstance(values, Mapping) and str(values.get("NetworkPolicy", "")).lower() == "false"
+
+
 def network_policy_cni(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
     """ACK clusters run Terway (podVswitchIds, or a terway add-on), the CNI that enforces
-    Kubernetes NetworkPolicy on ACK (Flannel on ACK does not)."""
+    Kubernetes NetworkPolicy on ACK (Flannel on ACK does not), with NetworkPolicy left on
+    (a terway add-on's config {"NetworkPolicy": "false"} turns it off)."""
     if resource.type not in (t.MANAGED_KUBERNETES, t.ACK_DEDICATED):
         return
-    addons = [a.get("name") for a in as_list(resource.props.get("addons"))
-              if isinstance(a, Mapping)]
-    if is_unknown(resource.props.get("podVswitchIds")) or any(
-            isinstance(n, str) and n.startswith("terway") for n in addons):
+    addons = [a for a in as_list(resource.props.get("addons")) if isinstance(a, Mapping)]
+    terway = [a for a in addons if str(a.get("name", "")).startswith("terway")]
+    for addon in terway:
+        if _policy_off(addon):
+            yield (f"add-on {addon.get('name')} turns NetworkPolicy off: NetworkPolicy objects "
+                   "are not enforced; drop \"NetworkPolicy\": \"false\" from its config")
+    if terway or is_unknown(resource.props.get("podVswitchIds")):
         return
     if not as_list(resource.props.get("podVswitchIds")):
         yield ("the cluster's CNI is not Terway: NetworkPolicy objects are not enforced; set "

@@ -302,6 +302,23 @@ def databases_in_vpc(resource: Resource, _: Mapping[str, Any], __: Context) -> I
                "VPC vSwitch")
 
 
+INSTANCE_HOPS = ("Instance", "NetworkInterface", "HaVip")
+"""Route next-hop types that are a machine of the stack rather than a gateway."""
+
+
+def routes_through_instances(resource: Resource, _: Mapping[str, Any],
+                             __: Context) -> Iterator[str]:
+    """Routes (vpc.RouteEntry) whose next hop is an instance, an ENI or a HaVip: that node
+    sees, and can change, every packet of the destination range."""
+    if resource.type != t.ROUTE_ENTRY:
+        return
+    hop = resource.props.get("nexthopType")
+    if hop in INSTANCE_HOPS:
+        destination = resource.props.get("destinationCidrblock", "?")
+        yield (f"traffic to {destination} goes through {hop} {resource.props.get('nexthopId')}: "
+               "that node sees all of it; use a NAT gateway, or harden and watch the node")
+
+
 WORLD_INGRESS_TYPES = frozenset({
     t.SECURITY_GROUP_RULE, t.SECURITY_GROUP, t.PREFIX_LIST, *t.LOAD_BALANCERS,
     *t.LISTENER_PORT_KEYS, *ACL_ENTRIES, t.SLB_ACL_ENTRY, t.ALB_ACL_ENTRY,
@@ -338,6 +355,13 @@ NETWORK_RULES: tuple[Rule, ...] = (
                  reviews=frozenset(PEER_ACCOUNTS),
                  schema={"trustedAccounts": TRUSTED_ACCOUNTS_SCHEMA},
                  defaults={"trustedAccounts": []}),
+    ResourceRule("routes-through-instances", "Routes send no traffic through an instance",
+                 "security", "medium", "Route through a NAT gateway, VPN gateway or CEN; if an "
+                 "appliance must forward, harden it and alarm on it.", routes_through_instances,
+                 concern="network exposure", reviews=frozenset({t.ROUTE_ENTRY}),
+                 enforcement="advisory",
+                 note="advisory: a firewall or NAT appliance as next hop is a design choice; "
+                      "the stack cannot show whether that node is hardened"),
     StackRule("no-broad-private-ingress", "Ingress from private ranges no wider than a VPC",
               "security", "medium",
               "Admit the VPC's or vSwitches' CIDRs, or a source security group, instead of "

@@ -214,10 +214,6 @@ def _customer_key_problems(resource: Resource, resources: Sequence[Resource]) ->
                 props.get("tdeStatus")):
             yield "database stores data without a KMS key; set tdeStatus Enabled (and " \
                   "encryptionKey) or encryptionKey"
-    elif resource.type == t.KVSTORE_INSTANCE:
-        if str(props.get("tdeStatus", "Disabled")).lower() != "enabled" and not props.get(
-                "encryptionKey"):
-            yield "Redis stores data without a KMS key; set tdeStatus Enabled and encryptionKey"
     elif resource.type in (t.MANAGED_KUBERNETES, t.ACK_SERVERLESS):
         if not props.get("encryptionProviderKey") and not is_unknown(
                 props.get("encryptionProviderKey")):
@@ -230,7 +226,7 @@ def _customer_key_problems(resource: Resource, resources: Sequence[Resource]) ->
 
 
 CUSTOMER_KEY_TYPES = frozenset({t.BUCKET, t.NAS_FILE_SYSTEM, t.RDS_INSTANCE, t.MONGODB_INSTANCE,
-                                t.POLARDB_CLUSTER, t.KVSTORE_INSTANCE, t.MANAGED_KUBERNETES,
+                                t.POLARDB_CLUSTER, t.MANAGED_KUBERNETES,
                                 t.ACK_SERVERLESS, t.LOG_STORE, t.BUCKET_ENCRYPTION})
 
 
@@ -239,8 +235,9 @@ def customer_keys(resources: Sequence[Resource], _: Mapping[str, Any],
     """Where the environment demands a KMS key (prod), data is encrypted with one: buckets
     (KMS with kmsMasterKeyId), NAS of the types that take a key (Extreme: encryptType 2;
     general-purpose NAS accepts only the NAS-managed key, which nas-encrypted demands), RDS /
-    MongoDB / PolarDB (TDE or encryptionKey), Redis (TDE), ACK Secrets
-    (encryptionProviderKey), SLS log stores (encryptConf). Disks: disks-encrypted."""
+    MongoDB / PolarDB (TDE or encryptionKey), ACK Secrets
+    (encryptionProviderKey), SLS log stores (encryptConf). Disks: disks-encrypted. Redis
+    is not judged: TDE exists on some editions only (UNCONFIRMED which)."""
     for resource in (r for r in resources if r.type in CUSTOMER_KEY_TYPES):
         environment = ctx.demanded_by(resource, "kms_key")
         if environment:
