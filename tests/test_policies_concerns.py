@@ -558,3 +558,27 @@ def test_rbac(token, props, fires):
 ])
 def test_routes_through_instances(props, fires):
     assert bool(messages("routes-through-instances", Resource(t.ROUTE_ENTRY, props))) is fires
+
+
+def test_eci_container_groups():
+    group = Resource(t.ECI_CONTAINER_GROUP, {"autoCreateEip": True, "containers": [{
+        "name": "infer", "image": "r/i:1", "commands": ["sh", "-c", "curl http://x.example/m"],
+        "environmentVars": [{"key": "HF_TOKEN", "value": "hf_" + "c" * 34}]}],
+        "plainHttpRegistry": "registry.example.com"})
+    assert messages("no-public-ip-on-nodes", group)
+    assert len(messages("no-plain-http-downloads", group)) == 2
+    assert "a Hugging Face token" in messages("no-plaintext-secrets", group)[0]
+    private = Resource(t.ECI_CONTAINER_GROUP, {"containers": [{"name": "c", "image": "r/i:1"}]})
+    for rule in ("no-public-ip-on-nodes", "no-plain-http-downloads", "no-plaintext-secrets"):
+        assert messages(rule, private) == []
+
+
+@pytest.mark.parametrize("props, fires", [
+    ({"dataDisks": [{"diskSize": 100, "encrypted": True}]}, True),  # system disk: no input
+    ({"launchTemplateId": "lt-1", "dataDisks": [{"diskSize": 100, "encrypted": True}]}, False),
+    ({"launchTemplateId": "lt-1", "dataDisks": [{"diskSize": 100}]}, True),
+])
+def test_instance_sets_disks(props, fires):
+    assert bool(messages("disks-encrypted", Resource(t.ECS_INSTANCE_SET, props))) is fires
+    assert messages("no-public-ip-on-nodes", Resource(t.ECS_INSTANCE_SET, {
+        "internetMaxBandwidthOut": 10}))

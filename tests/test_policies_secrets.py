@@ -10,7 +10,7 @@ import pytest
 
 from gpu_infra_facts import types as t
 from gpu_infra_policies.base import UNKNOWN, Resource
-from gpu_infra_policies.nodes import NODE_SHAPES
+from gpu_infra_policies.texts import SCRIPT_INPUTS
 
 from .rule_helpers import messages
 
@@ -25,7 +25,8 @@ def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-@pytest.mark.parametrize("token", sorted(NODE_SHAPES))
+@pytest.mark.parametrize("token", sorted(token for token, keys in SCRIPT_INPUTS.items()
+                                         if "userData" in keys))
 @pytest.mark.parametrize("user_data", [SCRIPT, b64(SCRIPT),
                                        base64.b64encode(gzip.compress(SCRIPT.encode())).decode()])
 def test_access_key_id_in_user_data(token, user_data):

@@ -170,3 +170,5 @@ K8S_CLUSTER_ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleB
 K8S_ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 K8S_SECRET = "kubernetes:core/v1:Secret"
 K8S_SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
+ECS_INSTANCE_SET = "alicloud:ecs/ecsInstanceSet:EcsInstanceSet"
+ECI_CONTAINER_GROUP = "alicloud:eci/containerGroup:ContainerGroup"

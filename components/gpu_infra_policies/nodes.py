@@ -10,6 +10,7 @@ from typing import Any
 
 from gpu_infra_facts import types as t
 from gpu_infra_policies.base import (
+    UNKNOWN,
     Context,
     Resource,
     ResourceRule,
@@ -56,6 +57,11 @@ NODE_SHAPES: dict[str, NodeShape] = {
     t.NODE_POOL: NodeShape(("systemDiskEncrypted",), ("systemDiskKmsKey",),
                            http_tokens=("instanceMetadataOptions", "httpTokens"),
                            user_data=("userData", "preUserData")),
+    # ecs.EcsInstanceSet has no system disk encryption or metadata input of its own: only a
+    # launch template (launchTemplateId / launchTemplateName) can set them.
+    t.ECS_INSTANCE_SET: NodeShape((), (), password_keys=("password",),
+                                  password_inherit="passwordInherit",
+                                  deletion_protection="deletionProtection", user_data=()),
 }
 """Every type that launches ECS nodes: instances, ESS scaling configurations, launch
 templates (ecs.EcsLaunchTemplate and the older ecs.LaunchTemplate) and ACK node pools."""
@@ -87,7 +93,14 @@ image pipeline's build instance."""
 
 
 def public_ip(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
-    """Nodes with public bandwidth (internetMaxBandwidthOut, default 0) get a public IP."""
+    """Nodes with public bandwidth (internetMaxBandwidthOut, default 0) get a public IP; so
+    do ECI container groups with autoCreateEip or an eipInstanceId."""
+    if resource.type == t.ECI_CONTAINER_GROUP:
+        props = resource.props
+        if _is_true(props.get("autoCreateEip")) or props.get("eipInstanceId") not in (None, ""):
+            yield ("the container group gets a public EIP (autoCreateEip / eipInstanceId); "
+                   "reach it through a load balancer or the VPC")
+        return
     if resource.type in PUBLIC_IP_TYPES:
         bandwidth = number(resource.props.get("internetMaxBandwidthOut"))
         if bandwidth is not None and bandwidth > 0:
@@ -130,8 +143,13 @@ def _disks(resource: Resource) -> Iterator[tuple[str, Any, Any]]:
     shape = NODE_SHAPES.get(resource.type)
     if shape is None:
         return
-    yield ("system disk", get_path(props, shape.system_disk_encrypted),
-           get_path(props, shape.system_disk_kms))
+    if not shape.system_disk_encrypted:
+        templated = props.get("launchTemplateId") or props.get("launchTemplateName")
+        yield ("system disk (no input: launch it from a launch template that encrypts it)",
+               UNKNOWN if templated else False, None)
+    else:
+        yield ("system disk", get_path(props, shape.system_disk_encrypted),
+               get_path(props, shape.system_disk_kms))
     for index, disk in enumerate(as_list(props.get(shape.data_disks))):
         if isinstance(disk, Mapping):
             yield f"dataDisks[{index}]", disk.get("encrypted"), disk.get("kmsKeyId")
@@ -218,7 +236,7 @@ NODE_RULES: tuple[Rule, ...] = (
     ResourceRule("no-public-ip-on-nodes", "GPU nodes get no public IP (internet bandwidth 0)",
                  "security", "high", "Set internetMaxBandwidthOut to 0 (the default); use NAT for "
                  "egress and a bastion or VPN for access.", public_ip, concern="network exposure",
-                 reviews=PUBLIC_IP_TYPES),
+                 reviews=frozenset({*PUBLIC_IP_TYPES, t.ECI_CONTAINER_GROUP})),
     StackRule("no-eip-on-nodes", "No EIP bound to an instance of the stack", "security", "high",
               "Remove the EIP association; reach nodes privately, egress through NAT.",
               eip_on_instance, concern="network exposure",

@@ -70,5 +70,5 @@ SECRET_RULES: tuple[Rule, ...] = (
                  "RRSA; keep other secrets in KMS Secrets Manager and read them at boot.",
                  plaintext_secrets, concern="secrets",
                  reviews=frozenset({*SCRIPT_INPUTS, *KUBERNETES_WORKLOADS, t.K8S_CONFIG_MAP,
-                                    t.FC_FUNCTION})),
+                                    t.FC_FUNCTION, t.ECI_CONTAINER_GROUP})),
 )

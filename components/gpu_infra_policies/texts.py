@@ -89,28 +89,45 @@ def containers(pod: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]
                 yield f"{key}[{index}]", container
 
 
-def _container_texts(resource: Resource) -> Iterator[tuple[str, str]]:
-    for path, pod in pod_specs(resource):
-        for where, container in containers(pod):
-            words = [w for w in as_list(container.get("command")) + as_list(
-                container.get("args")) if isinstance(w, str)]
-            if words:
-                yield f"{path}.{where}.command", " ".join(words)
-            for env in as_list(container.get("env")):
-                if isinstance(env, Mapping) and isinstance(env.get("value"), str):
-                    yield (f"{path}.{where}.env.{env.get('name')}",
-                           f"{env.get('name')}={env['value']}")
+KUBERNETES_SPELLING = ("command", "env", "name")
+ECI_SPELLING = ("commands", "environmentVars", "key")
+"""How a container names its command, its environment list and a variable's name:
+Kubernetes, and ECI container groups."""
+
+
+def container_texts(where: str, container: Mapping[str, Any],
+                    spelling: tuple[str, str, str]) -> Iterator[tuple[str, str]]:
+    """(where, text) of one container: its command line and each literal variable."""
+    command, env_key, name_key = spelling
+    words = [w for w in as_list(container.get(command)) + as_list(container.get("args"))
+             if isinstance(w, str)]
+    if words:
+        yield f"{where}.{command}", " ".join(words)
+    for env in as_list(container.get(env_key)):
+        if isinstance(env, Mapping) and isinstance(env.get("value"), str):
+            yield f"{where}.{env_key}.{env.get(name_key)}", f"{env.get(name_key)}={env['value']}"
+
+
+def _workload_texts(resource: Resource) -> Iterator[tuple[str, str]]:
+    if resource.type in KUBERNETES_WORKLOADS:
+        for path, pod in pod_specs(resource):
+            for where, container in containers(pod):
+                yield from container_texts(f"{path}.{where}", container, KUBERNETES_SPELLING)
+    elif resource.type == t.ECI_CONTAINER_GROUP:
+        for key in ("containers", "initContainers"):
+            for index, container in enumerate(as_list(resource.props.get(key))):
+                if isinstance(container, Mapping):
+                    yield from container_texts(f"{key}[{index}]", container, ECI_SPELLING)
 
 
 def scripts(resource: Resource) -> Iterator[tuple[str, str]]:
     """(where, text) of what the resource runs: its script inputs, decoded, and its
-    Kubernetes containers' commands."""
+    Kubernetes or ECI containers' commands and environment."""
     for key in SCRIPT_INPUTS.get(resource.type, ()):
         value = resource.props.get(key)
         if isinstance(value, str) and value and not is_unknown(value):
             yield key, readable(value)
-    if resource.type in KUBERNETES_WORKLOADS:
-        yield from _container_texts(resource)
+    yield from _workload_texts(resource)
 
 
 def configuration(resource: Resource) -> Iterator[tuple[str, str]]:

@@ -22,7 +22,7 @@ from gpu_infra_policies.base import (
     number,
 )
 from gpu_infra_policies.exposure import internet_facing
-from gpu_infra_policies.texts import SCRIPT_INPUTS, scripts
+from gpu_infra_policies.texts import KUBERNETES_WORKLOADS, SCRIPT_INPUTS, scripts
 
 TLS_PROTOCOLS = {t.ALB_LISTENER: ("listenerProtocol", ("HTTPS", "QUIC"), "HTTP"),
                  t.NLB_LISTENER: ("listenerProtocol", ("TCPSSL",), "TCP"),
@@ -211,6 +211,12 @@ def plain_downloads(resource: Resource, _: Mapping[str, Any], __: Context) -> It
     plain HTTP from the internet (a URL http://<public host>): whoever sits on the path
     runs code on the node. The metadata service, private addresses and Alibaba Cloud's
     intranet endpoints are exempt (their traffic stays inside the cloud)."""
+    if resource.type == t.ECI_CONTAINER_GROUP:
+        for key in ("plainHttpRegistry", "insecureRegistry"):
+            value = resource.props.get(key)
+            if isinstance(value, str) and value and not is_unknown(value):
+                yield (f"{key} {value}: images are pulled without (verified) TLS; use the "
+                       "registry's HTTPS endpoint")
     for where, text in scripts(resource):
         hosts = sorted({m.group(1) for m in URL.finditer(text) if _internet_host(m.group(1))})
         if hosts:
@@ -249,5 +255,6 @@ TRANSPORT_RULES: tuple[Rule, ...] = (
                  "plain HTTP from the internet", "security", "high",
                  "Fetch over https:// and check a digest; inside Alibaba Cloud use the "
                  "intranet mirrors.", plain_downloads, concern="transport security",
-                 reviews=frozenset(SCRIPT_INPUTS)),
+                 reviews=frozenset({*SCRIPT_INPUTS, *KUBERNETES_WORKLOADS,
+                                    t.ECI_CONTAINER_GROUP})),
 )
