@@ -582,3 +582,19 @@ def test_instance_sets_disks(props, fires):
     assert bool(messages("disks-encrypted", Resource(t.ECS_INSTANCE_SET, props))) is fires
     assert messages("no-public-ip-on-nodes", Resource(t.ECS_INSTANCE_SET, {
         "internetMaxBandwidthOut": 10}))
+
+
+@pytest.mark.parametrize("kind, fires", [("NetworkInterface", True), ("HaVip", True),
+                                         ("Nat", False), ("SlbInstance", False)])
+def test_eip_on_interfaces(kind, fires):
+    association = Resource(t.EIP_ASSOCIATION, {"instanceId": "x-1", "instanceType": kind}, "eip")
+    assert bool(stack_messages("no-eip-on-nodes", [association])) is fires
+
+
+@pytest.mark.parametrize("action", ["fc:CreateFunction", "eci:CreateContainerGroup",
+                                    "oos:StartExecution", "cs:CreateCluster"])
+def test_pass_role_with_any_compute(action):
+    policy = Resource(t.RAM_POLICY, {"policyDocument": doc(
+        {"Effect": "Allow", "Action": ["ram:PassRole", action], "Resource": "*"})})
+    assert any(m.startswith("policy allows ram:PassRole on any role together with")
+               for m in messages("ram-no-privilege-escalation", policy))

@@ -49,8 +49,11 @@ login for another user, run commands on nodes holding stronger roles, assume any
 LAUNCH_ACTIONS = ("ecs:RunInstances", "ecs:CreateInstance", "ess:CreateScalingConfiguration",
                   "ess:ModifyScalingConfiguration", "ecs:CreateLaunchTemplate",
                   "ecs:CreateLaunchTemplateVersion", "cs:CreateClusterNodePool",
-                  "cs:ModifyClusterNodePool")
-"""Actions that start nodes under a role of the caller's choosing (with ram:PassRole)."""
+                  "cs:ModifyClusterNodePool", "cs:CreateCluster", "eci:CreateContainerGroup",
+                  "fc:CreateFunction", "fc:UpdateFunction", "fc:CreateService",
+                  "fc:UpdateService", "oos:StartExecution", "ros:CreateStack")
+"""Actions that start compute (nodes, clusters, containers, functions, automation runs)
+under a role of the caller's choosing (with ram:PassRole)."""
 PASS_ROLE = "ram:PassRole"
 ASSUME_ROLE = "sts:AssumeRole"
 SERVICE_SUFFIX = ".aliyuncs.com"
@@ -161,12 +164,12 @@ def _any_role(resource_pattern: str) -> bool:
 
 def escalation(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
     """A RAM policy that lets its holder pass any role (ram:PassRole on a wildcard) and
-    start nodes (ecs:RunInstances / CreateInstance, ESS scaling configurations, launch
-    templates, ACK node pools): the holder can launch a node under a stronger role and
-    read its credentials; or that grants, on a wildcard resource, an action that raises its
-    own rights (SELF_ESCALATION: attach policies, rewrite policy versions or trust
-    policies, create keys or logins for others, run commands on any node, assume any
-    role)."""
+    start compute under it (LAUNCH_ACTIONS: instances, ESS configurations, launch templates,
+    ACK clusters and node pools, ECI, Function Compute, OOS, ROS): the holder can run code
+    under a stronger role and read its credentials; or that grants, on a wildcard
+    resource, an action that raises its own rights (SELF_ESCALATION: attach policies,
+    rewrite policy versions or trust policies, create keys or logins for others, run
+    commands on any node, assume any role)."""
     if resource.type != t.RAM_POLICY:
         return
     allowed = [s for s in statements_of(resource) if s.allows]

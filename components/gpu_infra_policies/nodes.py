@@ -108,12 +108,22 @@ def public_ip(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator
                    "set 0 and reach nodes through a bastion, VPN or load balancer")
 
 
+NODE_ADDRESS_TARGETS = ("NetworkInterface", "HaVip")
+"""EIP association targets that put a public address on a node (besides EcsInstance)."""
+
+
 def eip_on_instance(resources: Sequence[Resource], _: Mapping[str, Any],
                     __: Context) -> Iterator[tuple[Resource | None, str]]:
-    """EIP associations whose target is an ecs.Instance of this stack."""
+    """EIP associations whose target is an ecs.Instance of this stack, or any network
+    interface or HaVip (the node behind it gets the public address)."""
     instances = [r for r in resources if r.type == t.INSTANCE]
     for association in (r for r in resources if r.type == t.EIP_ASSOCIATION):
         kind = association.props.get("instanceType", "EcsInstance")
+        if kind in NODE_ADDRESS_TARGETS:
+            yield association, (f"an EIP is bound to {kind} "
+                                f"{association.props.get('instanceId')}: the node behind it "
+                                "gets a public address")
+            continue
         if kind not in ("EcsInstance", None) and not is_unknown(kind):
             continue
         target = association.props.get("instanceId")
