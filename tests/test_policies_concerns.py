@@ -598,3 +598,18 @@ def test_pass_role_with_any_compute(action):
         {"Effect": "Allow", "Action": ["ram:PassRole", action], "Resource": "*"})})
     assert any(m.startswith("policy allows ram:PassRole on any role together with")
                for m in messages("ram-no-privilege-escalation", policy))
+
+
+def test_secrets_in_descriptions_and_aws_secret_keys():
+    user = Resource("alicloud:ram/user:User", {"name": "ci", "comments": "password=Sup3rS3cret99"})
+    assert messages("no-plaintext-secrets", user)
+    aws = "aws_secret_access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+    assert "an AccessKey secret" in messages("no-plaintext-secrets", Resource(
+        t.K8S_CONFIG_MAP, {"data": {"credentials": aws}}))[0]
+
+
+def test_rule_type_and_policy_in_any_case():
+    rule = Resource(t.SECURITY_GROUP_RULE, {"type": "Ingress", "policy": "Accept",
+                                            "ipProtocol": "tcp", "portRange": "22/22",
+                                            "cidrIp": "0.0.0.0/0"}, "r")
+    assert stack_messages("no-world-ingress", [rule])

@@ -56,6 +56,13 @@ def group_key(resource: Resource, value: Any, targets: Sequence[Resource], *keys
     return f"value:{value}"
 
 
+def _accepting_ingress(props: Mapping[str, Any]) -> bool:
+    """A security group rule of type ingress that accepts (policy accept: the default),
+    whatever the case."""
+    return str(props.get("type", "")).lower() == "ingress" and str(
+        props.get("policy", "accept")).lower() == "accept"
+
+
 def _sources(props: Mapping[str, Any], *keys: str) -> list[str]:
     return [props[key] for key in keys if parse_cidr(props.get(key)) is not None]
 
@@ -123,7 +130,7 @@ def _ingress_rules(resources: Sequence[Resource], public_ports: set[float]
     found: dict[tuple[str, str], list[tuple[Resource, tuple[int, int], list[str]]]] = {}
     for rule in (r for r in resources if r.type == t.SECURITY_GROUP_RULE):
         props = rule.props
-        if props.get("type") != "ingress" or props.get("policy", "accept") != "accept":
+        if not _accepting_ingress(props):
             continue
         ports = port_range(props.get("portRange"))
         cidrs = _sources(props, "cidrIp", "ipv6CidrIp") + _prefix_list_sources(rule, resources)
@@ -216,7 +223,7 @@ def _source_sets(resources: Sequence[Resource]) -> Iterator[tuple[Resource, str,
     and database whitelists."""
     for rule in (r for r in resources if r.type == t.SECURITY_GROUP_RULE):
         props = rule.props
-        if props.get("type") == "ingress" and props.get("policy", "accept") == "accept":
+        if _accepting_ingress(props):
             ports = port_range(props.get("portRange"))
             where = f"{_ports(*ports)} ({props.get('ipProtocol', ALL_PROTOCOLS)})" if ports \
                 else "an unknown port"

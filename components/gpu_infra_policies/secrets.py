@@ -17,7 +17,7 @@ SECRET_PATTERNS = (
     ("an AccessKey id", re.compile(r"\bLTAI[A-Za-z0-9]{12,28}\b")),
     ("an AccessKey secret", re.compile(
         r"(?i)(?:access_?key_?secret|secret_?access_?key|accesskeysecret|ak_?secret)"
-        r"[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9]{30}\b")),
+        r"[\"']?\s*[:=]\s*[\"']?(?:[A-Za-z0-9]{30}|[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])")),
     ("an STS token", re.compile(r"\bSTS\.[A-Za-z0-9]{20,}")),
     ("a private key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----")),
     ("an AWS access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
@@ -35,7 +35,7 @@ SECRET_PATTERNS = (
                                        r"(?:-p|--password)[ =](?![$\"'`])\S{6,}")),
 )
 """What a credential looks like: Alibaba Cloud AccessKey ids (LTAI...), secrets (30
-alphanumerics beside their usual names) and STS tokens; private keys; the tokens of the
+alphanumerics beside their usual names; 40 for AWS) and STS tokens; private keys; the tokens of the
 services a GPU platform talks to (AWS, GitHub, GitLab, Hugging Face, OpenAI-style APIs,
 Slack, NGC, Weights & Biases); any long literal assigned to a name saying password, secret,
 token or API key, a literal of letters and digits (a shell reference like $TOKEN, a URL or

@@ -130,10 +130,14 @@ def scripts(resource: Resource) -> Iterator[tuple[str, str]]:
     yield from _workload_texts(resource)
 
 
+DESCRIPTIONS = ("description", "comments", "summary")
+"""Free-text inputs any type may have, shown in the console to whoever can list the resource."""
+
+
 def configuration(resource: Resource) -> Iterator[tuple[str, str]]:
     """(where, text) of the configuration a resource hands out in clear: its scripts and
     containers (environment values included), ConfigMap data, Function Compute environment
-    variables, and the tags of any resource."""
+    variables, and the descriptions and tags of any resource."""
     yield from scripts(resource)
     props = resource.props
     if resource.type == t.K8S_CONFIG_MAP:
@@ -146,6 +150,10 @@ def configuration(resource: Resource) -> Iterator[tuple[str, str]]:
         for key, value in (env.items() if isinstance(env, Mapping) else ()):
             if isinstance(value, str) and not is_unknown(value):
                 yield f"environmentVariables.{key}", f"{key}={value}"
+    for key in DESCRIPTIONS:
+        value = props.get(key)
+        if isinstance(value, str) and value and not is_unknown(value):
+            yield key, value
     tags = props.get("tags")
     for key, value in (tags.items() if isinstance(tags, Mapping) else ()):
         yield f"tags.{key}", f"{key}={value}"
