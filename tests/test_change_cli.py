@@ -14,8 +14,7 @@ import yaml
 from gpu_infra_tools.cli import main
 
 from .conftest import PROJECT_DIR, STACKS_DIR
-
-GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
+from .golden import golden_plan_file
 
 
 @pytest.fixture
@@ -31,7 +30,7 @@ def prod_stack(tmp_path):
 def test_dangerous_prod_change_exits_1_and_says_so_first(prod_stack, tmp_path, capsys):
     out = tmp_path / "plan.json"
     code = main(["plan", str(prod_stack), "--against",
-                 str(GOLDEN_DIR / "training-prod.json"), "--json", str(out)])
+                 str(golden_plan_file("training-prod", tmp_path)), "--json", str(out)])
     text = capsys.readouterr().out
     assert code == 1
     assert text.startswith("Changes against ")
@@ -50,7 +49,8 @@ def test_acknowledgement_file_next_to_the_stack_lets_it_pass_except_protection(
     ack.write_text(yaml.safe_dump({"acknowledge": [
         {"rule": "replaces-gpu-nodes", "resources": ["llm-pretrain-gpu-node-00[67]"],
          "reason": "shrink to six nodes"}]}))
-    code = main(["plan", str(prod_stack), "--against", str(GOLDEN_DIR / "training-prod.json")])
+    code = main(["plan", str(prod_stack), "--against",
+                 str(golden_plan_file("training-prod", tmp_path))])
     text = capsys.readouterr().out
     assert "INFO replaces-gpu-nodes [acknowledged]" in text
     assert code == 1  # deletion protection still refuses the delete
@@ -61,7 +61,8 @@ def test_bad_acknowledgement_file_is_bad_input(prod_stack, tmp_path, capsys):
     ack = tmp_path / "acknowledged" / "training-prod.yaml"
     ack.parent.mkdir()
     ack.write_text("acknowledge:\n  - {rule: replaces-data}\n")
-    code = main(["plan", str(prod_stack), "--against", str(GOLDEN_DIR / "training-prod.json")])
+    code = main(["plan", str(prod_stack), "--against",
+                 str(golden_plan_file("training-prod", tmp_path))])
     err = capsys.readouterr().err
     assert code == 2
     assert "acknowledge.0.resources: Field required" in err
@@ -103,7 +104,7 @@ def test_secrets_are_named_as_not_compared(tmp_path, capsys):
                                              "        secure: v1:DDDDEEEEFFFF\n")
     stack = tmp_path / "Pulumi.training-dev.yaml"
     stack.write_text(text)
-    code = main(["plan", str(stack), "--against", str(GOLDEN_DIR / "training-dev.json")])
+    code = main(["plan", str(stack), "--against", str(golden_plan_file("training-dev", tmp_path))])
     out = capsys.readouterr().out
     assert code == 0
     assert "Not compared: 1 secret value(s) (gpu-infra:cluster.monitoring.webhook)" in out

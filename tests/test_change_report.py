@@ -4,7 +4,6 @@ test_golden_plans): change, restart and causes per resource, the impact, the gua
 
 from __future__ import annotations
 
-import json
 from fnmatch import fnmatchcase
 
 import pytest
@@ -18,14 +17,12 @@ from gpu_infra_tools.review.field_edits import EDITS
 from gpu_infra_tools.review.update_policies import edited_stack, render
 
 from .conftest import PROJECT_DIR, STACKS_DIR
+from .golden import golden_record
 
 pytestmark = pytest.mark.slow  # plans an edited training-prod (86 resources) per case
 
-GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
-
-
 def base_record(stack: str) -> dict:
-    return json.loads((GOLDEN_DIR / f"{stack}.json").read_text(encoding="utf-8"))
+    return golden_record(stack)
 
 
 DOCS = PROJECT_DIR / "docs" / "update-policies.md"

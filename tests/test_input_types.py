@@ -8,7 +8,6 @@ from __future__ import annotations
 import collections.abc
 import importlib
 import inspect
-import json
 import re
 import typing
 from functools import cache
@@ -16,9 +15,10 @@ from typing import Any, ForwardRef
 
 import pytest
 
-from .conftest import PROJECT_DIR, provider_class
+from .conftest import provider_class
+from .golden import GOLDEN_DIR, golden_record
 
-GOLDEN = sorted((PROJECT_DIR / "tests" / "golden").glob("*.json"))
+GOLDEN = sorted(GOLDEN_DIR.glob("*.json"))
 
 
 def snake(name: str) -> str:
@@ -100,7 +100,7 @@ def args_problems(args_class: type, value: Any, module: str, path: str) -> list[
 
 def resources() -> list[tuple[str, dict[str, Any]]]:
     return [(f"{path.stem}:{r['name']}", r) for path in GOLDEN
-            for r in json.loads(path.read_text())["resources"] if r["custom"]]
+            for r in golden_record(path.stem)["resources"] if r["custom"]]
 
 
 @pytest.mark.parametrize("label, resource", resources(), ids=lambda v: v if isinstance(v, str)

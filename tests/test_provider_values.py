@@ -30,11 +30,12 @@ from gpu_infra_policies.nodes import SPOT_STRATEGIES
 from gpu_infra_policies.storage import PUBLIC_ACLS
 from gpu_infra_policies.transport import DATABASE_TLS, MODERN_POLICIES, OLD_POLICIES, TLS_PROTOCOLS
 
-from .conftest import BASE_INFERENCE, BASE_TRAINING, PROJECT_DIR, merged, utc_in
+from .conftest import BASE_INFERENCE, BASE_TRAINING, merged, utc_in
+from .golden import GOLDEN_DIR, golden_record
 
 TERRAFORM: dict[str, dict[str, Any]] = json.loads(
     (Path(__file__).parent / "data" / "provider_values.json").read_text())["arguments"]
-GOLDEN = sorted((PROJECT_DIR / "tests" / "golden").glob("*.json"))
+GOLDEN = sorted(GOLDEN_DIR.glob("*.json"))
 
 
 def _snake(name: str) -> str:
@@ -313,7 +314,7 @@ VARIANTS = {
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=lambda path: path.stem)
 def test_planned_values_of_shipped_stacks_are_documented(golden):
-    found = planned_values(json.loads(golden.read_text())["resources"])
+    found = planned_values(golden_record(golden.stem)["resources"])
     assert found
     problems = sorted({p for argument, value in found if (p := refusal(argument, value))})
     assert not problems, "\n".join(problems)

@@ -4,7 +4,6 @@ rules resolve the way the diff relies on."""
 from __future__ import annotations
 
 import inspect
-import json
 
 import pytest
 
@@ -14,13 +13,11 @@ from .conftest import (
     BASE_INFERENCE,
     BASE_RENDERING,
     BASE_TRAINING,
-    PROJECT_DIR,
     merged,
     provider_class,
     utc_in,
 )
-
-GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
+from .golden import GOLDEN_DIR, golden_record
 
 OPTIONAL_FEATURES = {
     "training-everything": merged(BASE_TRAINING, environment="prod", fleet={
@@ -59,7 +56,7 @@ def creatable_resources(tmp_path_factory) -> list[dict]:
     from .conftest import write_stack
 
     records = [r for path in sorted(GOLDEN_DIR.glob("*.json"))
-               for r in json.loads(path.read_text())["resources"] if r["custom"]]
+               for r in golden_record(path.stem)["resources"] if r["custom"]]
     directory = tmp_path_factory.mktemp("features")
     for name, cluster in OPTIONAL_FEATURES.items():
         plan = run_plan(write_stack(directory, name, cluster))

@@ -1,0 +1,119 @@
+"""Golden plans on disk: tests/golden/<stack>.json, the `plan --json` record of a shipped
+stack, with every large string (user data, an image build's template) kept as a reference
+`text:<file>` to its text in tests/golden/text/<file> (`<stack>/<resource>.<input>.<ext>`, one
+readable file per distinct text) and its digest once, in the record's last key TEXTS_KEY:
+`{"<file>": "sha256:<hex of the value>"}`, with ` base64` after it when the value is base64 of
+the text (the file holds the decoded text, so it stays readable). A one-line edit of a node
+script then changes one text file and one digest line, however many nodes share it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from .conftest import PROJECT_DIR
+
+GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
+TEXT_DIR = GOLDEN_DIR / "text"
+LARGE_CHARS = 1024
+"""Strings of at least this many characters are kept by digest (the policy documents and
+mount commands, about 500, stay inline)."""
+TEXTS_KEY = "goldenTexts"
+DIGEST = re.compile(r"sha256:(?P<digest>[0-9a-f]{64})(?P<b64> base64)?")
+
+
+def _readable(value: str) -> tuple[str, bool]:
+    """The text of `value` and whether it was base64 of it (UTF-8 text only)."""
+    compact = "".join(value.split())
+    if re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", compact) and len(compact) % 4 == 0:
+        try:
+            return base64.b64decode(compact, validate=True).decode("utf-8"), True
+        except (binascii.Error, UnicodeDecodeError):
+            pass
+    return value, False
+
+
+def _extension(text: str) -> str:
+    if text.startswith("#!"):
+        return "sh"
+    if text.lstrip().startswith(("{", "[")):
+        return "json"
+    return "yaml" if re.match(r"[A-Za-z_][\w-]*:\s", text) else "txt"
+
+
+def _file_stem(path: list[str | int], record: dict[str, Any]) -> str:
+    """`<resource name>.<input path>` for a resource input, else the JSON path."""
+    if len(path) > 3 and path[0] == "resources" and path[2] == "inputs":
+        resource = record["resources"][path[1]]
+        return ".".join([resource["name"], *map(str, path[3:])])
+    return ".".join(map(str, path))
+
+
+def deflate(record: dict[str, Any], stack: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """`record` with its large strings replaced by references and their digests added under
+    TEXTS_KEY, and the texts (file under TEXT_DIR -> text)."""
+    texts: dict[str, str] = {}
+    digests: dict[str, str] = {}
+    by_value: dict[str, str] = {}
+
+    def walk(value: Any, path: list[str | int]) -> Any:
+        if isinstance(value, dict):
+            return {key: walk(item, [*path, key]) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item, [*path, index]) for index, item in enumerate(value)]
+        if not isinstance(value, str) or len(value) < LARGE_CHARS:
+            return value
+        if value not in by_value:
+            text, encoded = _readable(value)
+            name = f"{stack}/{_file_stem(path, record)}.{_extension(text)}"
+            by_value[value], texts[name] = name, text
+            digests[name] = (f"sha256:{hashlib.sha256(value.encode('utf-8')).hexdigest()}"
+                             + (" base64" if encoded else ""))
+        return f"text:{by_value[value]}"
+
+    deflated = walk(record, [])
+    return {**deflated, TEXTS_KEY: digests}, texts
+
+
+def inflate(record: dict[str, Any]) -> dict[str, Any]:
+    """A golden record with every reference replaced by its value again (a plan a change
+    report can be made against). AssertionError if a text file does not match its digest."""
+    values: dict[str, str] = {}
+    for name, digest in record.get(TEXTS_KEY, {}).items():
+        text = (TEXT_DIR / name).read_text(encoding="utf-8")
+        recorded = DIGEST.fullmatch(digest)
+        assert recorded is not None, f"{TEXTS_KEY}.{name}: not a digest: {digest!r}"
+        value = base64.b64encode(text.encode("utf-8")).decode("ascii") \
+            if recorded["b64"] else text
+        assert hashlib.sha256(value.encode("utf-8")).hexdigest() == recorded["digest"], (
+            f"tests/golden/text/{name} does not match its digest; regenerate with "
+            "GPU_INFRA_UPDATE_GOLDEN=1")
+        values[f"text:{name}"] = value
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return values.get(value, value) if isinstance(value, str) else value
+
+    return {key: walk(item) for key, item in record.items() if key != TEXTS_KEY}
+
+
+def golden_record(stack: str) -> dict[str, Any]:
+    """The recorded plan of `stack`, whole."""
+    return inflate(json.loads((GOLDEN_DIR / f"{stack}.json").read_text(encoding="utf-8")))
+
+
+def golden_plan_file(stack: str, directory: Path) -> Path:
+    """The recorded plan of `stack`, whole, written as a plan JSON file under `directory`
+    (for `plan --against`)."""
+    path = directory / f"golden-{stack}.json"
+    path.write_text(json.dumps(golden_record(stack), indent=2), encoding="utf-8")
+    return path

@@ -1,0 +1,877 @@
+#!/bin/bash
+# gpu-infra node bootstrap of fleet llm-pretrain-gpu; log: /var/log/gpu-infra/bootstrap.log
+set -euo pipefail
+R=${GPU_INFRA_ROOT:-}
+mkdir -p "$R/opt/gpu-infra"
+cat > "$R/opt/gpu-infra/config.sh" <<'GPU_INFRA_EOF'
+# shellcheck shell=bash disable=SC2034
+readonly FLEET=llm-pretrain-gpu
+readonly REGION=cn-beijing
+readonly METADATA_URL=http://100.100.100.200/latest/meta-data
+readonly METADATA_TOKEN_URL=http://100.100.100.200/latest/api/token
+readonly DRIVER_ROUTE=auto_install
+readonly INSTALL=1
+readonly DRIVER_VERSION=550.127.08
+readonly CUDA_VERSION=12.4.1
+readonly CUDNN_VERSION=9.2.0.82
+readonly AUTO_INSTALL_SCRIPT=auto_install_v4.0.sh
+readonly AUTO_INSTALL_PATH=/opsx/ecs/linux/binary/script
+readonly MAX_REBOOTS=2
+readonly ERDMA=1
+readonly ERDMA_MIRROR=http://mirrors.cloud.aliyuncs.com/erdma
+readonly ERDMA_INSTALLER_URL=http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-1.5.9.tar.gz
+readonly ERDMA_INSTALLER_SHA256=''
+readonly ERDMA_MTU=1400
+readonly FABRIC_MANAGER=1
+readonly CUDA_REPOS=https://developer.download.nvidia.com/compute/cuda/repos
+readonly CMS_INSTALLER_URL=https://cms-agent-cn-beijing.oss-cn-beijing-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh
+readonly CMS_AGENT_VERSION=3.5.10
+readonly SHARED_FS_SOURCE=8fcab25bdf-50ef7.cn-beijing.nas.aliyuncs.com:/share
+readonly SHARED_FS_OPTIONS=vers=3,nolock,proto=tcp,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport
+readonly SHARED_FS_MOUNT_POINT=/mnt/shared
+readonly DATA_ROOT=/mnt
+readonly DISK_WAIT_SECONDS=600
+readonly DISK_POLL_SECONDS=5
+readonly GRID_BUCKET=''
+readonly GRID_OBJECT=''
+readonly GRID_SHA256=''
+readonly ECS_ENDPOINT=ecs.cn-beijing.aliyuncs.com
+readonly ESS_ENDPOINT=ess.cn-beijing.aliyuncs.com
+readonly CMS_ENDPOINT=metrics.cn-beijing.aliyuncs.com
+readonly SCALE_OUT_WAIT_SECONDS=3300
+readonly SCALING_GROUP_ID=''
+readonly LIFECYCLE_HOOK_ID=''
+readonly FLEET_TAG_KEY=GpuFleet
+readonly HEALTH_TAG_KEY=GpuInfraHealth
+readonly SSH_KEY_TAG_KEY=GpuInfraSshKey
+readonly HOST_KEY_TAG_KEY=GpuInfraHostKey
+readonly MASTER_PORT=29500
+readonly -a DATA_DISKS=(scratch)
+readonly -a MOUNTS=(/mnt/scratch /mnt/shared)
+readonly -a NVLINK_TYPES=(ecs.ebmgn7ex.32xlarge)
+readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
+readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
+readonly -A GPU_COUNTS=(["ecs.ebmgn7ex.32xlarge"]=8)
+GPU_INFRA_EOF
+chmod 644 "$R/opt/gpu-infra/config.sh"
+mkdir -p "$R/opt/gpu-infra"
+cat > "$R/opt/gpu-infra/probe.sh" <<'GPU_INFRA_EOF'
+# shellcheck shell=bash
+ROOT=${GPU_INFRA_ROOT:-}
+STATE_DIR=$ROOT/var/lib/gpu-infra
+LOG_DIR=$ROOT/var/log/gpu-infra
+LOG_FILE=${LOG_FILE:-$LOG_DIR/bootstrap.log}
+BIN_DIR=$ROOT/opt/gpu-infra/bin
+ETC_DIR=$ROOT/etc/gpu-infra
+API=${GPU_INFRA_API:-$BIN_DIR/gpu-infra-api}
+CURRENT_STEP=${CURRENT_STEP:-start}
+PROBE_SECONDS=${PROBE_SECONDS:-20}
+PKG_LOCK_SECONDS=${PKG_LOCK_SECONDS:-600}
+APT_UPDATED=0
+{ true >&3; } 2>/dev/null || exec 3>&2
+mkdir -p "$LOG_DIR"
+log() {
+printf '%s [%s] %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$CURRENT_STEP" "$*" |
+tee -a "$LOG_FILE" >&3
+}
+fail() {
+log "ERROR: $*"
+printf 'ERROR: %s\n' "$*" >&2
+exit 1
+}
+meta() {
+local token
+token=$(curl -fsS --retry 5 --retry-delay 2 -X PUT "$METADATA_TOKEN_URL" \
+    -H "X-aliyun-ecs-metadata-token-ttl-seconds: 300")
+curl -fsS --retry 5 --retry-delay 2 -H "X-aliyun-ecs-metadata-token: $token" \
+    "$METADATA_URL/$1"
+}
+bounded() {
+local seconds=$1
+shift
+timeout -k 5 "$seconds" "$@"
+}
+is_mounted() {
+bounded "$PROBE_SECONDS" mountpoint -q "$1"
+}
+gpu_query() {
+local fields rows
+fields=$(IFS=,; echo "index,uuid${*:+,$*}")
+rows=$(bounded "$PROBE_SECONDS" nvidia-smi --query-gpu="$fields" \
+    --format=csv,noheader,nounits) || return 1
+[ -n "$rows" ] || return 1
+printf '%s\n' "$rows" | grep -Ev '^[0-9]+, GPU-[0-9a-fA-F-]+(, |$)' >/dev/null && return 1
+printf '%s\n' "$rows"
+}
+gpu_count() {
+local rows
+rows=$(gpu_query) || return 1
+printf '%s\n' "$rows" | wc -l
+}
+driver_version() {
+local version
+version=$(cat "$ROOT/sys/module/nvidia/version" 2>/dev/null) || return 1
+printf '%s\n' "$version"
+}
+os_release() {
+local value
+value=$(sed -n "s/^$1=//p" "$ROOT/etc/os-release")
+echo "${value//\"/}"
+}
+os_id() {
+os_release ID
+}
+os_package() {
+case $1:$(os_id) in
+nfs:ubuntu) echo nfs-common ;;
+nfs:*) echo nfs-utils ;;
+kernel-headers:ubuntu) echo "linux-headers-$(uname -r)" ;;
+kernel-headers:*) echo "kernel-devel-$(uname -r)" ;;
+fabric-manager:ubuntu) echo "nvidia-fabricmanager-${DRIVER_VERSION%%.*}=$DRIVER_VERSION-1" ;;
+fabric-manager:*) echo "nvidia-fabric-manager-$DRIVER_VERSION-1" ;;
+esac
+}
+apt_get() {
+DEBIAN_FRONTEND=noninteractive apt-get -q -o DPkg::Lock::Timeout="$PKG_LOCK_SECONDS" "$@"
+}
+apt_lists_stale() {
+APT_UPDATED=0
+}
+pkg_install() {
+case $(os_id) in
+ubuntu)
+if [ "$APT_UPDATED" = 0 ]; then
+apt_get update
+APT_UPDATED=1
+fi
+apt_get install -y "$@" ;;
+*) dnf install -y -q "$@" ;;
+esac
+}
+verify_sha256() {
+local digest
+digest=$(sha256sum "$2")
+digest=${digest%% *}
+log "$1 sha256 $digest"
+[ -z "$3" ] || [ "$digest" = "$3" ] || fail "$1 does not match its pinned sha256 $3"
+}
+GPU_INFRA_EOF
+chmod 644 "$R/opt/gpu-infra/probe.sh"
+mkdir -p "$R/opt/gpu-infra"
+cat > "$R/opt/gpu-infra/bootstrap.sh" <<'GPU_INFRA_EOF'
+#!/bin/bash
+set -Eeuo pipefail
+# shellcheck source=/dev/null
+. "${GPU_INFRA_ROOT:-}/opt/gpu-infra/config.sh"
+# shellcheck source=/dev/null
+. "${GPU_INFRA_ROOT:-}/opt/gpu-infra/probe.sh"
+EXPECT_REBOOT=0
+MODE=${1:-node}
+REBOOT_MARK=$STATE_DIR/reboot-requested
+may_install() {
+[ "$INSTALL" = 1 ] || fail "$1 is missing from the image (route preinstalled installs nothing)"
+}
+report() {
+local status=$1 step=$2 err=$STATE_DIR/steps/$2.err
+"$API" tag "$HEALTH_TAG_KEY=$status" || log "could not tag the instance $status"
+[ -f "$err" ] || err=/dev/null
+"$API" event "$status" "$step" "$err" || log "could not send the CloudMonitor event"
+if [ -n "$LIFECYCLE_HOOK_ID" ]; then
+"$API" answer-scale-out || log "could not answer the scale-out"
+fi
+log "reported $status ($step)"
+}
+on_term() {
+log "stopped by SIGTERM"
+exit 143
+}
+on_exit() {
+local code=$? err=$STATE_DIR/steps/$CURRENT_STEP.err
+[ "$code" -eq 0 ] && return 0
+if [ "$code" -eq 143 ] && { [ "$EXPECT_REBOOT" = 1 ] || [ -f "$REBOOT_MARK" ]; }; then
+log "stopped by the reboot $CURRENT_STEP asked for; resuming at the next boot"
+exit 0
+fi
+if [ -s "$err" ]; then
+tail -n 20 "$err" | sed 's/^/  | /' | tee -a "$LOG_FILE" >&3
+fi
+log "FAILED (exit $code): the node is unhealthy"
+rm -f "$STATE_DIR/ready"
+printf '%s\n' "$CURRENT_STEP" > "$STATE_DIR/unhealthy"
+[ "$MODE" = bake ] || report unhealthy "$CURRENT_STEP"
+}
+expect_reboot() {
+EXPECT_REBOOT=1
+}
+request_reboot() {
+echo "$1" > "$REBOOT_MARK"
+log "reboot requested: $1"
+}
+reboot_shims() {
+local shim=$STATE_DIR/shim-bin command
+mkdir -p "$shim"
+for command in reboot shutdown; do
+printf '#!/bin/sh\necho "%s $*: deferred" >&2\necho "%s by an installer" > "%s"\n' \
+      "$command" "$command" "$REBOOT_MARK" > "$shim/$command"
+chmod 755 "$shim/$command"
+done
+PATH=$shim:$PATH
+}
+run_step() {
+local err=$STATE_DIR/steps/$1.err
+CURRENT_STEP=$1
+log "start"
+"step_$1" 2> "$err"
+EXPECT_REBOOT=0
+[ ! -s "$err" ] || sed 's/^/  | /' "$err" | tee -a "$LOG_FILE" >&3
+touch "$STATE_DIR/steps/$1.ok"
+log "ok"
+}
+stop_for_reboot() {
+local why count=0 limit=$MAX_REBOOTS
+why=$(cat "$REBOOT_MARK")
+[ -f "$STATE_DIR/reboots" ] && count=$(cat "$STATE_DIR/reboots")
+[ "$MODE" != bake ] || limit=1
+if [ "$count" -ge "$limit" ]; then
+rm -f "$REBOOT_MARK"
+fail "$why: still so after $count reboot(s)"
+fi
+echo $((count + 1)) > "$STATE_DIR/reboots"
+log "stopping for the reboot ($why); the next run resumes"
+if [ "$MODE" != bake ]; then
+systemctl reboot
+fi
+exit 0
+}
+run_steps() {
+local step
+mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
+rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK"
+[ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
+trap on_exit EXIT
+trap on_term TERM
+reboot_shims
+log "gpu-infra bootstrap ($MODE) of fleet $FLEET"
+for step in "$@"; do
+run_step "$step"
+[ ! -f "$REBOOT_MARK" ] || stop_for_reboot
+done
+rm -f "$STATE_DIR/reboots"
+CURRENT_STEP=finished
+log "bootstrap finished"
+}
+disk_serial() {
+local serials serial
+serials=$(meta disks/ 2>/dev/null) || return 1
+for serial in $serials; do
+serial=${serial%/}
+if [ "$(meta "disks/$serial/name" 2>/dev/null)" = "$1" ]; then
+echo "$serial"
+return 0
+fi
+done
+return 1
+}
+disk_device() {
+local link
+for link in "$ROOT/dev/disk/by-id/virtio-$1" "$ROOT"/dev/disk/by-id/nvme-*_"$1"; do
+if [ -e "$link" ]; then
+readlink -f "$link"
+return 0
+fi
+done
+return 1
+}
+wait_for() {
+local what=$1 waited=0 answer
+shift
+until answer=$("$@"); do
+[ "$waited" -lt "$DISK_WAIT_SECONDS" ] ||
+fail "$what: not attached after ${DISK_WAIT_SECONDS}s (instance metadata disks/)"
+[ "$waited" -gt 0 ] || log "waiting for $what"
+sleep "$DISK_POLL_SECONDS"
+waited=$((waited + DISK_POLL_SECONDS))
+done
+echo "$answer"
+}
+format_if_blank() {
+local code=0
+blkid "$1" >/dev/null || code=$?
+case $code in
+0) ;;
+2) mkfs.xfs -q "$1" ;;
+*) fail "blkid $1 exited $code" ;;
+esac
+}
+step_data_disks() {
+local name serial device uuid mount_point
+for name in "${DATA_DISKS[@]}"; do
+serial=$(wait_for "data disk $name" disk_serial "$name")
+device=$(wait_for "the device of data disk $name (serial $serial)" disk_device "$serial")
+mount_point=$DATA_ROOT/$name
+format_if_blank "$device"
+mkdir -p "$ROOT$mount_point"
+uuid=$(blkid -s UUID -o value "$device")
+grep -q "$uuid" "$ROOT/etc/fstab" ||
+echo "UUID=$uuid $mount_point xfs defaults,nofail 0 2" >> "$ROOT/etc/fstab"
+is_mounted "$mount_point" || mount "$mount_point"
+xfs_growfs "$mount_point" >/dev/null
+log "data disk $name (d-$serial, $device) at $mount_point"
+done
+}
+MOUNT_SECONDS=120
+step_shared_fs() {
+command -v mount.nfs >/dev/null || pkg_install "$(os_package nfs)"
+mkdir -p "$ROOT$SHARED_FS_MOUNT_POINT"
+grep -q " $SHARED_FS_MOUNT_POINT " "$ROOT/etc/fstab" ||
+echo "$SHARED_FS_SOURCE $SHARED_FS_MOUNT_POINT nfs $SHARED_FS_OPTIONS,_netdev,nofail 0 0" \
+      >> "$ROOT/etc/fstab"
+is_mounted "$SHARED_FS_MOUNT_POINT" || bounded "$MOUNT_SECONDS" \
+    mount -t nfs -o "$SHARED_FS_OPTIONS" "$SHARED_FS_SOURCE" "$SHARED_FS_MOUNT_POINT"
+}
+step_shared_fs_off() {
+if grep -q " $SHARED_FS_MOUNT_POINT nfs " "$ROOT/etc/fstab"; then
+sed -i "\\# $SHARED_FS_MOUNT_POINT nfs #d" "$ROOT/etc/fstab"
+log "removed the $SHARED_FS_MOUNT_POINT entry from /etc/fstab"
+fi
+if is_mounted "$SHARED_FS_MOUNT_POINT"; then
+umount -l "$SHARED_FS_MOUNT_POINT"
+fi
+}
+nouveau_off() {
+local conf=$ROOT/etc/modprobe.d/gpu-infra-nouveau.conf
+if [ ! -f "$conf" ]; then
+mkdir -p "$(dirname "$conf")"
+printf 'blacklist nouveau\noptions nouveau modeset=0\n' > "$conf"
+fi
+[ -d "$ROOT/sys/module/nouveau" ] || return 0
+modprobe -r nouveau && return 0
+if command -v update-initramfs >/dev/null; then update-initramfs -u; else dracut -f; fi
+request_reboot "nouveau is loaded"
+}
+install_auto() {
+local dir=$ROOT/root/auto_install source_address
+if [ -f "$dir/auto_install.log" ] && grep -q "INSTALL FAIL" "$dir/auto_install.log"; then
+fail "the driver auto-install failed: see /root/auto_install/auto_install.log"
+fi
+source_address=$(meta source-address)
+source_address=${source_address%%$'\n'*}
+mkdir -p "$dir"
+curl -fsS --retry 5 -o "$dir/$AUTO_INSTALL_SCRIPT" \
+    "$source_address$AUTO_INSTALL_PATH/$AUTO_INSTALL_SCRIPT"
+log "auto-install of driver $DRIVER_VERSION, CUDA $CUDA_VERSION, cuDNN $CUDNN_VERSION"
+expect_reboot
+(cd "$dir" && bash "./$AUTO_INSTALL_SCRIPT" "$DRIVER_VERSION" "$CUDA_VERSION" \
+    "$CUDNN_VERSION" FALSE FALSE)
+grep -q "ALL INSTALL OK" "$dir/auto_install.log" ||
+fail "the driver auto-install did not report ALL INSTALL OK"
+}
+install_grid() {
+local package=$ROOT/root/gpu-infra/grid-driver.run
+nouveau_off
+[ ! -f "$REBOOT_MARK" ] || return 0
+mkdir -p "$(dirname "$package")"
+"$API" oss-get "$GRID_BUCKET" "$GRID_OBJECT" "$package"
+verify_sha256 "the GRID package" "$package" "$GRID_SHA256"
+pkg_install gcc make dkms "$(os_package kernel-headers)"
+sh "$package" --silent --dkms
+}
+step_gpu_driver() {
+local current
+if current=$(driver_version); then
+[ "$current" = "$DRIVER_VERSION" ] ||
+fail "driver $current is installed but $DRIVER_VERSION is pinned; replace the node"
+log "driver $current present"
+return 0
+fi
+may_install "the NVIDIA driver $DRIVER_VERSION"
+case $DRIVER_ROUTE in
+auto_install) install_auto ;;
+grid) install_grid ;;
+esac
+[ ! -f "$REBOOT_MARK" ] || return 0
+if current=$(driver_version); then
+[ "$current" = "$DRIVER_VERSION" ] || fail "driver $current installed, $DRIVER_VERSION pinned"
+else
+request_reboot "the driver loads after a reboot"
+fi
+}
+erdma_devices() {
+find "$ROOT/sys/class/infiniband" -maxdepth 1 -name 'erdma_*' 2>/dev/null | sort
+}
+step_erdma() {
+local tmp tarball
+if [ -n "$(erdma_devices)" ] && command -v eadm >/dev/null; then
+log "eRDMA driver present"
+else
+may_install "the eRDMA driver"
+tmp=$(mktemp -d)
+tarball=$tmp/${ERDMA_INSTALLER_URL##*/}
+curl -fsS --retry 5 -o "$tarball" "$ERDMA_INSTALLER_URL"
+verify_sha256 "the eRDMA installer" "$tarball" "$ERDMA_INSTALLER_SHA256"
+curl -fsS --retry 5 -o "$tmp/env_setup.sh" "$ERDMA_MIRROR/env_setup.sh"
+log "installing eRDMA $ERDMA_INSTALLER_URL"
+(cd "$tmp" && bash ./env_setup.sh --egs --url "$ERDMA_INSTALLER_URL")
+rm -rf "$tmp"
+fi
+local compat=$ROOT/sys/module/erdma/parameters/compat_mode
+if [ -f "$compat" ] && [ "$(cat "$compat")" = N ]; then
+modprobe -r erdma
+fi
+modprobe erdma compat_mode=Y
+if modinfo nvidia_peermem >/dev/null 2>&1; then
+modprobe nvidia_peermem
+fi
+if [ "$MODE" = bake ]; then
+modinfo erdma >/dev/null || fail "no erdma kernel module after the install"
+return 0
+fi
+ip link set dev eth0 mtu "$ERDMA_MTU"
+[ -n "$(erdma_devices)" ] || fail "no eRDMA device after the install"
+}
+has_nvswitch() {
+[ -n "$(ls -A "$ROOT/proc/driver/nvidia-nvswitch/devices" 2>/dev/null)" ]
+}
+fabric_manager_version() {
+local out
+out=$(nv-fabricmanager --version) || return 1
+printf '%s\n' "${out##* }"
+}
+add_cuda_repository() {
+local keyring release
+if [ "$(os_id)" = ubuntu ]; then
+release=$(os_release VERSION_ID)
+keyring=$(mktemp)
+curl -fsS --retry 5 -o "$keyring" \
+      "$CUDA_REPOS/ubuntu${release//./}/x86_64/cuda-keyring_1.1-1_all.deb"
+dpkg -i "$keyring"
+apt_lists_stale
+else
+dnf config-manager --add-repo "$CUDA_REPOS/rhel8/x86_64/cuda-rhel8.repo"
+fi
+}
+step_fabric_manager() {
+if [ "$MODE" != bake ] && ! has_nvswitch; then
+log "no NVSwitch on this node: fabric manager not needed"
+return 0
+fi
+local version=""
+version=$(fabric_manager_version 2>/dev/null) || version=""
+if [ "$version" != "$DRIVER_VERSION" ]; then
+may_install "fabric manager $DRIVER_VERSION"
+add_cuda_repository
+pkg_install "$(os_package fabric-manager)"
+fi
+if [ "$MODE" = bake ]; then
+systemctl enable nvidia-fabricmanager
+else
+systemctl enable --now nvidia-fabricmanager
+fi
+version=$(fabric_manager_version) || fail "nv-fabricmanager --version failed after the install"
+[ "$version" = "$DRIVER_VERSION" ] ||
+fail "fabric manager $version does not match driver $DRIVER_VERSION"
+}
+agent_running() {
+pgrep -f /usr/local/cloudmonitor/bin/argusagent >/dev/null
+}
+step_cloudmonitor() {
+local installer
+if agent_running; then
+log "CloudMonitor agent running"
+return 0
+fi
+if [ "$INSTALL" != 1 ]; then
+for _ in 1 2 3 4 5 6; do
+sleep 10
+agent_running && return 0
+done
+fi
+may_install "the CloudMonitor agent"
+installer=$(mktemp)
+curl -fsS --retry 5 -o "$installer" "$CMS_INSTALLER_URL"
+ARGUS_VERSION=$CMS_AGENT_VERSION bash "$installer"
+rm -f "$installer"
+agent_running || fail "the CloudMonitor agent is not running after its install"
+}
+step_nccl_env() {
+local devices=() hca cidr env_file=$ETC_DIR/nccl.env
+mapfile -t devices < <(erdma_devices | xargs -r -n 1 basename)
+[ "${#devices[@]}" -gt 0 ] || fail "no eRDMA device for NCCL"
+printf '%s\n' "${NCCL_ENV[@]}" > "$env_file"
+if [ "${#devices[@]}" -gt 1 ]; then
+hca=$(IFS=,; echo "${devices[*]}")
+cidr=$(meta vswitch-cidr-block)
+printf '%s\n' "${NCCL_MULTI_NIC_ENV[@]}" "NCCL_IB_HCA=$hca" \
+      "NCCL_IB_ADDR_RANGE=$cidr" >> "$env_file"
+fi
+sed 's/^/export /' "$env_file" > "$ROOT/etc/profile.d/gpu-infra-nccl.sh"
+log "NCCL over ${#devices[@]} eRDMA device(s)"
+}
+step_cluster_ssh() {
+local key=$ROOT/root/.ssh/id_ed25519 host_key=$ROOT/etc/ssh/ssh_host_ed25519_key.pub
+mkdir -p "$ROOT/root/.ssh"
+chmod 700 "$ROOT/root/.ssh"
+[ -f "$key" ] || ssh-keygen -q -t ed25519 -N '' -C "gpu-infra $(hostname)" -f "$key"
+[ -f "$host_key" ] || fail "no ed25519 host key at /etc/ssh/ssh_host_ed25519_key.pub"
+"$API" tag "$SSH_KEY_TAG_KEY=$(cut -d ' ' -f 2 "$key.pub")" \
+    "$HOST_KEY_TAG_KEY=$(cut -d ' ' -f 2 "$host_key")"
+printf 'GlobalKnownHostsFile /etc/gpu-infra/known_hosts /etc/ssh/ssh_known_hosts\n' \
+    > "$ROOT/etc/ssh/ssh_config.d/gpu-infra.conf"
+systemctl enable gpu-infra-peers.timer
+}
+step_cluster_peers() {
+"$BIN_DIR/gpu-infra-peers"
+systemctl start gpu-infra-peers.timer
+}
+check() {
+local what=$1
+shift
+if "$@"; then
+log "check ok: $what"
+else
+log "check FAILED: $what"
+HEALTH_PROBLEMS+=("$what")
+fi
+}
+gpu_count_is() {
+local count
+count=$(gpu_count) && [ "$count" -eq "$1" ]
+}
+driver_is() {
+local version
+version=$(driver_version) && [ "$version" = "$1" ]
+}
+every_gpu() {
+local field=$1 rows value
+shift
+rows=$(gpu_query "$field") || return 1
+while IFS= read -r value; do
+value=${value#*, GPU-*, }
+case " $* " in *" $value "*) ;; *) return 1 ;; esac
+done <<< "$rows"
+}
+no_xid_errors() {
+local kernel_log
+kernel_log=$(journalctl -k -b -o cat --no-pager) || return 1
+! grep -q 'NVRM: Xid' <<< "$kernel_log"
+}
+erdma_active() {
+local device state found=0
+for device in $(erdma_devices); do
+state=$(cat "$device/ports/1/state")
+[[ $state == *ACTIVE* ]] || return 1
+found=1
+done
+[ "$found" -eq 1 ]
+}
+mtu_is() {
+[ "$(cat "$ROOT/sys/class/net/eth0/mtu")" = "$1" ]
+}
+fabric_manager_ready() {
+! has_nvswitch || systemctl is-active --quiet nvidia-fabricmanager
+}
+all_mounted() {
+local point
+for point in "$@"; do
+is_mounted "$point" || return 1
+done
+}
+step_health() {
+local instance_type expected
+HEALTH_PROBLEMS=()
+instance_type=$(meta instance/instance-type)
+expected=${GPU_COUNTS[$instance_type]:-}
+[ -n "$expected" ] || fail "instance type $instance_type is not one of the fleet's"
+check "$expected GPU(s) of $instance_type" gpu_count_is "$expected"
+check "driver $DRIVER_VERSION" driver_is "$DRIVER_VERSION"
+check "MIG mode off" every_gpu mig.mode.current Disabled "[N/A]"
+check "no uncorrected ECC errors" every_gpu ecc.errors.uncorrected.volatile.total 0 "[N/A]"
+check "no XID errors in the kernel log" no_xid_errors
+check "a CUDA context on each GPU" "$API" gpu-check cuda
+case " ${NVLINK_TYPES[*]} " in
+*" $instance_type "*) check "NVLink links active" "$API" gpu-check nvlink ;;
+esac
+if [ "$ERDMA" = 1 ]; then
+check "eRDMA devices active" erdma_active
+check "eth0 MTU $ERDMA_MTU" mtu_is "$ERDMA_MTU"
+fi
+if [ "$FABRIC_MANAGER" = 1 ]; then
+check "fabric manager where NVSwitch is" fabric_manager_ready
+fi
+check "mounts ${MOUNTS[*]}" all_mounted "${MOUNTS[@]}"
+check "CloudMonitor agent" agent_running
+[ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
+date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"
+rm -f "$STATE_DIR/unhealthy"
+report healthy health
+}
+main() {
+if [ "$MODE" = bake ]; then
+run_steps gpu_driver erdma fabric_manager cloudmonitor
+else
+run_steps data_disks shared_fs gpu_driver erdma fabric_manager cloudmonitor nccl_env cluster_ssh health cluster_peers
+fi
+}
+main "$@"
+GPU_INFRA_EOF
+chmod 755 "$R/opt/gpu-infra/bootstrap.sh"
+mkdir -p "$R/opt/gpu-infra/bin"
+cat > "$R/opt/gpu-infra/bin/gpu-infra-api" <<'GPU_INFRA_EOF'
+#!/usr/bin/env python3
+"""gpu-infra-api: a node's Alibaba Cloud calls (instance-role credentials) and GPU checks.
+Python 3.6+ standard library (Alibaba Cloud Linux 3's python3 is 3.6); settings from
+/opt/gpu-infra/config.sh.
+
+  tag KEY=VALUE...  peers  answer-scale-out  event STATUS STEP FILE
+  oss-get BUCKET KEY FILE  gpu-check cuda|nvlink
+"""
+import base64
+import ctypes
+import datetime
+import email.utils
+import functools
+import hashlib
+import hmac
+import json
+import os
+import shlex
+import sys
+import time
+import urllib.parse
+import urllib.request
+import uuid
+VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01"}
+EVENT_LINES = 20
+NVLINK_MAX_LINKS = 18
+@functools.lru_cache(maxsize=None)
+def config():
+ path = os.environ.get("GPU_INFRA_ROOT", "") + "/opt/gpu-infra/config.sh"
+ values = {}
+ with open(path, encoding="utf-8") as handle:
+  for line in handle:
+   words = shlex.split(line, comments=True)
+   if len(words) == 2 and words[0] == "readonly" and "=" in words[1]:
+    key, _, value = words[1].partition("=")
+    values[key] = value
+ return values
+def metadata(item):
+ cfg = config()
+ token_request = urllib.request.Request(
+  cfg["METADATA_TOKEN_URL"], method="PUT", headers={"X-aliyun-ecs-metadata-token-ttl-seconds": "300"})
+ with urllib.request.urlopen(token_request, timeout=5) as response:
+  token = response.read().decode()
+ request = urllib.request.Request(f"{cfg['METADATA_URL']}/{item}",
+  headers={"X-aliyun-ecs-metadata-token": token})
+ with urllib.request.urlopen(request, timeout=5) as response:
+  return response.read().decode()
+def credentials():
+ role = metadata("ram/security-credentials/").strip().splitlines()[0]
+ return json.loads(metadata(f"ram/security-credentials/{role}"))
+def encode(value):
+ return urllib.parse.quote(str(value), safe="~")
+def signed_query(params, secret):
+ canonical = "&".join(f"{encode(k)}={encode(v)}" for k, v in sorted(params.items()))
+ to_sign = f"GET&{encode('/')}&{encode(canonical)}"
+ digest = hmac.new(f"{secret}&".encode(), to_sign.encode(), hashlib.sha1).digest()
+ return f"{canonical}&Signature={encode(base64.b64encode(digest).decode())}"
+def call(product, endpoint, action, **params):
+ for attempt in range(5):
+  creds = credentials()
+  query = signed_query({
+   "Action": action, "Format": "JSON", "Version": VERSIONS[product],
+   "AccessKeyId": creds["AccessKeyId"], "SecurityToken": creds["SecurityToken"],
+   "SignatureMethod": "HMAC-SHA1", "SignatureVersion": "1.0",
+   "SignatureNonce": uuid.uuid4().hex,
+   "Timestamp": datetime.datetime.now(datetime.timezone.utc).strftime(
+   "%Y-%m-%dT%H:%M:%SZ"), **params}, creds["AccessKeySecret"])
+  try:
+   base = endpoint if "://" in endpoint else f"https://{endpoint}"
+   with urllib.request.urlopen(f"{base}/?{query}", timeout=15) as answer:
+    return json.loads(answer.read())
+  except OSError as error:
+   if attempt == 4:
+    raise SystemExit(f"gpu-infra-api: {action} failed: {error}") from None
+   time.sleep(2 ** attempt)
+ return {}
+def tag(cfg, pairs):
+ params = {"RegionId": cfg["REGION"], "ResourceType": "instance",
+  "ResourceId.1": metadata("instance-id")}
+ for index, pair in enumerate(pairs, start=1):
+  key, _, value = pair.partition("=")
+  params.update({f"Tag.{index}.Key": key, f"Tag.{index}.Value": value})
+ call("ecs", cfg["ECS_ENDPOINT"], "TagResources", **params)
+def peers(cfg):
+ page = 1
+ while True:
+  answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
+   Status="Running", PageSize=100, PageNumber=page,
+   **{"Tag.1.Key": cfg["FLEET_TAG_KEY"], "Tag.1.Value": cfg["FLEET"]})
+  instances = answer.get("Instances", {}).get("Instance", [])
+  for instance in instances:
+   tags = {t["TagKey"]: t["TagValue"] for t in instance.get("Tags", {}).get("Tag", [])}
+   ips = instance.get("VpcAttributes", {}).get("PrivateIpAddress", {}).get(
+    "IpAddress", [])
+   row = [instance.get("HostName", ""), ips[0] if ips else "",
+    tags.get(cfg["SSH_KEY_TAG_KEY"], "-"), tags.get(cfg["HOST_KEY_TAG_KEY"], "-"),
+    tags.get(cfg["HEALTH_TAG_KEY"], "unknown")]
+   print("\t".join(row))
+  if len(instances) < 100:
+   return
+  page += 1
+def event(cfg, status, step, path):
+ with open(path, encoding="utf-8", errors="replace") as handle:
+  lines = handle.read().splitlines()[-EVENT_LINES:]
+ content = json.dumps({"instanceId": metadata("instance-id"), "fleet": cfg["FLEET"],
+  "status": status, "step": step, "stderr": lines})
+ call("cms", cfg["CMS_ENDPOINT"], "PutCustomEvent", RegionId=cfg["REGION"],
+  **{"EventInfo.1.EventName": "gpu-infra-node-" + status,
+  "EventInfo.1.Content": content,
+  "EventInfo.1.Time": str(int(time.time() * 1000))})
+def gpu_check(what):
+ count = ctypes.c_int()
+ if what == "cuda":
+  cuda = ctypes.CDLL("libcuda.so.1")
+  if cuda.cuInit(0) or cuda.cuDeviceGetCount(ctypes.byref(count)) or not count.value:
+   raise SystemExit("gpu-infra-api: CUDA sees no GPU")
+  for index in range(count.value):
+   device, context = ctypes.c_int(), ctypes.c_void_p()
+   if cuda.cuDeviceGet(ctypes.byref(device), index) or \
+   cuda.cuCtxCreate_v2(ctypes.byref(context), 0, device):
+    raise SystemExit("gpu-infra-api: no CUDA context on GPU {}".format(index))
+   cuda.cuCtxDestroy_v2(context)
+  return
+ nvml = ctypes.CDLL("libnvidia-ml.so.1")
+ if nvml.nvmlInit_v2() or nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)):
+  raise SystemExit("gpu-infra-api: NVML did not start")
+ for index in range(count.value):
+  handle, active, links = ctypes.c_void_p(), ctypes.c_int(), 0
+  if nvml.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(handle)):
+   raise SystemExit("gpu-infra-api: NVML has no handle for GPU {}".format(index))
+  for link in range(NVLINK_MAX_LINKS):
+   if nvml.nvmlDeviceGetNvLinkState(handle, link, ctypes.byref(active)):
+    continue
+   if not active.value:
+    raise SystemExit("gpu-infra-api: GPU {} NVLink {} down".format(index, link))
+   links += 1
+  if not links:
+   raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
+def oss_get(cfg, bucket, key, target):
+ creds = credentials()
+ date = email.utils.formatdate(usegmt=True)
+ token = creds["SecurityToken"]
+ to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
+ signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
+  to_sign.encode(), hashlib.sha1).digest()).decode()
+ request = urllib.request.Request(
+  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/"
+  f"{urllib.parse.quote(key)}",
+  headers={"Date": date, "x-oss-security-token": token,
+  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
+ with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
+  for chunk in iter(lambda: answer.read(1 << 20), b""):
+   out.write(chunk)
+def main(argv):
+ cfg = config()
+ command, args = (argv[0], argv[1:]) if argv else ("", [])
+ if command == "tag" and args:
+  tag(cfg, args)
+ elif command == "peers":
+  peers(cfg)
+ elif command == "answer-scale-out" and not args:
+  import gpu_infra_scale_out
+  gpu_infra_scale_out.answer_scale_out(cfg, call, metadata)
+ elif command == "event" and len(args) == 3:
+  event(cfg, *args)
+ elif command == "gpu-check" and args in (["cuda"], ["nvlink"]):
+  gpu_check(args[0])
+ elif command == "oss-get" and len(args) == 3:
+  oss_get(cfg, *args)
+ else:
+  raise SystemExit(__doc__)
+if __name__ == "__main__":
+ main(sys.argv[1:])
+GPU_INFRA_EOF
+chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-api"
+mkdir -p "$R/etc/systemd/system"
+cat > "$R/etc/systemd/system/gpu-infra-bootstrap.service" <<'GPU_INFRA_EOF'
+[Unit]
+Description=gpu-infra node bootstrap: driver, eRDMA, agent, cluster wiring, health check
+Documentation=file:///var/log/gpu-infra/bootstrap.log
+Wants=network-online.target
+After=network-online.target
+
+[Service]
+Type=simple
+ExecStart=/opt/gpu-infra/bootstrap.sh
+# a run still going after 2 hours is stopped (SIGTERM): the node is marked unhealthy
+RuntimeMaxSec=2h
+
+[Install]
+WantedBy=multi-user.target
+GPU_INFRA_EOF
+chmod 644 "$R/etc/systemd/system/gpu-infra-bootstrap.service"
+mkdir -p "$R/opt/gpu-infra/bin"
+cat > "$R/opt/gpu-infra/bin/gpu-infra-peers" <<'GPU_INFRA_EOF'
+#!/bin/bash
+set -euo pipefail
+ROOT=${GPU_INFRA_ROOT:-}
+# shellcheck source=/dev/null
+. "$ROOT/opt/gpu-infra/config.sh"
+ETC_DIR=$ROOT/etc/gpu-infra
+API=${GPU_INFRA_API:-$ROOT/opt/gpu-infra/bin/gpu-infra-api}
+me=$(hostname)
+peers=$(mktemp)
+trap 'rm -f "$peers"' EXIT
+"$API" peers | awk -v me="$me" '$5 == "healthy" || $1 == me' | sort -k 1,1 > "$peers"
+[ -s "$peers" ] || { echo "gpu-infra-peers: no healthy node in fleet $FLEET" >&2; exit 1; }
+slots=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+awk -v slots="$slots" '{print $2, "slots=" slots}' "$peers" > "$ETC_DIR/hostfile.new"
+mv "$ETC_DIR/hostfile.new" "$ETC_DIR/hostfile"
+rank=$(awk -v me="$me" '$1 == me {print NR - 1}' "$peers")
+[ -n "$rank" ] || { echo "gpu-infra-peers: $me is not among the fleet's nodes" >&2; exit 1; }
+{
+echo "MASTER_ADDR=$(awk 'NR == 1 {print $2}' "$peers")"
+echo "MASTER_PORT=$MASTER_PORT"
+echo "NNODES=$(wc -l < "$peers")"
+echo "NPROC_PER_NODE=$slots"
+echo "NODE_RANK=$rank"
+} > "$ETC_DIR/torchrun.env"
+awk '{print $2 "," $1, "ssh-ed25519", $4}' "$peers" > "$ETC_DIR/known_hosts"
+keys=$ROOT/root/.ssh/authorized_keys
+touch "$keys"
+{
+sed '/^# gpu-infra peers begin$/,/^# gpu-infra peers end$/d' "$keys"
+echo "# gpu-infra peers begin"
+awk '{print "ssh-ed25519", $3, "gpu-infra-peer-" $1}' "$peers"
+echo "# gpu-infra peers end"
+} > "$keys.new"
+chmod 600 "$keys.new"
+mv "$keys.new" "$keys"
+GPU_INFRA_EOF
+chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-peers"
+mkdir -p "$R/etc/systemd/system"
+cat > "$R/etc/systemd/system/gpu-infra-peers.service" <<'GPU_INFRA_EOF'
+[Unit]
+Description=gpu-infra: refresh the fleet's hostfile, torchrun environment and SSH trust
+
+[Service]
+Type=oneshot
+ExecStart=/opt/gpu-infra/bin/gpu-infra-peers
+GPU_INFRA_EOF
+chmod 644 "$R/etc/systemd/system/gpu-infra-peers.service"
+mkdir -p "$R/etc/systemd/system"
+cat > "$R/etc/systemd/system/gpu-infra-peers.timer" <<'GPU_INFRA_EOF'
+[Unit]
+Description=gpu-infra: refresh the fleet's peers every 2 minutes
+
+[Timer]
+OnBootSec=2min
+OnUnitActiveSec=2min
+
+[Install]
+WantedBy=timers.target
+GPU_INFRA_EOF
+chmod 644 "$R/etc/systemd/system/gpu-infra-peers.timer"
+systemctl daemon-reload
+systemctl enable gpu-infra-bootstrap.service
+systemctl start --no-block gpu-infra-bootstrap.service
