@@ -51,6 +51,7 @@ def test_the_typescript_declarations_are_current():
         "regenerate: python -m gpu_infra_provider.typescript > examples/typescript/sdk/index.d.ts"
 
 
+@pytest.mark.slow  # runs the plugin as a gRPC server process
 def test_the_plugin_answers_get_schema_over_grpc():
     """The plugin as the CLI starts it (`python -u provider/__main__.py <engine>`): it prints
     its port, then serves the ResourceProvider protocol."""
@@ -196,6 +197,7 @@ def test_the_yaml_example_uses_the_provider_and_valid_inputs():
 
 @pytest.mark.skipif(shutil.which("node") is None or not TSC.is_file(),
                     reason="tsc needs node and `npm ci` (make test runs it)")
+@pytest.mark.slow  # two tsc processes
 def test_the_typescript_example_type_checks_and_a_typo_does_not(tmp_path):
     config = PROJECT_DIR / "tests" / "js" / "tsconfig.examples.json"
     done = subprocess.run([str(TSC), "-p", str(config)], capture_output=True, text=True,

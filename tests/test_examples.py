@@ -81,6 +81,7 @@ def test_image_bake_feeds_the_fleet_in_the_bakery_network():
     assert execution.inputs["imagePipelineId"]
 
 
+@pytest.mark.slow  # a mypy process per example
 @pytest.mark.parametrize("name", PYTHON_EXAMPLES)
 def test_example_passes_mypy_strict_outside_the_repository(name, tmp_path_factory):
     cache = tmp_path_factory.getbasetemp() / "mypy-cache-examples"

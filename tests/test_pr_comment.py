@@ -129,6 +129,7 @@ def run_comment_script(tmp_path, **scenario):
 needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 
+@pytest.mark.slow  # node processes
 @needs_node
 def test_the_comment_is_updated_only_when_ours(tmp_path):
     someone = {"id": 1, "user": {"login": "mallory", "type": "User"},
@@ -143,6 +144,7 @@ def test_the_comment_is_updated_only_when_ours(tmp_path):
     assert not [c for c in created["calls"] if c["name"] == "update"]
 
 
+@pytest.mark.slow  # node processes
 @needs_node
 def test_a_read_only_token_warns_and_leaves_the_report_in_the_summary(tmp_path):
     fork = run_comment_script(tmp_path, comments=[], fail={"create": 403})
@@ -178,6 +180,7 @@ def huge_training_review(tmp_path_factory):
     return review(run_plan(path), settings)
 
 
+@pytest.mark.slow  # plans a 1,024-node stack
 def test_a_1024_node_comment_keeps_the_budget_verdict_cost_and_findings(huge_training_review):
     from gpu_infra_tools.review.render import render_markdown
 

@@ -39,6 +39,7 @@ def test_every_package_is_marked_typed(package):
     assert (PROJECT_DIR / "components" / package / "py.typed").is_file()
 
 
+@pytest.mark.slow  # a mypy process
 def test_a_program_importing_every_public_name_passes_mypy_strict(tmp_path):
     """Run from a directory of its own, so the repository's mypy settings (mypy_path) do not
     apply: the packages are found as installed, as in a user's project."""

