@@ -50,7 +50,7 @@ NO_CONCERN: dict[str, str] = {
     "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet": "placement of nodes",
     "alicloud:ess/scalingGroup:ScalingGroup": "how many nodes; what they are is the scaling "
                                               "configuration the node rules judge",
-    "alicloud:ecs/ecsAutoSnapshotPolicy:EcsAutoSnapshotPolicy": "a backup schedule",
+    "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy": "a backup schedule",
     t.SNAPSHOT_POLICY_ATTACHMENT: "applies a backup schedule to a disk",
     t.BUCKET_VERSIONING: "keeps old object versions",
     t.RESOURCE_GROUP: "a grouping for monitoring and billing; grants nothing",
@@ -63,6 +63,23 @@ NO_CONCERN: dict[str, str] = {
     t.K8S_SECRET: "holds secrets the way Kubernetes means to; RBAC decides who reads them",
     t.K8S_SERVICE_ACCOUNT: "an identity; the RAM role it assumes (RRSA) is judged by its "
                            "trust policy",
+    "alicloud:ram/user:User": "an identity; its console login (console-mfa), keys "
+                              "(ram-no-access-keys) and policies are judged where granted",
+    "alicloud:ram/group:Group": "a set of users; its policies are judged where attached",
+    "alicloud:ram/groupMembership:GroupMembership": "puts users in a group",
+    "alicloud:ram/userGroupAttachment:UserGroupAttachment": "puts a user in a group",
+    "alicloud:ram/roleAttachment:RoleAttachment":
+        "binds a role whose trust and policies the identity rules judge",
+    "alicloud:kms/alias:Alias": "a second name for a key",
+    "alicloud:ecs/ecsNetworkInterface:EcsNetworkInterface":
+        "an interface; who reaches it is its security groups' rules, a public address its "
+        "EIP association (no-eip-on-nodes)",
+    "alicloud:ecs/ecsNetworkInterfaceAttachment:EcsNetworkInterfaceAttachment":
+        "attaches an interface to an instance of the stack",
+    "alicloud:vpc/routeTable:RouteTable": "a route table; its routes are judged one by one "
+                                          "(routes-through-instances)",
+    "alicloud:vpc/routeTableAttachment:RouteTableAttachment": "applies a route table to a "
+                                                              "vSwitch",
 }
 """Types read and found to carry no security concern of their own, and why."""
 UNREVIEWED_RULE = "unreviewed-types"
