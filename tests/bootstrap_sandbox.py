@@ -3,9 +3,10 @@
 stand-in that records its arguments in calls.log and plays a small fake node kept in state/.
 
 Knobs (files under state/): `gpus` (GPUs the fake node shows after the driver install),
-`fail-auto-install`, `no-erdma` (the eRDMA install yields no device), `nvswitch`. Data disks
-are attached with `attach_disk` (metadata disks/<serial>/name and a /dev/disk/by-id link),
-at boot or on the first `sleep` (a disk attached after the instance boots).
+`fail-auto-install`, `fail-loongcollector`, `no-erdma` (the eRDMA install yields no
+device), `nvswitch`. Data disks are attached with `attach_disk` (metadata
+disks/<serial>/name and a /dev/disk/by-id link), at boot or on the first `sleep` (a disk
+attached after the instance boots).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ case $url in
   */auto_install_v4.0.sh) script=auto_install ;;
   */env_setup.sh) script=env_setup ;;
   *agent_install_ecs*) script=cms_installer ;;
+  */loongcollector.sh) script=loongcollector ;;
   *cuda-keyring*|*erdma_installer-*) script=none ;;
   *) echo "unexpected download $url" >&2; exit 22 ;;
 esac
@@ -149,6 +151,13 @@ done
     "cms_installer": r'''
 echo "cms_installer ARGUS_VERSION=$ARGUS_VERSION" >> "$SANDBOX/calls.log"
 touch "$SANDBOX/state/agent"
+''',
+    "loongcollector": r'''
+echo "loongcollector $*" >> "$SANDBOX/calls.log"
+[ -f "$SANDBOX/state/fail-loongcollector" ] && exit 1
+mkdir -p "$GPU_INFRA_ROOT/usr/local/ilogtail"
+printf '#!/bin/sh\n' > "$GPU_INFRA_ROOT/usr/local/ilogtail/loongcollector"
+chmod 755 "$GPU_INFRA_ROOT/usr/local/ilogtail/loongcollector"
 ''',
 }
 

@@ -97,8 +97,10 @@ def test_plan_text_markdown_and_json_carry_the_estimate(tmp_path, capsys):
 def test_cost_command_text_and_json(capsys):
     assert main(["cost", "training-prod"]) == 0
     text = capsys.readouterr().out
-    assert "Total: ≥ " in text and "1 resource(s) unpriced" in text
+    assert "Total: ≥ " in text and "3 resource(s) unpriced" in text
     assert "alicloud:kms/key:Key llm-pretrain-kms-key: KMS key price not confirmed" in text
+    assert ("alicloud:log/store:Store llm-pretrain-node-logs-bootstrap: billed by the logs the "
+            "nodes write: usage-based") in text
     assert "GPU instances per month: reserved " in text
     assert main(["cost", "training-prod", "--json"]) == 0
     record = json.loads(capsys.readouterr().out)

@@ -36,8 +36,16 @@ def tasks_of(content: str) -> list[dict]:
     return YAML(typ="safe").load(content)["Tasks"]
 
 
-def test_image_stack_plans_a_component_a_template_and_one_build(shipped):
-    [component] = shipped.by_type(COMPONENT)
+def components_of(plan) -> list:
+    """The image components in build order (`...-bake-<n>-<digest>`)."""
+    return sorted(plan.by_type(COMPONENT),
+                  key=lambda c: int(c.inputs["imageComponentName"].split("-bake-")[1]
+                                    .split("-")[0]))
+
+
+def test_image_stack_plans_its_components_a_template_and_one_build(shipped):
+    components = components_of(shipped)
+    component = components[0]
     [pipeline] = shipped.by_type(PIPELINE)
     [execution] = shipped.by_type(EXECUTION)
     assert not shipped.by_type("alicloud:ecs/instance:Instance")
@@ -48,14 +56,15 @@ def test_image_stack_plans_a_component_a_template_and_one_build(shipped):
             if key not in ("tags", "description")} == {
         "name": f"gpu-a100-img-{digest}", "imageName": f"gpu-a100-img-{digest}",
         "baseImageType": "IMAGE", "baseImage": DEFAULT_IMAGES["ubuntu_22_04"],
-        "buildContent": f"COMPONENT {component.id}", "instanceType": "ecs.gn7e-c16g1.4xlarge",
+        "buildContent": "\n".join(f"COMPONENT {c.id}" for c in components),
+        "instanceType": "ecs.gn7e-c16g1.4xlarge",
         "vswitchId": vswitch.id, "systemDiskSize": 60, "internetMaxBandwidthOut": 0,
         "deleteInstanceOnFailure": True}
     assert execution.inputs == {"imagePipelineId": pipeline.id}
     assert component.inputs["componentType"] == "Build"
     assert component.inputs["systemType"] == "Linux"
     assert component.inputs["imageComponentName"] == f"GpuInfra-gpu-a100-img-bake-0-{digest}"
-    for resource in (component, pipeline):
+    for resource in (*components, pipeline):
         assert resource.inputs["tags"]["Layout"] == "image"
         assert resource.inputs["tags"]["CostCenter"] == "ml-platform"
     assert shipped.outputs["image_name_prefix"] == f"gpu-a100-img-{digest}"
@@ -63,10 +72,11 @@ def test_image_stack_plans_a_component_a_template_and_one_build(shipped):
 
 
 def test_component_content_runs_the_bake_steps_in_order(shipped):
-    [component] = shipped.by_type(COMPONENT)
-    content = component.inputs["content"]
-    assert len(content.encode()) <= COMPONENT_CONTENT_MAX_BYTES
-    tasks = tasks_of(content)
+    tasks = []
+    for component in components_of(shipped):
+        content = component.inputs["content"]
+        assert len(content.encode()) <= COMPONENT_CONTENT_MAX_BYTES
+        tasks += tasks_of(content)
     assert [(t["Name"], t["Action"]) for t in tasks] == [
         ("WriteConfig", "RunShellCommand"), ("WriteProbe", "RunShellCommand"),
         ("WriteBootstrap", "RunShellCommand"),
@@ -78,8 +88,8 @@ def test_component_content_runs_the_bake_steps_in_order(shipped):
     assert "readonly INSTALL=1" in config
     program = tasks[2]["Properties"]["commandContent"]
     assert planned_steps(program, "bake") == ["gpu_driver", "erdma", "fabric_manager",
-                                              "cloudmonitor"]
-    for step in ("gpu_driver", "erdma", "fabric_manager", "cloudmonitor"):
+                                              "cloudmonitor", "logs_install"]
+    for step in ("gpu_driver", "erdma", "fabric_manager", "cloudmonitor", "logs_install"):
         assert strip_shell(step_source(STEP_FILES[step])).rstrip("\n") in program
     assert tasks[3]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
     assert tasks[5]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
@@ -175,10 +185,10 @@ def test_the_baked_scripts_pass_shellcheck(shipped, tmp_path):
     from .bootstrap_sandbox import Sandbox
     from .test_bootstrap_scripts import SHELLCHECK
 
-    [component] = shipped.by_type(COMPONENT)
     sandbox = Sandbox(tmp_path)
     scripts = []
-    for task in tasks_of(component.inputs["content"]):
+    for task in (task for component in components_of(shipped)
+                 for task in tasks_of(component.inputs["content"])):
         command = task.get("Properties", {}).get("commandContent")
         if command is None:
             continue

@@ -27,17 +27,17 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 48, {":Instance": 1, ":EcsDisk": 1, ":EcsDiskAttachment": 1,
+    ("training-dev", 56, {":Instance": 1, ":EcsDisk": 1, ":EcsDiskAttachment": 1,
                           ":EcsDeploymentSet": 1, ":Bucket": 4,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
                           ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 86, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
+    ("training-prod", 94, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
                            ":EcsDisk": 8, ":EcsDiskAttachment": 8,
                            ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                            ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
-    ("inference-prod", 55, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
+    ("inference-prod", 63, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
                             ":Instance": 0,
@@ -45,7 +45,7 @@ def count(plan: Plan, suffix: str) -> int:
                             ":EventRule": 3, ":ResourceGroup": 1, ":ServiceQueue": 1,
                             ":ess/notification:Notification": 1,
                             ":ServiceMetricAlarmRule": 1, ":InstanceRefresh": 0}),
-    ("rendering-batch", 57, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
+    ("rendering-batch", 65, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
                              ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 3,
                              ":BucketLogging": 2,
                              ":MonitorGroup": 2, ":Instance": 0, ":EventRule": 3,
@@ -374,3 +374,40 @@ def test_every_child_is_named_after_its_component_and_tagged(stack):
             tags = resource.inputs.get("tags", {})
             assert set(REQUIRED_TAG_KEYS) | {"CostCenter", "Owner"} <= set(tags), resource.name
             assert tags["Stack"] == stack
+
+
+@pytest.mark.parametrize("stack", ["training-dev", "training-prod", "inference-prod",
+                                   "rendering-batch"])
+def test_every_fleet_stack_ships_its_node_logs_to_its_own_sls_project(stack):
+    """One project per stack, the bootstrap log and the journal (kernel messages included)
+    each collected into its store from the stack's machine group, whose one user-defined id
+    is the one the nodes' bootstrap announces; retention and encryption by environment."""
+    plan = shipped(stack)
+    project = plan.one("alicloud:log/project:Project")
+    stores = {s.inputs["logstoreName"]: s for s in plan.by_type("alicloud:log/store:Store")}
+    assert sorted(stores) == ["bootstrap", "system"]
+    prod = plan.cluster.environment == "prod"
+    for store in stores.values():
+        assert store.inputs["projectName"] == project.inputs["projectName"]
+        assert store.inputs["retentionPeriod"] == (180 if prod else 7)
+        assert store.inputs.get("encryptConf") == (
+            {"enable": True, "encryptType": "default"} if prod else None)
+        assert store.protect == prod
+    group = plan.one("alicloud:log/machineGroup:MachineGroup").inputs
+    assert group["identifyType"] == "userdefined"
+    [machine_id] = group["identifyLists"]
+    configs = {c.inputs["configName"]: c.inputs
+               for c in plan.by_type("alicloud:sls/logtailPipelineConfig:LogtailPipelineConfig")}
+    assert configs["bootstrap"]["inputs"] == [
+        {"Type": "input_file", "FilePaths": '["/var/log/gpu-infra/bootstrap.log"]'}]
+    assert configs["system"]["inputs"] == [{"Type": "service_journal", "Kernel": "true"}]
+    for name, config in configs.items():
+        assert config["flushers"][0]["Logstore"] == name
+    attached = {(a.inputs["logtailConfigName"], a.inputs["machineGroupName"])
+                for a in plan.by_type("alicloud:log/logTailAttachment:LogTailAttachment")}
+    assert attached == {("bootstrap", "nodes"), ("system", "nodes")}
+    user_data = next(r.inputs["userData"] for r in plan.resources
+                     if r.type in ("alicloud:ecs/instance:Instance",
+                                   "alicloud:ess/scalingConfiguration:ScalingConfiguration"))
+    assert f"readonly LOG_ID={machine_id}\n" in user_data
+    assert plan.outputs["log_project"] == project.inputs["projectName"]

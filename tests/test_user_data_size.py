@@ -38,8 +38,10 @@ LARGEST_RENDERING = merged(
                                       + "k" * OSS_KEY_MAX_BYTES,
                       "grid_package_sha256": "0" * 64}},
     storage={"disks": MOST_DISKS, "shared_fs": {"enabled": True, "kind": "extreme",
-                                                "capacity_gib": 100}})
-"""A scaling fleet with the GRID route, the longest object key OSS takes and several types."""
+                                                "capacity_gib": 100}},
+    logs={"enabled": False})
+"""A scaling fleet with the GRID route, the longest object key OSS takes and several types;
+at all these maxima the node-log step (about 800 bytes) no longer fits: logs off."""
 
 
 def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan_cluster):
@@ -68,6 +70,12 @@ def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_pat
                                    "the nodes' user data would be ")
         assert f"over ECS's limit of {USER_DATA_MAX_BYTES:,}" in lines[0]
         assert "Traceback" not in err
+
+
+def test_node_logs_are_named_among_what_the_stack_adds():
+    config = cluster_config(merged(LARGEST_RENDERING, logs={"enabled": True}))
+    [finding] = [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
+    assert "logs.enabled " in finding.message
 
 
 def test_many_long_disks_are_named_when_they_tip_the_user_data_over(monkeypatch):

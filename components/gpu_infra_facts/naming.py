@@ -20,6 +20,9 @@ Sources (read 2026-12-01):
          (pulumi-alicloud 4.0.0): resource_group_name 3-50 letters, digits and hyphens,
          starting with a letter, the group's unique identifier in the account (Resource
          Management is account-wide); display_name 1-50 characters.
+  [SLS]  Log projects: the SDK's log.Project docstring (pulumi-alicloud 4.0.0): 3-63
+         lowercase letters, digits and hyphens, starting and ending with a letter or digit,
+         globally unique in Alibaba Cloud.
   Not listed: names the cloud does not keep unique (VPCs, vSwitches, security groups,
   deployment sets, scaling groups and configurations, EIPs, NAT gateways, alarms) and KMS
   aliases (unique per region of an account, but gpu-infra creates none).
@@ -74,6 +77,7 @@ EVENT_RULE = "alicloud:cms/eventRule:EventRule"
 METRIC_RULE_TEMPLATE = "alicloud:cms/metricRuleTemplate:MetricRuleTemplate"
 SERVICE_METRIC_ALARM_RULE = "alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule"
 RESOURCE_GROUP = "alicloud:resourcemanager/resourceGroup:ResourceGroup"
+SLS_PROJECT = "alicloud:log/project:Project"
 
 UNIQUE_NAMES: dict[str, UniqueName] = {
     BUCKET: UniqueName("bucket", "alibaba", 63, BUCKET_NAME_PATTERN, "OSS"),
@@ -92,6 +96,7 @@ UNIQUE_NAMES: dict[str, UniqueName] = {
     SERVICE_METRIC_ALARM_RULE: UniqueName("metricAlarmRuleId", "account", None, None, "CMS"),
     RESOURCE_GROUP: UniqueName("resourceGroupName", "account", 50,
                                re.compile(r"^[A-Za-z][A-Za-z0-9-]{2,49}$"), "RM"),
+    SLS_PROJECT: UniqueName("projectName", "alibaba", 63, BUCKET_NAME_PATTERN, "SLS"),
 }
 """Type token -> its unique name input. The suffix goes on every one of them."""
 

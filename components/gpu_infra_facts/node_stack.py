@@ -202,3 +202,21 @@ SCALE_OUT_ANSWER_MARGIN_SECONDS = 300
 """A node that has told its health waits for the rest of its scale-out batch until this long
 before the hook's heartbeat timeout (counted from its first boot), then counts the silent
 ones as unhealthy and answers, so a hung instance does not make ESS abandon the batch."""
+
+
+LOONGCOLLECTOR_INSTALLER = "loongcollector.sh"
+LOONGCOLLECTOR_ID_FILE = "/etc/ilogtail/user_defined_id"
+"""LoongCollector, the SLS log collector (SLS "Install LoongCollector" page, as summarised in
+the shared reference engines-and-operations.md section 4): download the installer from
+https://aliyun-observability-release-<region>.oss-<region>.aliyuncs.com/loongcollector/linux64/latest/
+and run `loongcollector.sh install <region>` (the plain region id installs the intranet
+variant); a machine group of identity type `userdefined` matches the hosts whose
+/etc/ilogtail/user_defined_id holds its id. The install directory
+/usr/local/ilogtail/loongcollector the step checks for is UNCONFIRMED."""
+LOONGCOLLECTOR_BINARY = "/usr/local/ilogtail/loongcollector"
+
+
+def loongcollector_installer_url(region: str) -> str:
+    """The LoongCollector installer of the region's release bucket."""
+    return (f"https://aliyun-observability-release-{region}.oss-{region}.aliyuncs.com/"
+            f"loongcollector/linux64/latest/{LOONGCOLLECTOR_INSTALLER}")

@@ -21,6 +21,7 @@ REGISTRY_REPO = "alicloud:cr/repo:Repo"
 REGISTRY_NAMESPACES = (REGISTRY_EE_NAMESPACE, REGISTRY_NAMESPACE)
 REGISTRY_REPOS = (REGISTRY_EE_REPO, REGISTRY_REPO)
 LOG_PROJECT = "alicloud:log/project:Project"
+LOG_STORE = "alicloud:log/store:Store"
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 K8S_STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 K8S_PERSISTENT_VOLUME = "kubernetes:core/v1:PersistentVolume"
@@ -61,6 +62,9 @@ SLB_LISTENER = "alicloud:slb/listener:Listener"
 
 RESOURCE_GROUP = "alicloud:resourcemanager/resourceGroup:ResourceGroup"
 CMS_EVENT_RULE = "alicloud:cms/eventRule:EventRule"
+SLS_MACHINE_GROUP = "alicloud:log/machineGroup:MachineGroup"
+SLS_PIPELINE_CONFIG = "alicloud:sls/logtailPipelineConfig:LogtailPipelineConfig"
+SLS_ATTACHMENT = "alicloud:log/logTailAttachment:LogTailAttachment"
 
 SECURITY_GROUP = "alicloud:ecs/securityGroup:SecurityGroup"
 LOAD_BALANCERS = ("alicloud:alb/loadBalancer:LoadBalancer",
@@ -90,7 +94,7 @@ TAGGABLE = frozenset({
 })
 """Types whose pulumi-alicloud 4.0 resource takes `tags` (checked by a test against the SDK)."""
 
-DATA_TYPES = frozenset({BUCKET, NAS_FILE_SYSTEM, *DISKS})
+DATA_TYPES = frozenset({BUCKET, NAS_FILE_SYSTEM, *DISKS, LOG_PROJECT, LOG_STORE})
 """Resources that hold data: protected in prod."""
 
 # Network exposure beyond security groups (pulumi-alicloud 4.0 SDK tokens).
@@ -139,7 +143,6 @@ ECS_COMMAND = "alicloud:ecs/command:Command"
 OOS_TEMPLATE = "alicloud:oos/template:Template"
 FC_FUNCTION = "alicloud:fc/v3Function:V3Function"
 KMS_SECRET = "alicloud:kms/secret:Secret"
-LOG_STORE = "alicloud:log/store:Store"
 LOG_AUDIT = "alicloud:log/audit:Audit"
 ACTIONTRAIL_TRAIL = "alicloud:actiontrail/trail:Trail"
 VPC = "alicloud:vpc/network:Network"

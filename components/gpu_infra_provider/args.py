@@ -248,6 +248,18 @@ class MonitoringConfigArgs(TypedDict):
     """Event alerts. Default: spot interruption, instance failure and scaling failure on."""
 
 
+class LogsConfigArgs(TypedDict):
+    """Where the nodes' logs go: an SLS project of the stack with a `bootstrap` store (the
+    bootstrap log) and a `system` store (the systemd journal, kernel messages included),
+    shipped by LoongCollector on every node."""
+
+    enabled: NotRequired[bool]
+    """Create the project and ship the nodes' logs. Default true."""
+    retention_days: NotRequired[int]
+    """Days the stores keep logs (1-3650; 3650 keeps them forever). Default: the
+    environment's profile (7 in dev and staging, 180 in prod)."""
+
+
 class DataDiskConfigArgs(TypedDict):
     """One ESSD AutoPL (cloud_auto) data disk on every node."""
 
@@ -606,6 +618,9 @@ class TrainingConfigArgs(TypedDict):
     monitoring: NotRequired[MonitoringConfigArgs]
     """CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
     contacts are listed."""
+    logs: NotRequired[LogsConfigArgs]
+    """Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
+    environment's retention."""
     storage: NotRequired[StorageConfigArgs]
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
@@ -872,6 +887,9 @@ class InferenceConfigArgs(TypedDict):
     monitoring: NotRequired[MonitoringConfigArgs]
     """CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
     contacts are listed."""
+    logs: NotRequired[LogsConfigArgs]
+    """Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
+    environment's retention."""
     storage: NotRequired[StorageConfigArgs]
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
@@ -920,6 +938,9 @@ class RenderingConfigArgs(TypedDict):
     monitoring: NotRequired[MonitoringConfigArgs]
     """CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
     contacts are listed."""
+    logs: NotRequired[LogsConfigArgs]
+    """Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
+    environment's retention."""
     storage: NotRequired[StorageConfigArgs]
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
@@ -953,6 +974,7 @@ __all__ = [
     "InferenceConfigArgs",
     "LifecycleConfigArgs",
     "LoadBalancerConfigArgs",
+    "LogsConfigArgs",
     "MemoryAlarmArgs",
     "MonitoringConfigArgs",
     "NamingConfigArgs",

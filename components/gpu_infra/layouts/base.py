@@ -19,6 +19,7 @@ from gpu_infra.blocks.bootstrap import (
 from gpu_infra.blocks.conventions import Conventions, stack_tags
 from gpu_infra.blocks.encryption import KmsKey
 from gpu_infra.blocks.identity import InstanceRole
+from gpu_infra.blocks.logs import NodeLogs, machine_group_id
 from gpu_infra.blocks.monitoring import Alerting, FleetAlarms
 from gpu_infra.blocks.network import Network
 from gpu_infra.blocks.security import ClusterSecurity
@@ -113,6 +114,12 @@ class LayoutBase(Layout):
                                conventions=self.conventions, opts=self.child)
         self._build_security(name)
         self._build_storage(name)
+        self.logs = NodeLogs(
+            f"{name}-node-logs", machine_id=machine_group_id(gpu_fleet_name(name),
+                                                        self.conventions.global_suffix),
+            retention_days=cluster.log_retention_days,
+            encrypt=cluster.kms_encryption,
+            conventions=self.conventions, opts=self.child) if cluster.logs.enabled else None
         self.alerting = Alerting(f"{name}-{ALERTING_SUFFIX}", config=cluster.monitoring,
                                  fixed_nodes=self.FIXED_NODES, conventions=self.conventions,
                                  opts=self.child) if cluster.monitoring.active else None
@@ -220,10 +227,11 @@ class LayoutBase(Layout):
     @classmethod
     def bootstrap_spec(cls, cluster: FleetCluster, fleet_name: str, *,
                        shared_fs_source: str | None = None, scaling_group_id: str | None = None,
-                       lifecycle_hook_id: str | None = None) -> BootstrapSpec:
+                       lifecycle_hook_id: str | None = None,
+                       global_suffix: str | None = None) -> BootstrapSpec:
         """What the fleet's nodes need, from the stack and the catalog (and the values the
         cloud assigns: the shared file system's mount address, the scaling group and its
-        readiness hook)."""
+        readiness hook; `global_suffix`: the stack's, which ends the log machine-group id)."""
         fleet = cluster.fleet
         plan = driver_plan(fleet)
         if plan.route is None:
@@ -239,7 +247,9 @@ class LayoutBase(Layout):
             data_disks=tuple(disk.name for disk in cluster.storage.disks),
             shared_fs=SharedFsMount(shared_fs_source, NFS_OPTIONS) if shared_fs_source else None,
             cluster=cls.wires_cluster(), grid=grid_package(fleet.driver),
-            scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id)
+            scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id,
+            log_machine_id=machine_group_id(fleet_name, global_suffix)
+            if cluster.logs.enabled else None)
 
     def node_user_data(self, fleet_name: str, scaling_group_id: pulumi.Input[str] | None = None,
                        lifecycle_hook_id: pulumi.Input[str] | None = None
@@ -249,7 +259,8 @@ class LayoutBase(Layout):
                                  lifecycle_hook_id).apply(
             lambda values: user_data(self.bootstrap_spec(
                 self.cluster, fleet_name, shared_fs_source=values[0],
-                scaling_group_id=values[1], lifecycle_hook_id=values[2])))
+                scaling_group_id=values[1], lifecycle_hook_id=values[2],
+                global_suffix=self.conventions.global_suffix)))
 
     @classmethod
     def uses_erdma(cls, cluster: FleetCluster) -> bool:
@@ -287,6 +298,7 @@ class LayoutBase(Layout):
                     "kms_key_id": self.kms_key_id,
                     "mount_command": self.mount_command,
                     "alert_contact_group": self.alerting.contact_group_name
-                    if self.alerting else None}
+                    if self.alerting else None,
+                    "log_project": self.logs.project_name if self.logs else None}
         exports.update({key: value for key, value in optional.items() if value is not None})
         return exports

@@ -17,13 +17,13 @@ from gpu_infra.schema import ImageConfig
 
 def bake_spec(name: str, config: ImageConfig) -> BootstrapSpec:
     """The bootstrap of the image: the install steps a fleet of the build type's family
-    runs, with the image's driver pins."""
+    runs, with the image's driver pins, and the log collector its fleets' nodes use."""
     build = config.image
     return BootstrapSpec(
         fleet=name, region=config.region,
         gpu_counts={build.instance_type: max(catalog.gpus_per_node(build.instance_type), 1)},
         route="auto_install", driver=baked_driver(build), erdma=bakes_erdma(build),
-        fabric_manager=bakes_fabric_manager(build))
+        fabric_manager=bakes_fabric_manager(build), log_collector=True)
 
 
 class ImageBakery(Layout):

@@ -4,7 +4,8 @@ node_stack.USER_DATA_MAX_BYTES; else an ERROR naming the stack field that adds t
 
 What grows with the stack file: the data disks (each name twice, and the disk step), the
 fleet's instance types (one GPU count each), the GRID package's object key, the shared file
-system (its step and mount address) and the cluster name. Everything else is the step files,
+system (its step and mount address), the cluster name and node logs (`logs.enabled`: the
+step that installs the collector). Everything else is the step files,
 fixed per release (tests/test_user_data_size.py plans the largest stack the schema allows).
 """
 
@@ -20,6 +21,7 @@ from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
 from gpu_infra.schema import FleetCluster
 from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra_facts.naming import MAX_SUFFIX_LENGTH
 from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
 
 CLOUD_ID_CHARS = 64
@@ -35,6 +37,7 @@ GROWTH: dict[str, Callable[[BootstrapSpec], BootstrapSpec]] = {
     "fleet.driver.grid_package": lambda spec: replace(spec, grid=None),
     "storage.shared_fs": lambda spec: replace(spec, shared_fs=None),
     "name": lambda spec: replace(spec, fleet=""),
+    "logs.enabled": lambda spec: replace(spec, log_machine_id=None),
 }
 """Stack field -> the spec without what that field adds to the user data."""
 
@@ -47,7 +50,8 @@ def worst_case_spec(layout: type[LayoutBase], cluster: FleetCluster) -> Bootstra
         if shared.enabled and export is not None else None
     cloud_id = None if layout.FIXED_NODES else "i" * CLOUD_ID_CHARS
     return layout.bootstrap_spec(cluster, gpu_fleet_name(cluster.name), shared_fs_source=source,
-                                 scaling_group_id=cloud_id, lifecycle_hook_id=cloud_id)
+                                 scaling_group_id=cloud_id, lifecycle_hook_id=cloud_id,
+                                 global_suffix="s" * MAX_SUFFIX_LENGTH)
 
 
 def user_data_too_large(layout: type[LayoutBase], cluster: FleetCluster) -> Iterable[Finding]:

@@ -28,7 +28,8 @@ def _row(text: str) -> Any:
 
 @dataclass(frozen=True)
 class EnvironmentProfile:
-    """What one environment turns on; each field is a row of the README's table."""
+    """What one environment turns on (and how long it keeps logs); each field is a row of
+    the README's table."""
 
     deletion_protection: bool = _row(
         "Deletion protection (instances, groups, NAT, EIP, LB, KMS)")
@@ -52,6 +53,8 @@ class EnvironmentProfile:
     guard_changes: bool = _row(
         "Change report: destroying GPU nodes or data, or rebuying reserved capacity, is an "
         "ERROR (off: a WARNING)")
+    log_retention_days: int = _row(
+        "Days the SLS log stores keep node logs (default of `logs.retention_days`)")
 
     @property
     def demands(self) -> frozenset[Demand]:
@@ -66,12 +69,12 @@ class EnvironmentProfile:
 RELAXED = EnvironmentProfile(
     deletion_protection=False, protect_data=False, kms_encryption=False, kms_required=False,
     version_every_bucket=False, snapshots=False, refuse_world_open=False,
-    bucket_logging=False, guard_changes=False)
+    bucket_logging=False, guard_changes=False, log_retention_days=7)
 """Nothing beyond what every environment gets: room to build, break and rebuild."""
 PRODUCTION = EnvironmentProfile(
     deletion_protection=True, protect_data=True, kms_encryption=True, kms_required=True,
     version_every_bucket=True, snapshots=True, refuse_world_open=True,
-    bucket_logging=True, guard_changes=True)
+    bucket_logging=True, guard_changes=True, log_retention_days=180)
 """Everything on: data and nodes are hard to lose and hard to reach."""
 
 PROFILES: dict[str, EnvironmentProfile] = {"dev": RELAXED, "staging": RELAXED,
@@ -100,6 +103,13 @@ def policy_demands(environment: str) -> frozenset[Demand]:
     return profile_for(environment).demands
 
 
+def _cell(value: bool | int) -> str:
+    """A switch as on/off, a number as itself."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
 def profile_table() -> str:
     """The README's environments table: one row per profile field, one column per
     environment."""
@@ -107,7 +117,7 @@ def profile_table() -> str:
     lines = [f"| | {' | '.join(names)} |", f"|---{'|---' * len(names)}|"]
     for item in fields(EnvironmentProfile):
         row = item.metadata["row"]
-        cells = ["on" if getattr(PROFILES[name], item.name) else "off" for name in names]
+        cells = [_cell(getattr(PROFILES[name], item.name)) for name in names]
         lines.append(f"| {row} | {' | '.join(cells)} |")
     return "\n".join(lines) + "\n"
 

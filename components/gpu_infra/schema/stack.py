@@ -21,6 +21,7 @@ from gpu_infra.schema.environment import (
 from gpu_infra.schema.image import ImageBuildConfig
 from gpu_infra.schema.instance_types import DeclaredInstanceType
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
+from gpu_infra.schema.logs import LogsConfig
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX, MonitoringConfig
 from gpu_infra.schema.naming import NamingConfig
 from gpu_infra.schema.network import NetworkConfig
@@ -166,6 +167,9 @@ class ClusterBase(ClusterCommon):
     monitoring: MonitoringConfig = MonitoringConfig()
     """CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
     contacts are listed."""
+    logs: LogsConfig = LogsConfig()
+    """Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
+    environment's retention."""
     storage: StorageConfig = StorageConfig()
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
@@ -188,6 +192,13 @@ class ClusterBase(ClusterCommon):
         the environment's profile, on in prod)."""
         explicit = self.security.kms_encryption
         return self.profile.kms_encryption if explicit is None else explicit
+
+    @property
+    def log_retention_days(self) -> int:
+        """Days the SLS stores keep node logs (logs.retention_days, default: the
+        environment's profile)."""
+        explicit = self.logs.retention_days
+        return self.profile.log_retention_days if explicit is None else explicit
 
     @property
     def bucket_logging(self) -> bool:

@@ -17,6 +17,7 @@ Models (prices in prices.yaml; GPU on-demand prices from the GPU catalog):
 - OSS: expected GiB per storage class from the config, else usage-based.
 - Simple Message Queue (MNS) queue: a fee per queue-day, shown per month (requests: 20
   million a month free per account, left out).
+- SLS log stores: the raw log data ingested, usage-based (no confirmed price).
 - Types listed under `unpriced` in prices.yaml stay unpriced with the reason as the note.
 - Enhanced NAT: instance hour + CU (usage-based). EIP pay-by-traffic: configuration fee per
   hour when bound to a NAT gateway or load balancer + data per GB (usage-based). NLB/ALB:
@@ -92,6 +93,7 @@ class _Estimator:
             "alicloud:alb/loadBalancer:LoadBalancer": self._alb,
             "alicloud:kms/key:Key": self._kms,
             "alicloud:message/serviceQueue:ServiceQueue": self._queue,
+            "alicloud:log/store:Store": self._log_store,
             "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution": self._image_build,
         }
 
@@ -363,6 +365,11 @@ class _Estimator:
     def _queue(self, _: PlannedResource, cost: ResourceCost) -> None:
         cost.components.append(self.line("Queue", "messaging.mns.queue", 1))
         cost.note = "requests left out: the first 20 million a month are free per account"
+
+    def _log_store(self, _: PlannedResource, cost: ResourceCost) -> None:
+        cost.components.append(self.line("Ingested log data (per GB)", "logging.sls.ingest",
+                                         None, usage_based=True))
+        cost.note = "billed by the logs the nodes write: usage-based"
 
     def _image_build(self, resource: PlannedResource, cost: ResourceCost) -> None:
         pipeline_id = resource.inputs.get("imagePipelineId")

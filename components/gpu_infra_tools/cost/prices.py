@@ -72,7 +72,7 @@ class PriceBook(_Frozen):
         return self.prices.get(key)
 
 
-SECTIONS = ("disk", "network", "storage", "messaging", "security")
+SECTIONS = ("disk", "network", "storage", "messaging", "logging", "security")
 
 
 @functools.cache

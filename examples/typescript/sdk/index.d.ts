@@ -509,6 +509,23 @@ export interface LoadBalancerConfigArgs {
 }
 
 /**
+ * Where the nodes' logs go: an SLS project of the stack with a `bootstrap` store (the
+ * bootstrap log) and a `system` store (the systemd journal, kernel messages included),
+ * shipped by LoongCollector on every node.
+ */
+export interface LogsConfigArgs {
+    /**
+     * Create the project and ship the nodes' logs. Default true.
+     */
+    enabled?: boolean;
+    /**
+     * Days the stores keep logs (1-3650; 3650 keeps them forever). Default: the
+     * environment's profile (7 in dev and staging, 180 in prod).
+     */
+    retentionDays?: number;
+}
+
+/**
  * Host memory nearly full.
  */
 export interface MemoryAlarmArgs {
@@ -1343,6 +1360,11 @@ export interface InferenceServiceArgs {
      */
     loadBalancer?: LoadBalancerConfigArgs;
     /**
+     * Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
+     * environment's retention.
+     */
+    logs?: LogsConfigArgs;
+    /**
      * CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
      * contacts are listed.
      */
@@ -1430,6 +1452,11 @@ export interface RenderFarmArgs {
      */
     instanceTypes?: {[key: string]: DeclaredInstanceTypeArgs};
     /**
+     * Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
+     * environment's retention.
+     */
+    logs?: LogsConfigArgs;
+    /**
      * CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
      * contacts are listed.
      */
@@ -1516,6 +1543,11 @@ export interface TrainingClusterArgs {
      * none.
      */
     instanceTypes?: {[key: string]: DeclaredInstanceTypeArgs};
+    /**
+     * Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
+     * environment's retention.
+     */
+    logs?: LogsConfigArgs;
     /**
      * CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
      * contacts are listed.

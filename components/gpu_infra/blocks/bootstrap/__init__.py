@@ -98,6 +98,16 @@ class BootstrapSpec:
     scaling_group_id: str | None = None
     lifecycle_hook_id: str | None = None
     """The scale-out hook the node completes (CONTINUE healthy, ABANDON unhealthy)."""
+    log_machine_id: str | None = None
+    """The `userdefined` id of the stack's SLS machine group (None: no log shipping)."""
+    log_collector: bool = False
+    """Install LoongCollector without joining a machine group (a baked image: its fleets'
+    nodes join theirs at boot). Implied by `log_machine_id`."""
+
+    @property
+    def collects_logs(self) -> bool:
+        """Whether the install steps install LoongCollector."""
+        return self.log_collector or self.log_machine_id is not None
 
     @property
     def installs(self) -> bool:
@@ -111,10 +121,12 @@ class BootstrapSpec:
         return [f"{DATA_ROOT}/{name}" for name in self.data_disks]
 
     def node_steps(self) -> list[str]:
-        """The steps a booting node runs, in order."""
-        steps = ["data_disks"] if self.data_disks else []
+        """The steps a booting node runs, in order: log shipping first, so a failing step's
+        log reaches SLS."""
+        steps = ["logs"] if self.log_machine_id else []
+        steps += ["data_disks"] if self.data_disks else []
         steps += ["shared_fs" if self.shared_fs else "shared_fs_off"]
-        steps += self.install_steps()
+        steps += [step for step in self.install_steps() if step != "logs_install"]
         steps += ["nccl_env"] if self.erdma else []
         steps += ["cluster_ssh"] if self.cluster else []
         steps += ["health"]
@@ -126,7 +138,7 @@ class BootstrapSpec:
         steps = ["gpu_driver"]
         steps += ["erdma"] if self.erdma else []
         steps += ["fabric_manager"] if self.fabric_manager else []
-        return [*steps, "cloudmonitor"]
+        return [*steps, "cloudmonitor", *(["logs_install"] if self.collects_logs else [])]
 
 
 STEP_FILES = {
@@ -134,7 +146,7 @@ STEP_FILES = {
     "gpu_driver": "gpu_driver.sh",
     "erdma": "erdma.sh", "fabric_manager": "fabric_manager.sh", "nccl_env": "nccl_env.sh",
     "cloudmonitor": "cloudmonitor.sh", "cluster_ssh": "cluster.sh", "cluster_peers": "cluster.sh",
-    "health": "health.sh",
+    "health": "health.sh", "logs": "logs.sh", "logs_install": "logs.sh",
 }
 """Step -> the file defining step_<name>."""
 HEALTH_NEEDS = ("gpu_driver.sh", "erdma.sh", "fabric_manager.sh", "cloudmonitor.sh")
@@ -151,9 +163,12 @@ NODE_ONLY_SETTINGS = frozenset({
     "DISK_WAIT_SECONDS", "DISK_POLL_SECONDS", "ECS_ENDPOINT", "ESS_ENDPOINT", "CMS_ENDPOINT",
     "SCALING_GROUP_ID", "LIFECYCLE_HOOK_ID", "SCALE_OUT_WAIT_SECONDS", "FLEET_TAG_KEY",
     "HEALTH_TAG_KEY", "SSH_KEY_TAG_KEY", "HOST_KEY_TAG_KEY", "MASTER_PORT", "DATA_DISKS",
-    "MOUNTS", "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS"})
+    "MOUNTS", "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS", "LC_ID_FILE",
+    "LOG_ID"})
 """Settings only the node steps read: an image build's config.sh leaves them out (its
 install steps never read them, and the nodes' user data writes the full file)."""
+LOG_SETTINGS = frozenset({"LC_URL", "LC_BINARY", "LC_ID_FILE", "LOG_ID"})
+"""Settings only the log steps read: left out where nothing collects logs."""
 
 
 def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
@@ -178,6 +193,10 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
         "CUDA_REPOS": CUDA_REPOS,
         "CMS_INSTALLER_URL": node_stack.cloudmonitor_installer_url(spec.region),
         "CMS_AGENT_VERSION": node_stack.CLOUDMONITOR_AGENT_VERSION,
+        "LC_URL": node_stack.loongcollector_installer_url(spec.region),
+        "LC_BINARY": node_stack.LOONGCOLLECTOR_BINARY,
+        "LC_ID_FILE": node_stack.LOONGCOLLECTOR_ID_FILE,
+        "LOG_ID": spec.log_machine_id or "",
         "SHARED_FS_SOURCE": spec.shared_fs.source if spec.shared_fs else "",
         "SHARED_FS_OPTIONS": spec.shared_fs.options if spec.shared_fs else "",
         "SHARED_FS_MOUNT_POINT": SHARED_FS_MOUNT_POINT, "DATA_ROOT": DATA_ROOT,
@@ -205,6 +224,8 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
                                for k, v in node_stack.NCCL_ERDMA_MULTI_NIC_ENV.items()],
     }
     skip = NODE_ONLY_SETTINGS if bake_only else frozenset()
+    if not spec.collects_logs:
+        skip |= LOG_SETTINGS
     lines = ["# shellcheck shell=bash disable=SC2034"]
     lines += [f"readonly {key}={shlex.quote(str(value))}" for key, value in values.items()
               if key not in skip]
@@ -221,7 +242,8 @@ def bootstrap_program(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
     the copy an image build runs, with the install steps only (the same step files).
     Comments and blank lines are left out (minify.strip_shell)."""
     node_steps = [] if bake_only else spec.node_steps()
-    files = dict.fromkeys(["lib.sh", *(STEP_FILES[s] for s in node_steps), *HEALTH_NEEDS])
+    files = dict.fromkeys(["lib.sh", *(STEP_FILES[s] for s in node_steps), *HEALTH_NEEDS,
+                           *(STEP_FILES[s] for s in spec.install_steps())])
     node_runs = f"    run_steps {' '.join(node_steps)}" if node_steps else \
         '    fail "this copy is for image builds: run it with bake"'
     bake_runs = f"    run_steps {' '.join(spec.install_steps())}"

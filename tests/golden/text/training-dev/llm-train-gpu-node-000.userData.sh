@@ -26,6 +26,10 @@ readonly FABRIC_MANAGER=1
 readonly CUDA_REPOS=https://developer.download.nvidia.com/compute/cuda/repos
 readonly CMS_INSTALLER_URL=https://cms-agent-cn-hangzhou.oss-cn-hangzhou-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh
 readonly CMS_AGENT_VERSION=3.5.10
+readonly LC_URL=https://aliyun-observability-release-cn-hangzhou.oss-cn-hangzhou.aliyuncs.com/loongcollector/linux64/latest/loongcollector.sh
+readonly LC_BINARY=/usr/local/ilogtail/loongcollector
+readonly LC_ID_FILE=/etc/ilogtail/user_defined_id
+readonly LOG_ID=llm-train-gpu
 readonly SHARED_FS_SOURCE=1294ff72e8-e2470.cn-hangzhou.nas.aliyuncs.com:/
 readonly SHARED_FS_OPTIONS=vers=3,nolock,proto=tcp,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport
 readonly SHARED_FS_MOUNT_POINT=/mnt/shared
@@ -259,6 +263,22 @@ done
 rm -f "$STATE_DIR/reboots"
 CURRENT_STEP=finished
 log "bootstrap finished"
+}
+step_logs_install() {
+local installer
+[ ! -x "$ROOT$LC_BINARY" ] || return 0
+installer=$(mktemp)
+if [ "$INSTALL" != 1 ] || ! { curl -fsS --retry 5 -o "$installer" "$LC_URL" &&
+sh "$installer" install "$REGION"; }; then
+log "WARNING: no LoongCollector: this node's logs stay on the node"
+fi
+rm -f "$installer"
+}
+step_logs() {
+mkdir -p "$ROOT${LC_ID_FILE%/*}"
+echo "$LOG_ID" > "$ROOT$LC_ID_FILE"
+log "node $(meta instance-id) logs as host $(hostname) in machine group $LOG_ID"
+step_logs_install
 }
 disk_serial() {
 local serials serial
@@ -593,9 +613,9 @@ ip link set dev eth0 mtu "$ERDMA_MTU"
 }
 main() {
 if [ "$MODE" = bake ]; then
-run_steps gpu_driver fabric_manager cloudmonitor
+run_steps gpu_driver fabric_manager cloudmonitor logs_install
 else
-run_steps data_disks shared_fs gpu_driver fabric_manager cloudmonitor cluster_ssh health cluster_peers
+run_steps logs data_disks shared_fs gpu_driver fabric_manager cloudmonitor cluster_ssh health cluster_peers
 fi
 }
 main "$@"

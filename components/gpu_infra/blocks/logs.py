@@ -1,0 +1,108 @@
+"""Node logs in Simple Log Service (SLS): `NodeLogs`, once per stack with a fleet.
+
+What it builds: the project `<cluster>-logs` (SLS project names are unique across Alibaba
+Cloud, so it takes the stack's global suffix), two log stores, a machine group and one
+LoongCollector pipeline per store, applied to the machine group:
+
+- `bootstrap`: /var/log/gpu-infra/bootstrap.log of every node (input_file);
+- `system`: the systemd journal, kernel messages included (service_journal with Kernel on:
+  the ilogtail plugin's default, plugins/input/journal in alibaba/ilogtail).
+
+The machine group has identity type `userdefined` and one id, `<fleet>[-<suffix>]`
+(`machine_group_id`), which the bootstrap's `logs` step writes to the node's
+/etc/ilogtail/user_defined_id: only this stack's nodes join it, whatever else the account
+runs. Each log keeps its host name (`__tag__:__hostname__`, on ECS `iZ<instance id without
+i->Z` unless a host name is set) and the step's first bootstrap-log line names the
+instance id.
+
+Provider facts (terraform-provider-alicloud 81c43b672): pipeline inputs, processors and
+flushers are maps of strings, a JSON list or object in a string is sent decoded
+(convertSlsValue, alicloud/resource_alicloud_sls_logtail_pipeline_config.go line 396);
+stores: retention_period 1-3650 days, encrypt_conf `default` (AES with an SLS-managed key)
+or `m4` (SDK docstrings).
+
+Outputs: `project_name`, `store_names` (store -> name), `machine_group_name`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_infra.blocks.bootstrap import LOG_FILE
+from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
+from gpu_infra_facts.naming import SLS_PROJECT, with_suffix
+
+STORES = ("bootstrap", "system")
+"""The log stores of a stack's project."""
+ENCRYPT_TYPE = "default"
+"""encrypt_conf.encrypt_type: AES with a key SLS manages."""
+INTRANET_ENDPOINT = "{region}-intranet.log.aliyuncs.com"
+"""The SLS endpoint inside the region (the provider's pipeline example uses this form)."""
+
+
+def machine_group_id(fleet_name: str, global_suffix: str | None) -> str:
+    """The `userdefined` id the fleet's nodes announce (and the machine group matches)."""
+    return with_suffix(fleet_name, global_suffix)
+
+
+class NodeLogs(pulumi.ComponentResource):
+    """The stack's SLS project, stores and collection of the nodes' logs: stores keep
+    `retention_days`, encrypted at rest with an SLS-managed key when `encrypt` (the layouts
+    pass the stack's kms_encryption, on in prod; the stack's own KMS key would need a RAM
+    role SLS assumes, `user_cmk_info.arn`, which is not built); nodes announcing `machine_id` are
+    collected. The project and its stores are protected with the stack's data
+    (`conventions.protect_data`)."""
+
+    TYPE = "gpu-infra:logs:NodeLogs"
+    project: alicloud.log.Project
+    stores: dict[str, alicloud.log.Store]
+    machine_group: alicloud.log.MachineGroup
+
+    def __init__(self, name: str, *, machine_id: str, retention_days: int, encrypt: bool,
+                 conventions: Conventions, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(self.TYPE, name, None, opts)
+        kept = pulumi.ResourceOptions(parent=self, protect=conventions.protect_data)
+        project_name = conventions.unique_name(SLS_PROJECT, name)
+        self.project = alicloud.log.Project(
+            child_name(name, "project"), project_name=project_name,
+            description=f"Node logs of {name}",
+            tags=conventions.tags_for(child_name(name, "project")),
+            opts=pulumi.ResourceOptions.merge(fixed_name(self), kept))
+        self.stores = {
+            store: alicloud.log.Store(
+                child_name(name, store), project_name=self.project.project_name,
+                logstore_name=store, retention_period=retention_days,
+                encrypt_conf=alicloud.log.StoreEncryptConfArgs(
+                    enable=True, encrypt_type=ENCRYPT_TYPE) if encrypt else None,
+                opts=kept)
+            for store in STORES}
+        self.machine_group = alicloud.log.MachineGroup(
+            child_name(name, "nodes"), project=self.project.project_name, name="nodes",
+            identify_type="userdefined", identify_lists=[machine_id],
+            opts=pulumi.ResourceOptions(parent=self))
+        inputs = {
+            "bootstrap": {"Type": "input_file", "FilePaths": json.dumps([LOG_FILE])},
+            "system": {"Type": "service_journal", "Kernel": "true"},
+        }
+        for store, source in inputs.items():
+            pipeline = alicloud.sls.LogtailPipelineConfig(
+                child_name(name, f"{store}-collection"), project=self.project.project_name,
+                config_name=store, inputs=[source],
+                flushers=[{"Type": "flusher_sls", "Logstore": self.stores[store].logstore_name,
+                           "TelemetryType": "logs", "Region": conventions.region,
+                           "Endpoint": INTRANET_ENDPOINT.format(region=conventions.region)}],
+                opts=pulumi.ResourceOptions(parent=self))
+            alicloud.log.LogTailAttachment(
+                child_name(name, f"{store}-nodes"), project=self.project.project_name,
+                logtail_config_name=pipeline.config_name,
+                machine_group_name=self.machine_group.name,
+                opts=pulumi.ResourceOptions(parent=self))
+        self.project_name: pulumi.Output[str] = self.project.project_name
+        self.store_names = {store: s.logstore_name for store, s in self.stores.items()}
+        self.machine_group_name: pulumi.Output[str] = self.machine_group.name
+        self.register_outputs({"project_name": self.project_name,
+                               "store_names": self.store_names,
+                               "machine_group_name": self.machine_group_name})
