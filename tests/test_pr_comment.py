@@ -195,3 +195,21 @@ def test_a_1024_node_comment_keeps_the_budget_verdict_cost_and_findings(huge_tra
         assert kept in comment, kept
     assert comment.index("**Budget: ") < comment.index("**Estimated cost:") < \
         comment.index("**Policy violations:")
+
+
+def test_run_asks_each_plan_for_sarif_in_the_sarif_dir(tmp_path, monkeypatch):
+    monkeypatch.chdir(PROJECT_DIR)
+    monkeypatch.setattr(pr_comment, "changed_files",
+                        lambda base: ["stacks/Pulumi.training-dev.yaml"])
+    calls = []
+
+    def runner(args):
+        calls.append(args)
+        return 0, REPORT.format(rows=""), ""
+
+    sarif_dir = tmp_path / "sarif"
+    pr_comment.run(argparse.Namespace(base="abc", out=tmp_path / "c.md", sarif_dir=sarif_dir),
+                   runner)
+    assert sarif_dir.is_dir()
+    args = calls[0]
+    assert args[args.index("--sarif") + 1] == str(sarif_dir / "training-dev.sarif")

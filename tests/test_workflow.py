@@ -21,6 +21,7 @@ NODE24_SINCE = {
     "actions/setup-python": 6,   # README "Breaking changes in V6": node20 -> node24
     "actions/github-script": 8,  # v8.0.0 action.yml: using node24
     "pulumi/actions": 7,         # 7.0.0, 2026-05-01 (pulumi/actions#1404)
+    "github/codeql-action/upload-sarif": 4,  # v4 upload-sarif/action.yml: using node24
 }
 """The first major version of each action that runs on node24 (node20 is removed from the
 runners on 2026-09-23). An action not listed here fails the test until it is checked."""
@@ -30,7 +31,8 @@ def steps():
     return [step for job in WORKFLOW["jobs"].values() for step in job["steps"]]
 
 
-PINNED_USE = re.compile(r"^\s*(?:- )?uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40})  # v(\d+)\.\d+\.\d+$")
+PINNED_USE = re.compile(
+    r"^\s*(?:- )?uses: ([\w.-]+/[\w.-]+(?:/[\w.-]+)?)@([0-9a-f]{40})  # v(\d+)\.\d+\.\d+$")
 """`uses: owner/action@<commit>  # vX.Y.Z`: pinned by commit, the release in the comment."""
 
 
@@ -98,3 +100,12 @@ def test_dependabot_updates_actions_python_and_the_npm_checkers():
     assert config["version"] == 2
     assert {u["package-ecosystem"] for u in config["updates"]} == {"github-actions", "pip",
                                                                    "npm"}
+
+
+def test_sarif_is_uploaded_only_from_the_repository_itself():
+    steps = WORKFLOW["jobs"]["test-and-plan"]["steps"]
+    plan = next(step for step in steps if "pr-comment" in step.get("run", ""))
+    upload = next(step for step in steps if "upload-sarif" in step.get("uses", ""))
+    assert "--sarif-dir sarif" in plan["run"] and upload["with"]["sarif_file"] == "sarif"
+    assert "head.repo.full_name == github.repository" in upload["if"]
+    assert WORKFLOW["jobs"]["test-and-plan"]["permissions"]["security-events"] == "write"

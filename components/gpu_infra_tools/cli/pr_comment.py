@@ -135,10 +135,14 @@ def run_cli(args: Sequence[str]) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
-def plan_stack(stack_name: str, base: str, run: Runner = run_cli) -> StackResult:
-    """`gpu-infra plan` of the shipped stack `stack_name` against `base`, as markdown."""
+def plan_stack(stack_name: str, base: str, run: Runner = run_cli,
+               sarif_dir: Path | None = None) -> StackResult:
+    """`gpu-infra plan` of the shipped stack `stack_name` against `base`, as markdown (and
+    as SARIF, `<sarif_dir>/<stack>.sarif`, with `sarif_dir`)."""
     args = ["plan", f"{STACKS_DIR}/Pulumi.{stack_name}.yaml", "--against", base,
             "--format", "markdown"]
+    if sarif_dir is not None:
+        args += ["--sarif", str(sarif_dir / f"{stack_name}.sarif")]
     if Path(POLICY_CONFIG).is_file():
         args += ["--policy-config", POLICY_CONFIG]
     code, out, err = run(args)
@@ -159,6 +163,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                            "the review comment")
     parser.add_argument("--base", required=True, help="the PR's base commit")
     parser.add_argument("--out", type=Path, required=True, help="where to write the comment")
+    parser.add_argument("--sarif-dir", type=Path, metavar="DIR",
+                        help="also write each stack's findings and verdicts as SARIF to "
+                             "DIR/<stack>.sarif (created if missing)")
     parser.set_defaults(run=run)
 
 
@@ -167,7 +174,10 @@ def run(args: argparse.Namespace, runner: Runner = run_cli) -> int:
     (the job log)."""
     shipped = [p.name.removeprefix("Pulumi.").removesuffix(".yaml")
                for p in Path(STACKS_DIR).glob("Pulumi.*.yaml")]
-    results = [plan_stack(stack, args.base, runner)
+    sarif_dir = getattr(args, "sarif_dir", None)
+    if sarif_dir is not None:
+        sarif_dir.mkdir(parents=True, exist_ok=True)
+    results = [plan_stack(stack, args.base, runner, sarif_dir)
                for stack in stacks_to_plan(changed_files(args.base), shipped)]
     for result in results:
         print(result.markdown, result.errors, sep="\n")

@@ -4,7 +4,9 @@ the policy verdicts and (with `--against`) the change report's guard rails, each
 the stack file (the line of the field a finding names, else line 1).
 
 Levels: ERROR and mandatory verdicts are `error`; WARNING and advisory verdicts `warning`;
-INFO `note`. Rule ids: `validator/<name>`, `policy/<rule>`, `change/<guard rail>`.
+INFO `note`. Rule ids: `validator/<name>`, `policy/<rule>`, `change/<guard rail>`. The
+run's automation id `gpu-infra/<stack>/` is its code-scanning category, so the logs of
+several stacks upload together.
 """
 
 from __future__ import annotations
@@ -89,4 +91,5 @@ def sarif_document(review: Review, changes: ChangeReport | None = None,
               "rules": _rules(result["ruleId"] for result in results)}
     return {"$schema": SCHEMA_URI, "version": VERSION,
             "runs": [{"tool": {"driver": driver}, "results": results,
+                      "automationDetails": {"id": f"gpu-infra/{plan.stack_name}/"},
                       "properties": {"stack": plan.stack_name}}]}
