@@ -27,6 +27,7 @@ import yaml
 from gpu_infra.schema import load_cluster_config
 from gpu_infra_tools.plan.engine import run_plan, run_under_mocks
 
+from . import process
 from .changes import measure_changes, report_lines
 from .graph import longest_chain
 
@@ -150,6 +151,8 @@ def main(argv: list[str] | None = None) -> None:
     template = STACKS / f"Pulumi.{TEMPLATE}.yaml"
     changes = [measure_changes(template, nodes, median_seconds)
                for nodes in (None, NODE_COUNTS[-1])]
+    processes = process.measure_processes(
+        template, [r.type for r in run_plan(template).resources if r.custom], RUNS, ROOT)
     slope, intercept, r2 = linear_fit([(g["nodes"], g["plan_s"]) for g in generated])
     results = {"date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
                "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
@@ -157,7 +160,7 @@ def main(argv: list[str] | None = None) -> None:
                "linear_fit": {"seconds_per_node": round(slope, 5),
                               "intercept_s": round(intercept, 4), "r2": round(r2, 4)},
                "peak_memory_mib": round(memory, 1), "peak_memory_stack": largest.name,
-               "changes": changes}
+               "changes": changes, "processes": processes}
     out.mkdir(parents=True, exist_ok=True)
     (out / "latest.json").write_text(json.dumps(results, indent=2) + "\n")
     (out / "latest.md").write_text(report(results))
@@ -187,6 +190,7 @@ def report(results: dict) -> str:
         lines.append(f"- {row['stack']}: {row['chain_length']} levels: "
                      + " → ".join(t.split(":")[-1] for t in row["chain"]))
     lines += report_lines(results.get("changes", []))
+    lines += process.report_lines(results.get("processes"))
     return "\n".join(lines) + "\n"
 
 

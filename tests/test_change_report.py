@@ -1,6 +1,7 @@
-"""The change report on real edits of the shipped stacks (tests/change_matrix.py), against
-the recorded plan of each stack (tests/golden, kept equal to the program by
-test_golden_plans): change, restart and causes per resource, the impact, the guard rails."""
+"""The change report on real edits of the shipped stacks (gpu_infra_tools/review/
+field_edits.py), against the recorded plan of each stack (tests/golden, kept equal to the
+program by test_golden_plans): change, restart and causes per resource, the impact, the
+guard rails."""
 
 from __future__ import annotations
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
+import subprocess
 from collections.abc import Callable
 from functools import cache
 
@@ -38,10 +40,6 @@ GENERATED = re.compile(
     re.MULTILINE | re.DOTALL)
 FENCE = re.compile(r"^ *```[\w]*\n(.*?)^ *```", re.MULTILINE | re.DOTALL)
 PATH = re.compile(r"`((?:components|policies|stacks|tests|bench|schema)/[\w./-]*)`")
-RUNS = ("validate", "schema", "catalog")
-"""Commands cheap enough to run here; the others are parsed."""
-
-
 @cache
 def planned(stack: str) -> Plan:
     return run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
@@ -134,18 +132,62 @@ def test_examples_use_the_venv_command():
     assert [line for line in lines if not line.startswith(".venv/bin/gpu-infra ")] == []
 
 
-@pytest.mark.parametrize("line", command_lines())
-def test_command_lines_parse_and_the_cheap_ones_run(line, capsys, monkeypatch):
-    monkeypatch.chdir(PROJECT_DIR)
-    words = shlex.split(line, comments=True)
-    if ">" in words:
-        words = words[:words.index(">")]
-    arguments = words[1:]
-    args = build_parser().parse_args(arguments)
-    if arguments[0] in RUNS:
-        assert main(arguments) == 0, capsys.readouterr().err
-    else:
-        assert callable(args.run)
+NEEDS_THE_CLOUD = {
+    "publish-queue-metric": "sends PutCustomMetric to CloudMonitor: needs Alibaba Cloud "
+                            "credentials and the network (tests/test_metric_publisher.py runs "
+                            "it against a fake CloudMonitor)",
+}
+"""Commands of the README that cannot run offline, with the reason; they are only parsed."""
+WAITING_FOR_A_FIX = {
+    "clone training-prod training-prod-b --set fleet.nodes=16":
+        "exits 2: the derived contact name 'training-prod-b-alerts-ml-oncall' has 41 "
+        "characters, 40 allowed (issue 28, point 2: derived names shortened with a digest)",
+}
+"""README lines known to fail today, with why; one that passes must leave this list."""
+NEEDS_GIT_MAIN = ("--compare-revision main", "--against main")
+"""Command lines that read the stack file at git revision `main`: run in the repository."""
+
+
+def _git_has_main() -> bool:
+    done = subprocess.run(["git", "-C", str(PROJECT_DIR), "rev-parse", "--verify", "--quiet",
+                           "main^{commit}"], capture_output=True)
+    return done.returncode == 0
+
+
+@pytest.mark.slow  # about a dozen plans, in README order
+def test_every_readme_command_runs(tmp_path, capsys, monkeypatch):
+    """Each `gpu-infra` line of the README runs and exits 0, in README order (a later line
+    may use what an earlier one wrote, e.g. plan-of-main.json), in a copy of the project so
+    that clones and output files land there; a `> FILE` redirection is left out (the output
+    is captured). Lines that need the cloud are parsed only (NEEDS_THE_CLOUD); those that
+    read git revision `main` run in the repository itself, if it has that branch."""
+    for name in ("Pulumi.yaml", "stacks", "policies"):
+        source = PROJECT_DIR / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
+    failures, ran = [], 0
+    for line in command_lines():
+        words = shlex.split(line, comments=True)
+        if ">" in words:
+            words = words[:words.index(">")]
+        arguments = words[1:]
+        args = build_parser().parse_args(arguments)
+        assert callable(args.run), line
+        if arguments[0] in NEEDS_THE_CLOUD:
+            continue
+        in_repository = any(marker in line for marker in NEEDS_GIT_MAIN)
+        if in_repository and not _git_has_main():
+            continue
+        monkeypatch.chdir(PROJECT_DIR if in_repository else tmp_path)
+        code = main(arguments)
+        captured = capsys.readouterr()
+        ran += 1
+        waiting = " ".join(arguments) in WAITING_FOR_A_FIX
+        if waiting and code == 0:
+            failures.append(f"{line}\n  runs now: remove it from WAITING_FOR_A_FIX")
+        elif code != 0 and not waiting:
+            failures.append(f"{line}\n  exit {code}: {captured.err.strip()[:600]}")
+    assert not failures, "\n".join(failures)
+    assert ran >= len(command_lines()) - len(NEEDS_THE_CLOUD) - len(NEEDS_GIT_MAIN)
 
 
 def test_paths_named_in_the_readme_exist():

@@ -97,8 +97,7 @@ def test_every_rule_uses_values_the_provider_accepts(record):
         assert port_range_ok(inputs["ipProtocol"], inputs["portRange"]), inputs
         assert inputs["nicType"] in security.NIC_TYPES
         assert inputs["policy"] in security.POLICIES
-        low, high = security.PRIORITY_RANGE
-        assert low <= inputs["priority"] <= high
+        assert 1 <= inputs["priority"] <= 100  # provider: validation.IntBetween(1, 100)
         assert sum(field_key in inputs for field_key in (
             "cidrIp", "sourceSecurityGroupId", "prefixListId", "ipv6CidrIp")) == 1
         if "sourceSecurityGroupId" in inputs:

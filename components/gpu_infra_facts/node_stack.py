@@ -26,7 +26,6 @@ answers only token requests; the image's cloud-init must be 23.2.2 or later for 
 OperatingSystem = Literal["ubuntu_22_04", "alinux_3"]
 """Operating systems the bootstrap steps support (apt on Ubuntu, dnf on Alibaba Cloud Linux 3);
 both are images the driver auto-install supports."""
-OPERATING_SYSTEMS: tuple[str, ...] = ("ubuntu_22_04", "alinux_3")
 
 DEFAULT_IMAGES: dict[str, str] = {
     "ubuntu_22_04": "ubuntu_22_04_x64_20G_alibase_20250917.vhd",
@@ -56,8 +55,6 @@ script/`; arguments DRIVER CUDA CUDNN IS_INSTALL_RDMA IS_INSTALL_eRDMA; it logs 
 reboots the instance when done (aliyun-computenest/quickstart-LobeChat lobe-chat-gpu/
 init_gpu.sh; AlibabaCloudDocs/ecs "Create an NVIDIA GPU-accelerated instance")."""
 AUTO_INSTALL_PATH = "/opsx/ecs/linux/binary/script"
-AUTO_INSTALL_MINUTES = (10, 20)
-"""Documented duration of the auto-install (plus one reboot)."""
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ class Context:
     registry (schema.registry.layout_placement), passed in by the pack and the plan. None:
     no layout asks for a placement."""
     monthly_cost: float | None = None
-    """Estimated monthly cost of the stack (the offline plan's estimate, components/cost);
+    """Estimated monthly cost of the stack (the offline plan's estimate, gpu_infra_tools/cost);
     None under CrossGuard, which has none."""
 
     def demanded_by(self, resource: Resource, demand: Demand) -> str | None:

@@ -22,9 +22,6 @@ MAX_DEPTH = 32
 MAX_LENGTH = 65536
 """Longest document read, in characters (RAM policies hold at most 6144, bucket policies
 16 KiB)."""
-ELEMENTS = ("Effect", "Action", "NotAction", "Resource", "NotResource", "Principal",
-            "Condition")
-"""Statement elements read; names are matched case-insensitively."""
 
 
 class UnreadableDocument(ValueError):

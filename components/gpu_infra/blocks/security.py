@@ -23,11 +23,8 @@ NIC_TYPE = "intranet"
 """VPC security groups use intranet; a source security group requires it."""
 POLICIES = ("accept", "drop")
 POLICY = "accept"
-PRIORITY_RANGE = (1, 100)
 PRIORITY = 1
 """Every rule accepts at the default (highest) priority; there are no drop rules."""
-SOURCE_FIELDS = ("cidr_ip", "source_security_group_id", "prefix_list_id", "ipv6_cidr_ip")
-"""A rule names exactly one of these."""
 SSH_PORT = 22
 
 SECURITY_GROUP_TYPE = "normal"

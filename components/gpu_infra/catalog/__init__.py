@@ -79,11 +79,6 @@ class InstanceType(BaseModel):
         return float(Fraction(value)) if isinstance(value, str) else value
 
     @property
-    def total_gpu_memory_gib(self) -> float:
-        """GPU memory of the whole instance."""
-        return self.gpu_memory_gib * self.gpu_count
-
-    @property
     def gpu_count_label(self) -> str:
         """`8`, or `1/6` for a vGPU slice."""
         if self.gpu_count >= 1:

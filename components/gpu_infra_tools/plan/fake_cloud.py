@@ -105,7 +105,7 @@ class FakeCloud:
             return {"ids": [region], "regions": [{"id": region, "regionId": region,
                                                   "localName": region}]}
         raise LookupError(f"the offline plan has no answer for invoke {token}; "
-                          "add one to components/plan/fake_cloud.py")
+                          "add one to components/gpu_infra_tools/plan/fake_cloud.py")
 
     def _existing_vswitches(self, ids: list[str]) -> dict[str, Any]:
         """Bring-your-own vSwitches, as configured (zone and CIDR from the network section)."""

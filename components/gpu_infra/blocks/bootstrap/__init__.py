@@ -38,8 +38,6 @@ DISK_WAIT_SECONDS = 600
 DISK_POLL_SECONDS = 5
 """How long a node waits for each data disk to be attached (separate disks are attached
 after the instance boots; ESS and inline disks are there at boot), and how often it looks."""
-READY_MARKER = "/var/lib/gpu-infra/ready"
-UNHEALTHY_MARKER = "/var/lib/gpu-infra/unhealthy"
 LOG_FILE = "/var/log/gpu-infra/bootstrap.log"
 CUDA_REPOS = "https://developer.download.nvidia.com/compute/cuda/repos"
 """NVIDIA's package repositories (fabric manager): <CUDA_REPOS>/ubuntu2204|ubuntu2404/x86_64 by

@@ -1,0 +1,102 @@
+"""What a user waits for: `gpu-infra plan STACK` and `gpu-infra validate STACK` as processes
+of their own, against the engine floor in a process of its own: a minimal program that
+registers the plan's own resource types, bare (no inputs but the required ones, no
+components), under the SDK's mock engine with the settings the plan runs it with (the cyclic
+collector paused, no stack captured per registration: gpu_infra_tools.plan.engine), and
+imports nothing of gpu-infra. Medians of wall and CPU (user + system) time over RUNS runs.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FLOOR_PROGRAM = """
+import gc, importlib, json, re, sys
+from pulumi.runtime import mocks
+from pulumi.runtime import resource as sdk_resource
+from pulumi.runtime.proto import source_pb2
+from pulumi.runtime.stack import run_pulumi_func
+from pulumi.runtime.sync_await import _sync_await
+
+class Bare(mocks.Mocks):
+    def new_resource(self, args):
+        return f"{args.name}-id", dict(args.inputs)
+    def call(self, args):
+        return {}
+
+def register():
+    for index, token in enumerate(json.load(open(sys.argv[1]))):
+        _, module, name = token.split(":")
+        kind = getattr(importlib.import_module(f"pulumi_alicloud.{module.split('/')[0]}"), name)
+        required = {}
+        while True:
+            try:
+                kind(f"floor-{index}", **required)
+                break
+            except TypeError as error:
+                missing = re.search(r"Missing required property '(\\w+)'", str(error))
+                if not missing:
+                    raise
+                required[missing.group(1)] = "x"
+
+mocks.set_mocks(Bare(), project="gpu-infra", stack="floor", preview=False)
+sdk_resource._get_stack_trace = source_pb2.StackTrace
+gc.disable()
+_sync_await(run_pulumi_func(register))
+"""
+
+
+def process_seconds(command: list[str], runs: int, cwd: Path) -> tuple[float, float]:
+    """Median wall and CPU seconds of `command` (which must exit 0)."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def measure_processes(stack_path: Path, type_tokens: list[str], runs: int,
+                      cwd: Path) -> dict:
+    """Process times of validate, plan and the floor for one stack, and plan/floor."""
+    cli = str(Path(sys.executable).with_name("gpu-infra"))
+    with tempfile.TemporaryDirectory() as scratch:
+        types = Path(scratch) / "types.json"
+        types.write_text(json.dumps(type_tokens))
+        floor = process_seconds([sys.executable, "-c", FLOOR_PROGRAM, str(types)], runs, cwd)
+    plan = process_seconds([cli, "plan", str(stack_path)], runs, cwd)
+    validate = process_seconds([cli, "validate", str(stack_path)], runs, cwd)
+    return {"stack": stack_path.name.removeprefix("Pulumi.").removesuffix(".yaml"),
+            "resources": len(type_tokens),
+            "validate_wall_s": round(validate[0], 3), "validate_cpu_s": round(validate[1], 3),
+            "plan_wall_s": round(plan[0], 3), "plan_cpu_s": round(plan[1], 3),
+            "floor_wall_s": round(floor[0], 3), "floor_cpu_s": round(floor[1], 3),
+            "ratio_wall": round(plan[0] / floor[0], 2), "ratio_cpu": round(plan[1] / floor[1], 2)}
+
+
+def report_lines(row: dict | None) -> list[str]:
+    """The process table for latest.md."""
+    if not row:
+        return []
+    return ["", "What a user waits for: each command a process of its own, against the engine "
+            "floor as a process of its own (bare resources of the plan's types under the same "
+            "mock engine, nothing of gpu-infra imported); median wall and CPU seconds "
+            "(target plan/floor <= 1.3):", "",
+            "| stack | resources | validate wall s | validate CPU s | plan wall s | plan CPU s "
+            "| floor wall s | floor CPU s | plan/floor wall | plan/floor CPU |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            f"| {row['stack']} | {row['resources']} | {row['validate_wall_s']:.3f} | "
+            f"{row['validate_cpu_s']:.3f} | {row['plan_wall_s']:.3f} | {row['plan_cpu_s']:.3f} "
+            f"| {row['floor_wall_s']:.3f} | {row['floor_cpu_s']:.3f} | {row['ratio_wall']:.2f} "
+            f"| {row['ratio_cpu']:.2f} |"]
