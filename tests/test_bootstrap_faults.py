@@ -16,6 +16,8 @@ from gpu_infra_facts import node_stack
 from .bootstrap_sandbox import INSTANCE_TYPE, OS_RELEASES, Sandbox, clear_calls
 from .test_bootstrap_run import APT_INSTALL, PIN, SCALING, TRAINING, steps_started
 
+pytestmark = pytest.mark.slow  # runs the node bootstrap in a shell sandbox
+
 PREINSTALLED = dataclasses.replace(SCALING, route="preinstalled")
 KILL_BOOTSTRAP = 'kill -TERM "$(/usr/bin/pgrep -o -f "$GPU_INFRA_ROOT/opt/gpu-infra/bootstrap.sh")"'
 """What systemd does to the unit when the machine goes down: SIGTERM to its main process."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,11 @@ RECORDED_TIME = "0001-01-01T00:00:00Z"
 """The cost's `timeGenerated` in a recording (the real one is the time of the plan)."""
 
 
+@cache
 def record_of(stack: str) -> dict[str, Any]:
     """The `plan --json` record of a shipped stack, as the CLI writes it, but for the time
-    and the stack file's path in the cost (recorded relative to the project)."""
+    and the stack file's path in the cost (recorded relative to the project). Planned once
+    per run (callers do not change it)."""
     record = json.loads(json.dumps(review(run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml"))
                                    .to_json(), default=str))
     record["cost"]["timeGenerated"] = RECORDED_TIME

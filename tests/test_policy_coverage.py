@@ -116,6 +116,7 @@ def test_the_coverage_rule_is_the_last_and_advisory():
     assert RULES[-1].default_enforcement == "advisory"
 
 
+@pytest.mark.slow  # imports every pulumi_alicloud module the pack names
 def test_every_alicloud_type_the_pack_names_is_in_the_sdk():
     """A misspelt token would make a rule review nothing: each alicloud token a rule
     reviews or NO_CONCERN names is a pulumi-alicloud 4.0 resource class declaring it."""

@@ -106,6 +106,8 @@ LITERAL_SUFFIX_PATTERN = r"^[a-z0-9]{3,8}$"
 """A literal suffix: 3-8 lowercase letters and digits (it also goes into bucket names)."""
 AUTO_SUFFIX_LENGTH = 8
 """Hex digits of the `auto` suffix (32 bits of SHA-256)."""
+MAX_SUFFIX_LENGTH = 8
+"""The longest suffix: a literal one has at most 8 characters, `auto` 8 hex digits."""
 
 
 def auto_suffix(*, stack_name: str, region: str, cluster: str) -> str:
