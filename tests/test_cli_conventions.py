@@ -4,6 +4,7 @@ examples per command, shell completion, a progress line for slow plans."""
 from __future__ import annotations
 
 import io
+import json
 import shlex
 import signal
 import subprocess
@@ -14,7 +15,7 @@ from importlib.metadata import version
 import pytest
 import yaml
 
-from gpu_infra_tools.cli import COMMANDS, build_parser, main
+from gpu_infra_tools.cli import build_parser, command_modules, main
 from gpu_infra_tools.cli.progress import ERASE_LINE, progress_line
 
 from .conftest import PROJECT_DIR
@@ -34,7 +35,7 @@ def test_version(capsys):
     assert capsys.readouterr().out == f"gpu-infra {version('gpu-infra')}\n"
 
 
-@pytest.mark.parametrize("command", COMMANDS, ids=lambda module: module.__name__)
+@pytest.mark.parametrize("command", command_modules(), ids=lambda module: module.__name__)
 def test_help_describes_each_command_with_examples_that_parse(command, capsys):
     assert command.EXAMPLES and command.__doc__
     name = command_line(command.EXAMPLES[0])[0]
@@ -121,3 +122,24 @@ def test_the_interrupt_handler_is_only_there_while_a_command_runs(capsys):
     assert main(["schema"]) == 0
     assert signal.getsignal(signal.SIGINT) is before
     capsys.readouterr()
+
+
+PULUMI_PACKAGES = {"pulumi", "pulumi_alicloud", "pulumi_policy"}
+
+
+@pytest.mark.slow  # a Python process per command
+@pytest.mark.parametrize("argv", [["schema"], ["catalog"], [
+    "catalog", "--recommend", "--layout", "training", "--gpu-memory", "80", "--gpus", "64",
+    "--multi-node", "--region", "cn-beijing"]], ids=" ".join)
+def test_commands_that_plan_nothing_load_no_pulumi(argv):
+    """A command imports its own module only: these finish without loading Pulumi, the
+    provider SDK, the policy pack or the plan engine (a second or so of imports)."""
+    probe = ("import json, sys\nfrom gpu_infra_tools.cli import main\n"
+             f"code = main({argv!r})\n"
+             "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] in "
+             f"{sorted(PULUMI_PACKAGES)!r} or m.startswith(('gpu_infra_policies', "
+             "'gpu_infra_tools.plan')))]), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=PROJECT_DIR, capture_output=True,
+                          text=True, timeout=60)
+    code, loaded = json.loads(done.stderr.strip().splitlines()[-1])
+    assert (code, loaded) == (0, [])

@@ -131,7 +131,7 @@ def test_ctrl_c_while_the_commands_load_exits_130_without_a_traceback():
         "        if name == 'pulumi':",
         "            os.kill(os.getpid(), signal.SIGINT)",
         "sys.meta_path.insert(0, InterruptOnPulumi())",
-        "sys.argv = ['gpu-infra', 'schema']",
+        "sys.argv = ['gpu-infra', 'plan', 'training-dev']",  # plan loads pulumi
         "entry_points(group='console_scripts')['gpu-infra'].load()()"])
     done = subprocess.run([sys.executable, "-c", interrupt_while_loading], cwd=PROJECT_DIR,
                           capture_output=True, text=True, timeout=CASE_BOUND_S)

@@ -10,34 +10,36 @@ written (a full or read-only disk, a full stdout; nothing half-written is left b
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn
 
-from gpu_infra_tools.cli import (
-    catalog,
-    clone,
-    completion,
-    cost,
-    plan,
-    policy,
-    pr_comment,
-    publish,
-    schema,
-    validate,
-)
 from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, stdout_failed
 from gpu_infra_tools.interrupt import exit_on_interrupt
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-COMMANDS = (validate, schema, plan, policy, clone, catalog, cost, publish, pr_comment,
-            completion)
-"""Command modules; each has `add_parser(subparsers)`, `run(args) -> int`, a docstring (the
-description in `--help`) and EXAMPLES (command lines shown under it)."""
+COMMANDS = {"validate": "validate", "schema": "schema", "plan": "plan", "policy": "policy",
+            "clone": "clone", "catalog": "catalog", "cost": "cost",
+            "publish-queue-metric": "publish", "pr-comment": "pr_comment",
+            "completion": "completion"}
+"""Command name -> its module in this package; each module has `add_parser(subparsers)`,
+`run(args) -> int`, a docstring (the description in `--help`) and EXAMPLES (command lines
+shown under it). A run imports the module of its own command only (main): `validate`,
+`schema` and `catalog` load no plan engine, no policy pack and no other command's code."""
+
+
+def command_module(name: str) -> ModuleType:
+    """The module of command `name`."""
+    return importlib.import_module(f"{__name__}.{COMMANDS[name]}")
+
+
+def command_modules() -> list[ModuleType]:
+    """Every command's module, in COMMANDS order."""
+    return [command_module(name) for name in COMMANDS]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,25 +56,51 @@ class _Parser(argparse.ArgumentParser):
 
 def package_version() -> str:
     """The installed gpu-infra version (`unknown` when run from a bare checkout)."""
+    from importlib.metadata import PackageNotFoundError, version  # read for --version only
+
     try:
         return version("gpu-infra")
     except PackageNotFoundError:
         return "unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every command."""
+class _VersionAction(argparse.Action):
+    """`--version`: print the version and exit (it is looked up only then)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object):
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> NoReturn:
+        print(f"gpu-infra {package_version()}")
+        parser.exit()
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every command, or with command `only` in full and the others
+    by name (their modules not loaded)."""
     parser = _Parser(prog="gpu-infra", description=__doc__,
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      epilog="`gpu-infra COMMAND --help` describes a command, with examples.")
-    parser.add_argument("--version", action="version",
-                        version=f"gpu-infra {package_version()}")
+    parser.add_argument("--version", action=_VersionAction)
+    parser.set_defaults(build_parser=build_parser)  # for `completion`: the whole parser
     subparsers = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
                                        metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(subparsers)
-        _describe(list(subparsers.choices.values())[-1], command)
+    for name in COMMANDS:
+        if only is None or name == only:
+            command = command_module(name)
+            command.add_parser(subparsers)
+            _describe(list(subparsers.choices.values())[-1], command)
+        else:
+            subparsers.add_parser(name)
     return parser
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command `argv` names (its first word that is not an option; the top-level options
+    take no value), or None."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in COMMANDS else None
 
 
 def _describe(parser: argparse.ArgumentParser, command: ModuleType) -> None:
@@ -87,7 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with exit_on_interrupt():
         try:
             try:
-                args = build_parser().parse_args(argv)
+                words = sys.argv[1:] if argv is None else list(argv)
+                args = build_parser(chosen_command(words)).parse_args(words)
             except SystemExit:  # --help, --version, bad arguments: flushed here, not at exit
                 sys.stdout.flush()
                 raise

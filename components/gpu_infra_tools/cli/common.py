@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 from gpu_infra.schema import ConfigError, resolve_stack_path
-from gpu_infra_tools.plan.engine import Plan, ProgramError, ValidatorErrors, run_plan
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_PIPE_CLOSED = 141
@@ -66,24 +65,6 @@ def report_problems(error: ConfigError, what: str = "invalid stack") -> int:
     for problem in error.problems:
         print(f"  {problem}", file=sys.stderr)
     return EXIT_BAD_INPUT
-
-
-def plan_or_exit_code(path: Path) -> Plan | int:
-    """The offline plan of the stack file at `path`, or, after reporting why there is none on
-    stderr, the exit code: 2 for a bad stack (one line per problem or validator finding), 1
-    when the program failed."""
-    try:
-        return run_plan(path)
-    except ConfigError as error:
-        return report_problems(error)
-    except ValidatorErrors as error:
-        print(f"invalid stack: {path}", file=sys.stderr)
-        for finding in error.findings:
-            print(f"  {finding.line()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ProgramError as error:
-        print(f"program failed: {error}", file=sys.stderr)
-        return EXIT_FAILED
 
 
 class RevisionError(Exception):

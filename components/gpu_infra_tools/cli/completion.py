@@ -29,8 +29,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the script for `args.shell`."""
-    from gpu_infra_tools.cli import build_parser  # the whole parser: built on demand
-
-    print(shtab.complete(build_parser(), shell=args.shell))
+    """Print the script for `args.shell` (from the whole parser, `args.build_parser()`)."""
+    print(shtab.complete(args.build_parser(), shell=args.shell))
     return EXIT_OK

@@ -16,10 +16,10 @@ from gpu_infra_tools.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     add_stack_argument,
-    plan_or_exit_code,
     report_problems,
     stack_path,
 )
+from gpu_infra_tools.cli.planned import plan_or_exit_code
 from gpu_infra_tools.cli.progress import progress_line
 from gpu_infra_tools.files import OutputError, check_writable_target, write_text_atomically
 from gpu_infra_tools.plan.diagram import render_mermaid

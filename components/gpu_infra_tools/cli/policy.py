@@ -8,7 +8,8 @@ from pathlib import Path
 
 from gpu_infra_policies.coverage import coverage_markdown, stack_coverage
 from gpu_infra_policies.rules import JUDGING_RULES
-from gpu_infra_tools.cli.common import EXIT_OK, plan_or_exit_code, stack_path
+from gpu_infra_tools.cli.common import EXIT_OK, stack_path
+from gpu_infra_tools.cli.planned import plan_or_exit_code
 from gpu_infra_tools.plan.engine import Plan
 from gpu_infra_tools.review.policy import as_policy_resource
 
