@@ -1,9 +1,10 @@
 """The `gpu-infra` console script ([project.scripts] in pyproject.toml).
 
-It installs the Ctrl-C handler (tools/interrupt.py) first and only then imports the commands:
-loading them, and Pulumi with them, takes about a second, and a Ctrl-C in that second used to
-end in a KeyboardInterrupt traceback. The late import is for that order, not to dodge a
-circle (console is the top layer; it imports only downwards)."""
+It installs the Ctrl-C handler (tools/interrupt.py) first and only then imports the command
+line, which loads the module of the command it runs (a plan loads Pulumi with it: about a
+second, and a Ctrl-C in that second used to end in a KeyboardInterrupt traceback). The late
+import is for that order, not to dodge a circle (console is the top layer; it imports only
+downwards)."""
 
 from __future__ import annotations
 
