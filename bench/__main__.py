@@ -13,7 +13,6 @@ import argparse
 import gc
 import json
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -21,13 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import pulumi_alicloud as alicloud
 import yaml
 
 from gpu_infra.schema import load_cluster_config
 from gpu_infra_tools.plan.engine import run_plan, run_under_mocks
 
 from . import process
+from .bare import bare_resource
 from .changes import measure_changes, report_lines
 from .graph import longest_chain
 
@@ -49,23 +48,6 @@ def median_seconds(action, runs: int = RUNS) -> float:
         action()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
-
-
-def bare_resource(type_token: str, name: str) -> None:
-    """Register one resource of `type_token` with no inputs but its required ones (set to
-    a placeholder): the SDK's cost of the type, none of ours."""
-    module, class_name = type_token.split(":")[1].split("/")[0], type_token.split(":")[2]
-    resource_class = getattr(getattr(alicloud, module), class_name)
-    required: dict[str, str] = {}
-    while True:
-        try:
-            resource_class(name, **required)
-            return
-        except TypeError as error:
-            missing = re.search(r"Missing required property '(\w+)'", str(error))
-            if not missing:
-                raise
-            required[missing.group(1)] = "x"
 
 
 def floor_seconds(stack_path: Path, type_tokens: list[str]) -> float:

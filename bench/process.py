@@ -18,12 +18,13 @@ import time
 from pathlib import Path
 
 FLOOR_PROGRAM = """
-import gc, importlib, json, re, sys
+import gc, json, sys
 from pulumi.runtime import mocks
 from pulumi.runtime import resource as sdk_resource
 from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import run_pulumi_func
 from pulumi.runtime.sync_await import _sync_await
+from bench.bare import bare_resource
 
 class Bare(mocks.Mocks):
     def new_resource(self, args):
@@ -33,18 +34,7 @@ class Bare(mocks.Mocks):
 
 def register():
     for index, token in enumerate(json.load(open(sys.argv[1]))):
-        _, module, name = token.split(":")
-        kind = getattr(importlib.import_module(f"pulumi_alicloud.{module.split('/')[0]}"), name)
-        required = {}
-        while True:
-            try:
-                kind(f"floor-{index}", **required)
-                break
-            except TypeError as error:
-                missing = re.search(r"Missing required property '(\\w+)'", str(error))
-                if not missing:
-                    raise
-                required[missing.group(1)] = "x"
+        bare_resource(token, f"floor-{index}")
 
 mocks.set_mocks(Bare(), project="gpu-infra", stack="floor", preview=False)
 sdk_resource._get_stack_trace = source_pb2.StackTrace
