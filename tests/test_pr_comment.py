@@ -79,7 +79,9 @@ def test_no_affected_stack_says_so():
     assert "No stack is affected" in build_comment([], "abc")
 
 
-def test_run_writes_the_comment_and_fails_on_a_failed_plan(tmp_path, monkeypatch):
+def run_on_training_dev(monkeypatch, code: int, **options):
+    """pr_comment.run when only training-dev changed, its plan answered with `code`; the
+    exit code and the argument lists of the plans asked for."""
     monkeypatch.chdir(PROJECT_DIR)
     monkeypatch.setattr(pr_comment, "changed_files",
                         lambda base: ["stacks/Pulumi.training-dev.yaml"])
@@ -87,10 +89,14 @@ def test_run_writes_the_comment_and_fails_on_a_failed_plan(tmp_path, monkeypatch
 
     def runner(args):
         calls.append(args)
-        return 1, REPORT.format(rows=""), ""
+        return code, REPORT.format(rows=""), ""
 
+    return pr_comment.run(argparse.Namespace(**options), runner), calls
+
+
+def test_run_writes_the_comment_and_fails_on_a_failed_plan(tmp_path, monkeypatch):
     out = tmp_path / "comment.md"
-    code = pr_comment.run(argparse.Namespace(base="0123456789abcdef", out=out), runner)
+    code, calls = run_on_training_dev(monkeypatch, 1, base="0123456789abcdef", out=out)
     assert code == 1
     assert calls[0][:4] == ["plan", "stacks/Pulumi.training-dev.yaml", "--against",
                             "0123456789abcdef"]
@@ -198,18 +204,9 @@ def test_a_1024_node_comment_keeps_the_budget_verdict_cost_and_findings(huge_tra
 
 
 def test_run_asks_each_plan_for_sarif_in_the_sarif_dir(tmp_path, monkeypatch):
-    monkeypatch.chdir(PROJECT_DIR)
-    monkeypatch.setattr(pr_comment, "changed_files",
-                        lambda base: ["stacks/Pulumi.training-dev.yaml"])
-    calls = []
-
-    def runner(args):
-        calls.append(args)
-        return 0, REPORT.format(rows=""), ""
-
     sarif_dir = tmp_path / "sarif"
-    pr_comment.run(argparse.Namespace(base="abc", out=tmp_path / "c.md", sarif_dir=sarif_dir),
-                   runner)
-    assert sarif_dir.is_dir()
+    code, calls = run_on_training_dev(monkeypatch, 0, base="abc", out=tmp_path / "c.md",
+                                      sarif_dir=sarif_dir)
+    assert code == 0 and sarif_dir.is_dir()
     args = calls[0]
     assert args[args.index("--sarif") + 1] == str(sarif_dir / "training-dev.sarif")
