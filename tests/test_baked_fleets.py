@@ -57,6 +57,7 @@ def test_fleets_boot_the_baked_image_and_install_nothing(layout, tmp_path):
         assert hook.inputs["defaultResult"] == "ABANDON"
 
 
+@pytest.mark.slow  # runs the node bootstrap in a shell sandbox
 def test_a_baked_node_checks_and_reports_without_downloading(tmp_path):
     plan = run_plan(write_stack(tmp_path, "inference-baked", DERIVED["inference"]))
     sandbox = Sandbox(tmp_path / "node", gpus=1)

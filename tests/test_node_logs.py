@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from gpu_infra.blocks.bootstrap import BootstrapSpec
 from gpu_infra_facts import node_stack
 
 from .bootstrap_sandbox import HOSTNAME, INSTANCE_TYPE, Sandbox, clear_calls
+
+pytestmark = pytest.mark.slow  # runs the node bootstrap in a shell sandbox
 
 SPEC = BootstrapSpec(fleet="t01-gpu", region="cn-beijing", gpu_counts={INSTANCE_TYPE: 8},
                      route="auto_install", driver=node_stack.DEFAULT_DRIVER_STACK,
