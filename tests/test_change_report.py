@@ -257,7 +257,9 @@ def test_new_public_key_replaces_the_key_pair_only(report):
 
 def test_shared_fs_off_deletes_the_file_system_without_restarting_nodes(report):
     result = report("shared-fs-off")
-    expect(result, {"llm-pretrain-fs-*": ("delete", False, [])})
+    # with nothing left to back up the backups go too; the vault (protected) blocks that
+    expect(result, {"llm-pretrain-fs-*": ("delete", False, []),
+                    "llm-pretrain-backup-*": ("delete", False, [])})
     assert result.impact.data == {"deleted": [("file system", "llm-pretrain-fs-fs")]}
     assert rules(result) == {"replaces-data": "ERROR", "blocked-by-protection": "ERROR"}
     assert "restarted" not in result.impact.gpu_nodes
@@ -394,3 +396,20 @@ def test_push_user_data_gives_replaced_nodes_the_current_bootstrap(tmp_path):
     nodes = [c for c in result.changes if fnmatchcase(c.name, NODES)]
     assert {c.change for c in nodes} == {"replace"}
     assert not any(x.startswith("Replaced nodes boot") for x in result.summary_lines())
+
+
+def test_enabling_backup_adds_a_vault_a_policy_and_the_binding_and_touches_nothing_else(
+        report):
+    result = report("backup-on")
+    expect(result, {"llm-train-backup-vault": ("create", False, []),
+                    "llm-train-backup-policy": ("create", False, []),
+                    "llm-train-backup-shared-fs": ("create", False, [])})
+    assert not result.blocked
+
+
+def test_backup_and_log_retention_change_in_place(report):
+    expect(report("backup-retention"),
+           {"llm-pretrain-backup-policy": ("update", False, ["rules.retention",
+                                                               "policyDescription"])})
+    expect(report("log-retention"),
+           {"llm-pretrain-node-logs-[bs]*[!n]": ("update", False, ["retentionPeriod"])})

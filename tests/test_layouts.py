@@ -12,7 +12,14 @@ from gpu_infra_tools.plan.diagram import render_mermaid
 from gpu_infra_tools.plan.engine import Plan, run_plan
 
 from .bootstrap_sandbox import planned_steps
-from .conftest import BASE_INFERENCE, BASE_RENDERING, STACKS_DIR, merged, takes_tags
+from .conftest import (
+    BASE_INFERENCE,
+    BASE_RENDERING,
+    BASE_TRAINING,
+    STACKS_DIR,
+    merged,
+    takes_tags,
+)
 
 SHIPPED = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
 
@@ -411,3 +418,37 @@ def test_every_fleet_stack_ships_its_node_logs_to_its_own_sls_project(stack):
                                    "alicloud:ess/scalingConfiguration:ScalingConfiguration"))
     assert f"readonly LOG_ID={machine_id}\n" in user_data
     assert plan.outputs["log_project"] == project.inputs["projectName"]
+
+
+def test_prod_backs_up_the_shared_file_system_daily_with_the_stacks_retention():
+    plan = shipped("training-prod")
+    vault = plan.one("alicloud:hbr/vault:Vault")
+    policy = plan.one("alicloud:hbr/policy:Policy").inputs
+    [binding] = plan.by_type("alicloud:hbr/policyBinding:PolicyBinding")
+    fs = plan.one("alicloud:nas/fileSystem:FileSystem")
+    assert (vault.inputs["vaultType"], vault.inputs["encryptType"], vault.protect) == (
+        "STANDARD", "HBR_PRIVATE", True)
+    [rule] = policy["rules"]
+    assert (policy["policyType"], rule["ruleType"], rule["retention"], rule["vaultId"]) == (
+        "STANDARD", "BACKUP", 30, vault.id)
+    assert rule["schedule"] == f"I|{1767225600 + 18 * 3600}|P1D"
+    assert (binding.inputs["sourceType"], binding.inputs["dataSourceId"],
+            binding.inputs["policyId"]) == ("NAS", fs.id,
+                                            plan.one("alicloud:hbr/policy:Policy").id)
+    assert plan.outputs["backup_vault_id"] == vault.id
+    assert shipped("training-dev").by_type("alicloud:hbr/vault:Vault") == []
+
+
+def test_buckets_are_backed_up_only_when_listed_and_cpfs_never(plan_cluster):
+    plan = plan_cluster(merged(BASE_TRAINING, storage={
+        "shared_fs": {"enabled": True, "kind": "cpfs", "capacity_gib": 3600},
+        "backup": {"enabled": True, "buckets": ["datasets", "models"], "retention_days": 7,
+                   "hour_utc": 0}}))
+    bindings = {b.inputs["sourceType"]: b for b in
+                plan.by_type("alicloud:hbr/policyBinding:PolicyBinding")}
+    buckets = {b.inputs["bucket"] for b in plan.by_type("alicloud:oss/bucket:Bucket")}
+    sources = sorted(b.inputs["dataSourceId"] for b in
+                     plan.by_type("alicloud:hbr/policyBinding:PolicyBinding"))
+    assert set(bindings) == {"OSS"} and len(sources) == 2 and set(sources) <= buckets
+    assert plan.one("alicloud:hbr/policy:Policy").inputs["rules"][0]["schedule"] == \
+        "I|1767225600|P1D"

@@ -62,6 +62,9 @@ SLB_LISTENER = "alicloud:slb/listener:Listener"
 
 RESOURCE_GROUP = "alicloud:resourcemanager/resourceGroup:ResourceGroup"
 CMS_EVENT_RULE = "alicloud:cms/eventRule:EventRule"
+HBR_VAULT = "alicloud:hbr/vault:Vault"
+HBR_POLICY = "alicloud:hbr/policy:Policy"
+HBR_POLICY_BINDING = "alicloud:hbr/policyBinding:PolicyBinding"
 SLS_MACHINE_GROUP = "alicloud:log/machineGroup:MachineGroup"
 SLS_PIPELINE_CONFIG = "alicloud:sls/logtailPipelineConfig:LogtailPipelineConfig"
 SLS_ATTACHMENT = "alicloud:log/logTailAttachment:LogTailAttachment"
@@ -89,12 +92,12 @@ TAGGABLE = frozenset({
     NAS_FILE_SYSTEM, KMS_KEY, CMS_ALARM, "alicloud:cms/monitorGroup:MonitorGroup",
     "alicloud:alb/loadBalancer:LoadBalancer", "alicloud:nlb/loadBalancer:LoadBalancer",
     "alicloud:alb/serverGroup:ServerGroup", "alicloud:nlb/serverGroup:ServerGroup",
-    "alicloud:ram/role:Role", RAM_POLICY, NODE_POOL, RESOURCE_GROUP, MANAGED_KUBERNETES,
+    "alicloud:ram/role:Role", RAM_POLICY, NODE_POOL, RESOURCE_GROUP, MANAGED_KUBERNETES, HBR_VAULT,
     REGISTRY_EE_INSTANCE, LOG_PROJECT,
 })
 """Types whose pulumi-alicloud 4.0 resource takes `tags` (checked by a test against the SDK)."""
 
-DATA_TYPES = frozenset({BUCKET, NAS_FILE_SYSTEM, *DISKS, LOG_PROJECT, LOG_STORE})
+DATA_TYPES = frozenset({BUCKET, NAS_FILE_SYSTEM, *DISKS, LOG_PROJECT, LOG_STORE, HBR_VAULT})
 """Resources that hold data: protected in prod."""
 
 # Network exposure beyond security groups (pulumi-alicloud 4.0 SDK tokens).

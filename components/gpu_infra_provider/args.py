@@ -358,6 +358,21 @@ class BucketsConfigArgs(TypedDict):
     """Expected GiB per purpose and storage class, for the cost estimate. Default none."""
 
 
+class BackupConfigArgs(TypedDict):
+    """Cloud Backup (HBR) of the stack's data: one vault, one daily policy, bound to the
+    shared file system (general-purpose or Extreme NAS) and to the listed buckets."""
+
+    enabled: NotRequired[bool]
+    """Back up. Default: the environment's profile (on in prod)."""
+    retention_days: NotRequired[int]
+    """Days each backup is kept. Default 30."""
+    hour_utc: NotRequired[int]
+    """Hour (UTC) of the daily backup. Default 18 (02:00 in China Standard Time)."""
+    buckets: NotRequired[list[str]]
+    """Buckets backed up too: datasets and/or models (when the stack has them). Default
+    none: the shared file system only."""
+
+
 class StorageConfigArgs(TypedDict):
     """Node disks, snapshots, the shared file system and the buckets."""
 
@@ -381,6 +396,9 @@ class StorageConfigArgs(TypedDict):
     """Shared file system. Default off."""
     buckets: NotRequired[BucketsConfigArgs]
     """OSS buckets. Default: the layout's purposes, tiered, private, encrypted."""
+    backup: NotRequired[BackupConfigArgs]
+    """Cloud Backup of the shared file system (and chosen buckets). Default: on in prod,
+    daily, kept 30 days."""
 
 
 class NamingConfigArgs(TypedDict):
@@ -957,6 +975,7 @@ class RenderingConfigArgs(TypedDict):
 
 
 __all__ = [
+    "BackupConfigArgs",
     "BucketsConfigArgs",
     "CapacityGuaranteeArgs",
     "ContactArgs",

@@ -23,6 +23,7 @@ from gpu_infra.blocks.logs import NodeLogs, machine_group_id
 from gpu_infra.blocks.monitoring import Alerting, FleetAlarms
 from gpu_infra.blocks.network import Network
 from gpu_infra.blocks.security import ClusterSecurity
+from gpu_infra.blocks.storage.backup import Backups
 from gpu_infra.blocks.storage.buckets import Bucket, bucket_names, log_bucket_name
 from gpu_infra.blocks.storage.disks import DataDisks
 from gpu_infra.blocks.storage.filesystem import (
@@ -210,6 +211,7 @@ class LayoutBase(Layout):
             vswitch_ids={zone: self.network.vswitch_ids[zone] for zone in zones},
             client_cidrs=self._node_cidrs(zones), conventions=self.conventions,
             kms_key_id=self.kms_key_id, opts=self.child) if shared.enabled else None
+        self.backups = self._build_backups(name)
         self.disks = DataDisks(
             f"{name}-disks", config=storage, gpu_count=self.gpu_count(),
             conventions=self.conventions, take_snapshots=self.cluster.profile.snapshots,
@@ -223,6 +225,21 @@ class LayoutBase(Layout):
                 lambda address: mount_command(address, file_system_type=fs_type))
             self.shared_fs_source = pulumi.Output.from_input(mount_address).apply(
                 lambda address: f"{address}:{EXPORT_PATHS[fs_type]}")
+
+    def _build_backups(self, name: str) -> Backups | None:
+        """Cloud Backup of the shared file system (not CPFS) and the chosen buckets, where
+        the stack backs up and has any of them."""
+        backup = self.cluster.storage.backup
+        shared = self.cluster.storage.shared_fs
+        file_system_id = self.shared_fs.file_system_id \
+            if self.shared_fs and shared.kind != "cpfs" else None
+        buckets: dict[str, pulumi.Input[str]] = {
+            purpose: self.buckets[purpose].bucket_name
+            for purpose in backup.buckets if purpose in self.buckets}
+        if not self.cluster.backup_enabled or (file_system_id is None and not buckets):
+            return None
+        return Backups(f"{name}-backup", config=backup, file_system_id=file_system_id,
+                       buckets=buckets, conventions=self.conventions, opts=self.child)
 
     @classmethod
     def bootstrap_spec(cls, cluster: FleetCluster, fleet_name: str, *,
@@ -299,6 +316,7 @@ class LayoutBase(Layout):
                     "mount_command": self.mount_command,
                     "alert_contact_group": self.alerting.contact_group_name
                     if self.alerting else None,
-                    "log_project": self.logs.project_name if self.logs else None}
+                    "log_project": self.logs.project_name if self.logs else None,
+                    "backup_vault_id": self.backups.vault_id if self.backups else None}
         exports.update({key: value for key, value in optional.items() if value is not None})
         return exports

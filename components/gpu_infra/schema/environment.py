@@ -53,6 +53,8 @@ class EnvironmentProfile:
     guard_changes: bool = _row(
         "Change report: destroying GPU nodes or data, or rebuying reserved capacity, is an "
         "ERROR (off: a WARNING)")
+    backup: bool = _row(
+        "Cloud Backup (HBR) of the shared file system (default of `storage.backup.enabled`)")
     log_retention_days: int = _row(
         "Days the SLS log stores keep node logs (default of `logs.retention_days`)")
 
@@ -69,12 +71,12 @@ class EnvironmentProfile:
 RELAXED = EnvironmentProfile(
     deletion_protection=False, protect_data=False, kms_encryption=False, kms_required=False,
     version_every_bucket=False, snapshots=False, refuse_world_open=False,
-    bucket_logging=False, guard_changes=False, log_retention_days=7)
+    bucket_logging=False, guard_changes=False, backup=False, log_retention_days=7)
 """Nothing beyond what every environment gets: room to build, break and rebuild."""
 PRODUCTION = EnvironmentProfile(
     deletion_protection=True, protect_data=True, kms_encryption=True, kms_required=True,
     version_every_bucket=True, snapshots=True, refuse_world_open=True,
-    bucket_logging=True, guard_changes=True, log_retention_days=180)
+    bucket_logging=True, guard_changes=True, backup=True, log_retention_days=180)
 """Everything on: data and nodes are hard to lose and hard to reach."""
 
 PROFILES: dict[str, EnvironmentProfile] = {"dev": RELAXED, "staging": RELAXED,

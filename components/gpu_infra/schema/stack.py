@@ -194,6 +194,13 @@ class ClusterBase(ClusterCommon):
         return self.profile.kms_encryption if explicit is None else explicit
 
     @property
+    def backup_enabled(self) -> bool:
+        """Whether Cloud Backup copies the stack's data (storage.backup.enabled, default:
+        the environment's profile, on in prod)."""
+        explicit = self.storage.backup.enabled
+        return self.profile.backup if explicit is None else explicit
+
+    @property
     def log_retention_days(self) -> int:
         """Days the SLS stores keep node logs (logs.retention_days, default: the
         environment's profile)."""

@@ -216,6 +216,29 @@ class BucketsConfig(StrictModel):
         return self
 
 
+BackupBucket = Literal["datasets", "models"]
+"""Buckets Cloud Backup may copy (the ones a stack cannot regenerate from elsewhere)."""
+BACKUP_RETENTION_DAYS = (1, 65535)
+"""hbr.Policy rule retention in days (the API's upper bound is UNCONFIRMED; 65535 is what the
+HBR console offers)."""
+
+
+class BackupConfig(StrictModel):
+    """Cloud Backup (HBR) of the stack's data: one vault, one daily policy, bound to the
+    shared file system (general-purpose or Extreme NAS) and to the listed buckets."""
+
+    enabled: bool | None = None
+    """Back up. Default: the environment's profile (on in prod)."""
+    retention_days: int = Field(default=30, ge=BACKUP_RETENTION_DAYS[0],
+                                le=BACKUP_RETENTION_DAYS[1])
+    """Days each backup is kept. Default 30."""
+    hour_utc: int = Field(default=18, ge=0, le=23)
+    """Hour (UTC) of the daily backup. Default 18 (02:00 in China Standard Time)."""
+    buckets: list[BackupBucket] = []
+    """Buckets backed up too: datasets and/or models (when the stack has them). Default
+    none: the shared file system only."""
+
+
 class StorageConfig(StrictModel):
     """Node disks, snapshots, the shared file system and the buckets."""
 
@@ -239,6 +262,9 @@ class StorageConfig(StrictModel):
     """Shared file system. Default off."""
     buckets: BucketsConfig = BucketsConfig()
     """OSS buckets. Default: the layout's purposes, tiered, private, encrypted."""
+    backup: BackupConfig = BackupConfig()
+    """Cloud Backup of the shared file system (and chosen buckets). Default: on in prod,
+    daily, kept 30 days."""
 
     @model_validator(mode="after")
     def _check_disks(self) -> StorageConfig:

@@ -18,6 +18,7 @@ Models (prices in prices.yaml; GPU on-demand prices from the GPU catalog):
 - Simple Message Queue (MNS) queue: a fee per queue-day, shown per month (requests: 20
   million a month free per account, left out).
 - SLS log stores: the raw log data ingested, usage-based (no confirmed price).
+- Cloud Backup vaults: the backup data stored, usage-based (no confirmed price).
 - Types listed under `unpriced` in prices.yaml stay unpriced with the reason as the note.
 - Enhanced NAT: instance hour + CU (usage-based). EIP pay-by-traffic: configuration fee per
   hour when bound to a NAT gateway or load balancer + data per GB (usage-based). NLB/ALB:
@@ -94,6 +95,7 @@ class _Estimator:
             "alicloud:kms/key:Key": self._kms,
             "alicloud:message/serviceQueue:ServiceQueue": self._queue,
             "alicloud:log/store:Store": self._log_store,
+            "alicloud:hbr/vault:Vault": self._vault,
             "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution": self._image_build,
         }
 
@@ -370,6 +372,11 @@ class _Estimator:
         cost.components.append(self.line("Ingested log data (per GB)", "logging.sls.ingest",
                                          None, usage_based=True))
         cost.note = "billed by the logs the nodes write: usage-based"
+
+    def _vault(self, _: PlannedResource, cost: ResourceCost) -> None:
+        cost.components.append(self.line("Backup data stored (per GiB)",
+                                         "backup.hbr.vault_storage", None, usage_based=True))
+        cost.note = "billed by the backups it holds: usage-based"
 
     def _image_build(self, resource: PlannedResource, cost: ResourceCost) -> None:
         pipeline_id = resource.inputs.get("imagePipelineId")

@@ -72,7 +72,7 @@ class PriceBook(_Frozen):
         return self.prices.get(key)
 
 
-SECTIONS = ("disk", "network", "storage", "messaging", "logging", "security")
+SECTIONS = ("disk", "network", "storage", "messaging", "logging", "backup", "security")
 
 
 @functools.cache

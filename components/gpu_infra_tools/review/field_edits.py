@@ -102,6 +102,12 @@ EDITS: dict[str, FieldEdit] = {
         _set("storage.shared_fs.enabled", False),
         "copy the data off first; the file system is protected in prod, so unprotect it "
         "(`pulumi state unprotect`) once it is empty"),
+    "backup-on": FieldEdit("storage.backup.enabled", "training-dev", "default (off) -> true",
+                           _set("storage.backup.enabled", True)),
+    "backup-retention": FieldEdit("storage.backup.retention_days", "training-prod", "30 -> 90",
+                                  _set("storage.backup.retention_days", 90)),
+    "log-retention": FieldEdit("logs.retention_days", "training-prod", "default (180) -> 365",
+                               _set("logs.retention_days", 365)),
     "kms-on": FieldEdit("security.kms_encryption", "training-dev", "default (off) -> true",
                         _set("security.kms_encryption", True),
                         "none: a system disk's key is fixed at creation; plan it as a "

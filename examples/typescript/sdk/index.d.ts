@@ -3,6 +3,30 @@
 import * as pulumi from "@pulumi/pulumi";
 
 /**
+ * Cloud Backup (HBR) of the stack's data: one vault, one daily policy, bound to the
+ * shared file system (general-purpose or Extreme NAS) and to the listed buckets.
+ */
+export interface BackupConfigArgs {
+    /**
+     * Buckets backed up too: datasets and/or models (when the stack has them). Default
+     * none: the shared file system only.
+     */
+    buckets?: string[];
+    /**
+     * Back up. Default: the environment's profile (on in prod).
+     */
+    enabled?: boolean;
+    /**
+     * Hour (UTC) of the daily backup. Default 18 (02:00 in China Standard Time).
+     */
+    hourUtc?: number;
+    /**
+     * Days each backup is kept. Default 30.
+     */
+    retentionDays?: number;
+}
+
+/**
  * Private, encrypted OSS buckets, one per purpose.
  */
 export interface BucketsConfigArgs {
@@ -1104,6 +1128,11 @@ export interface SnapshotPolicyConfigArgs {
  * Node disks, snapshots, the shared file system and the buckets.
  */
 export interface StorageConfigArgs {
+    /**
+     * Cloud Backup of the shared file system (and chosen buckets). Default: on in prod,
+     * daily, kept 30 days.
+     */
+    backup?: BackupConfigArgs;
     /**
      * OSS buckets. Default: the layout's purposes, tiered, private, encrypted.
      */
