@@ -85,7 +85,7 @@ def test_defaults():
      f"{P}.snapshots.retention_days: 0 is out of range; allowed 1 to 65536, or -1 (keep "
      "until deleted)"),
     ({"unknown": 1}, f"{P}.unknown: unknown key; allowed: disks, snapshots, inline_disks, "
-     "shared_fs, buckets"),
+     "shared_fs, buckets, backup"),
 ])
 def test_problem_lines(storage, expected):
     assert problems_of(storage) == [expected]
