@@ -193,7 +193,7 @@ class Sandbox:
     """A fake node under `directory`: install the user data, then run the bootstrap."""
 
     def __init__(self, directory: Path, gpus: int = 8,
-                 peers: tuple[tuple[str, str, str], ...] = (), scratch: bool = True,
+                 peers: tuple[tuple[str, ...], ...] = (), scratch: bool = True,
                  os_release: str = OS_RELEASES["ubuntu-22.04"]):
         """`scratch`: attach the default `scratch` disk at boot (SCRATCH_SERIAL, vdb);
         `os_release`: the node's /etc/os-release."""
@@ -207,6 +207,7 @@ class Sandbox:
                      self.state, bin_dir, directory / "meta/instance", directory / "installers"):
             path.mkdir(parents=True, exist_ok=True)
         (self.root / "etc/fstab").write_text("")
+        (self.root / "etc/hosts").write_text("127.0.0.1 localhost\n")
         (self.root / "etc/os-release").write_text(os_release)
         module = self.root / "sys/module/nvidia"
         module.mkdir(parents=True)
@@ -226,7 +227,8 @@ class Sandbox:
         (meta / "vswitch-cidr-block").write_text("10.1.0.0/24")
         rows = peers or ((HOSTNAME, "10.1.0.10", "healthy"),)
         (directory / "peers.tsv").write_text("".join(
-            f"{host}\t{ip}\tAAAA{host}\tHOST{host}\t{health}\n" for host, ip, health in rows))
+            f"{host}\t{ip}\tAAAA{host}\tHOST{host}\t{health}\t{kind}\n"
+            for host, ip, health, *rest in rows for kind in [rest[0] if rest else INSTANCE_TYPE]))
         if scratch:
             self.attach_disk("scratch", SCRATCH_SERIAL, "vdb")
 
@@ -290,7 +292,11 @@ def clear_calls(sandbox: Sandbox) -> None:
 
 
 def planned_steps(script: str, mode: str = "node") -> list[str]:
-    """The steps bootstrap.sh (or user data holding it) runs in `mode` (node or bake): its
-    main's `run_steps` lines, bake first."""
-    runs = [line.split()[1:] for line in script.splitlines() if line.startswith("run_steps ")]
-    return runs[0] if mode == "bake" else (runs[1] if len(runs) > 1 else [])
+    """The steps user data (its config.sh: NODE_STEPS) or a bake copy of bootstrap.sh (its
+    main's `run_steps` line) runs in `mode` (node or bake)."""
+    if mode == "bake":
+        return next(line.split()[1:] for line in script.splitlines()
+                    if line.startswith("run_steps ") and "NODE_STEPS" not in line)
+    steps = next((line for line in script.splitlines()
+                  if line.startswith("readonly -a NODE_STEPS=(")), "")
+    return steps.removeprefix("readonly -a NODE_STEPS=(").removesuffix(")").split()

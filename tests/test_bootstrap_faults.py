@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import subprocess
 
 import pytest
 
-from gpu_infra.blocks.bootstrap import GridPackage, SharedFsMount
+from gpu_infra.blocks.bootstrap import GridPackage, SharedFsMount, config_command, config_script
 from gpu_infra_facts import node_stack
 
 from .bootstrap_sandbox import INSTANCE_TYPE, OS_RELEASES, Sandbox, clear_calls
+from .node_systems import dash
 from .test_bootstrap_run import APT_INSTALL, PIN, SCALING, TRAINING, steps_started
 
 pytestmark = pytest.mark.slow  # runs the node bootstrap in a shell sandbox
@@ -252,3 +254,35 @@ def test_a_blkid_error_never_formats_the_disk(tmp_path):
     assert run.code != 0
     assert not [c for c in run.calls if c.startswith("mkfs")]
     assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "data_disks"
+
+
+def test_the_configuration_channel_turns_the_shared_fs_off_on_a_running_node(tmp_path):
+    """Cloud Assistant runs the channel's command (POSIX sh: dash here) on a node booted with
+    a shared file system: it writes the new config.sh (its step list now shared_fs_off) and
+    starts the bootstrap, which takes the hard NFS entry out of fstab; user data never ran
+    again."""
+    on = dataclasses.replace(PREINSTALLED, shared_fs=SharedFsMount("nas:/share", "hard"))
+    sandbox = ready_node(tmp_path, on)
+    assert sandbox.boot().code == 0
+    clear_calls(sandbox)
+    done = subprocess.run([dash(), "-c", config_command(PREINSTALLED)], env=sandbox.env(),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert sandbox.root.joinpath("opt/gpu-infra/config.sh").read_text() == config_script(
+        PREINSTALLED)
+    assert "systemctl start --no-block gpu-infra-bootstrap.service" in (
+        sandbox.dir / "calls.log").read_text()
+    run = sandbox.boot()  # what the unit runs
+    assert run.code == 0, run.output
+    assert "shared_fs_off" in steps_started(run.output)
+    assert " /mnt/shared " not in run.file("/etc/fstab")
+
+
+def test_the_channel_leaves_a_running_bootstrap_alone(tmp_path):
+    sandbox = ready_node(tmp_path)
+    sandbox.knob("active-gpu-infra-bootstrap.service")
+    clear_calls(sandbox)
+    done = subprocess.run([dash(), "-c", config_command(PREINSTALLED)], env=sandbox.env(),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0 and "its next run reads the new config.sh" in done.stdout
+    assert "systemctl start" not in (sandbox.dir / "calls.log").read_text()

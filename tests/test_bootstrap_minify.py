@@ -98,3 +98,8 @@ def test_python_comments_go_and_strings_stay():
     assert strip_python(source) == ('#!/usr/bin/env python3\n"""Usage.\n\n  tool run\n"""\n'
                                     'def f():\n text = """a\n\n# kept\n"""\n'
                                     ' return text\n')
+
+
+def test_a_python_module_loses_its_docstring_too():
+    source = '"""A module."""\nimport os\n\n\ndef f():\n    """Gone."""\n    return os.sep\n'
+    assert strip_python(source, usage=False) == "import os\ndef f():\n return os.sep\n"

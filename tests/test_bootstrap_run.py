@@ -397,3 +397,41 @@ def test_jumbo_frames_set_the_erdma_mtu_to_8500(tmp_path):
     assert "ip link set dev eth0 mtu 8500" in run.calls
     _, plain = booted(tmp_path / "plain", TRAINING)
     assert "ip link set dev eth0 mtu 1400" in plain.calls
+
+
+def test_peers_wait_until_every_node_has_told_its_health(tmp_path):
+    """At first boot the other nodes are still installing: no torchrun.env (no NNODES=1, no
+    rank) until every running node of the fleet is tagged healthy or unhealthy."""
+    sandbox = Sandbox(tmp_path, peers=((HOSTNAME, "10.1.0.10", "healthy"),
+                                       ("t01-gpu-node-001", "10.1.0.11", "unknown")))
+    sandbox.install(TRAINING)
+    run = sandbox.boot()
+    assert run.code == 0, run.output
+    assert "waiting for every node of fleet t01-gpu to tell its health" in run.output
+    assert not run.exists("/etc/gpu-infra/torchrun.env")
+    assert "systemctl start gpu-infra-peers.timer" in run.calls
+
+
+def test_an_unhealthy_node_takes_no_rank(tmp_path):
+    sandbox = Sandbox(tmp_path, gpus=7, peers=PEERS)
+    sandbox.install(TRAINING)
+    assert sandbox.boot().code != 0
+    run = sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers")
+    assert run.code == 75
+    assert not run.exists("/etc/gpu-infra/torchrun.env")
+
+
+def test_hostfile_slots_follow_each_hosts_own_type_and_names_resolve(tmp_path):
+    small = "ecs.gn8v-4x.24xlarge"
+    spec = dataclasses.replace(TRAINING, gpu_counts={INSTANCE_TYPE: 8, small: 4})
+    sandbox = Sandbox(tmp_path, peers=((HOSTNAME, "10.1.0.10", "healthy"),
+                                       ("t01-gpu-node-001", "10.1.0.11", "healthy", small)))
+    sandbox.install(spec)
+    assert sandbox.boot().code == 0
+    run = sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers")
+    assert run.code == 0, run.output
+    assert run.file("/etc/gpu-infra/hostfile").splitlines() == ["10.1.0.10 slots=8",
+                                                               "10.1.0.11 slots=4"]
+    hosts = run.file("/etc/hosts")
+    assert "10.1.0.11 t01-gpu-node-001" in hosts and hosts.startswith("127.0.0.1 localhost")
+    assert sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers").file("/etc/hosts") == hosts

@@ -124,3 +124,11 @@ def test_a_grid_fleet_downloads_the_package_its_stack_names(shipped_plans):
     script = user_data_of(shipped_plans["rendering-batch"])[0]
     assert "readonly GRID_BUCKET=render-farm-prod-datasets\n" in script
     assert "readonly GRID_OBJECT=drivers/NVIDIA-Linux-x86_64-535.161.07-grid.run\n" in script
+
+
+def test_fixed_nodes_keep_the_tags_they_write_themselves(shipped_plans):
+    """Health and public keys are tagged by the nodes: an update after `pulumi refresh` must
+    not strip them (peers would lose the node)."""
+    for resource in shipped_plans["training-prod"].by_type("alicloud:ecs/instance:Instance"):
+        assert {'tags["GpuInfraHealth"]', 'tags["GpuInfraSshKey"]',
+                'tags["GpuInfraHostKey"]'} <= set(resource.ignore_changes)

@@ -51,10 +51,18 @@ def changed(report: ChangeReport) -> dict[str, tuple[str, bool, list[str]]]:
             for c in report.changes if c.custom and c.change != "same"}
 
 
+CHANNEL = ("*-gpu-config", "*-gpu-config-run")
+"""The fixed fleet's configuration channel (Cloud Assistant command and invocation): checked
+by the channel tests below, left out of `expect` unless listed."""
+
+
 def expect(report: ChangeReport, expected: dict[str, tuple[str, bool, list[str]]]) -> None:
     """Every changed resource matches exactly one pattern of `expected`, with that change,
-    restart flag and causes; every pattern matches something."""
-    actual = changed(report)
+    restart flag and causes (the configuration channel only when listed); every pattern
+    matches something."""
+    actual = {name: outcome for name, outcome in changed(report).items()
+              if any(fnmatchcase(name, p) for p in expected)
+              or not any(fnmatchcase(name, p) for p in CHANNEL)}
     unmatched = set(expected)
     for name, outcome in actual.items():
         patterns = [p for p in expected if fnmatchcase(name, p)]
@@ -154,6 +162,7 @@ def test_multi_az_policy_releases_the_whole_scaling_group(report):
     assert "chat-serve-gpu-config" in dependants
     assert result.impact.gpu_nodes["replaced"] == ["chat-serve-gpu-asg"]
     assert rules(result)["replaces-gpu-nodes"] == "ERROR"
+    assert any("deletion protection" in why for _, why in result.impact.blocked)  # group's
 
 
 @pytest.mark.parametrize(("edit", "cause"), [("disk-size", "size"),
@@ -242,17 +251,59 @@ def test_inline_disks_keep_running_nodes_as_they_are(inline_plan, tmp_path):
 def test_image_change_restarts_nodes(report):
     result = report("image")
     expect(result, {NODES: ("update", True, ["imageId"])})
-    assert rules(result) == {"restarts-gpu-nodes": "WARNING"}
+    assert rules(result) == {"restarts-gpu-nodes": "WARNING", "nodes-keep-old-config": "WARNING"}
 
 
-def test_new_public_key_replaces_the_key_pair_only(report):
-    """The provider ignores a new public_key in an update, so the program replaces the key
-    pair (delete first: the name is unique); instances keep the key name."""
+def test_new_public_key_is_refused_while_nodes_use_the_key_pair(report):
+    """The program replaces the key pair on a new public_key (delete first: the name is
+    unique), and ECS refuses to delete a key pair bound to instances: the provider retries
+    KeypairAlreadyAttachedInstance until it times out, so `pulumi up` fails."""
     result = report("public-key")
     expect(result, {"llm-pretrain-sec-login-key": ("replace", False, ["publicKey"])})
     pair = next(c for c in result.changes if c.name == "llm-pretrain-sec-login-key")
     assert pair.new["deleteBeforeReplace"] is True
-    assert not result.findings
+    assert rules(result) == {"blocked-by-protection": "ERROR"}
+    assert "KeypairAlreadyAttachedInstance" in result.impact.blocked[0][1]
+
+
+def test_instance_type_on_a_spot_node_is_refused(report):
+    result = report("instance-type-spot")
+    assert result.impact.blocked and "not preemptible" in result.impact.blocked[0][1]
+    assert rules(result)["blocked-by-protection"] == "ERROR"
+
+
+def test_a_re_image_leaves_the_nodes_their_first_boot_config(report):
+    result = report("image")
+    assert len(result.impact.first_boot_config) == 8
+    assert not result.impact.reconfigured  # config.sh is the same: the channel stays
+    assert rules(result)["nodes-keep-old-config"] == "WARNING"
+    assert any(line.startswith("Restarted nodes keep their first-boot configuration")
+               for line in result.summary_lines())
+
+
+@pytest.mark.parametrize(("edit", "because"), [
+    ("instance-type", ["commandId"]), ("shared-fs-off", ["commandId"]),
+    ("nodes-up", ["instanceIds"])])
+def test_config_edits_reach_running_nodes_by_cloud_assistant(report, edit, because):
+    """The nodes' config.sh (step list, GPU counts, shared file system) is the configuration
+    channel's command: a changed one replaces the command and the invocation, which runs on
+    the running nodes again; the nodes then keep nothing stale."""
+    result = report(edit)
+    fleet = "llm-pretrain-gpu"
+    outcome = changed(result)
+    assert outcome[f"{fleet}-config-run"][0] == "replace"
+    assert set(because) <= set(outcome[f"{fleet}-config-run"][2])
+    assert result.impact.reconfigured == [fleet]
+    assert not result.impact.first_boot_config and not result.impact.stale_shared_fs
+    assert any(line.startswith("Reaches running nodes by Cloud Assistant")
+               for line in result.summary_lines())
+
+
+def test_image_change_on_a_scaling_fleet_says_running_instances_keep_the_old_image(report):
+    result = report("image-scaling")
+    assert result.impact.old_image
+    assert any(line.startswith("Running instances keep the old image")
+               for line in result.summary_lines())
 
 
 def test_shared_fs_off_deletes_the_file_system_without_restarting_nodes(report):
@@ -263,6 +314,7 @@ def test_shared_fs_off_deletes_the_file_system_without_restarting_nodes(report):
     assert result.impact.data == {"deleted": [("file system", "llm-pretrain-fs-fs")]}
     assert rules(result) == {"replaces-data": "ERROR", "blocked-by-protection": "ERROR"}
     assert "restarted" not in result.impact.gpu_nodes
+    assert result.impact.reconfigured == ["llm-pretrain-gpu"]  # the fstab entry goes too
 
 
 def test_zone_prepended_is_refused_because_nodes_cannot_change_zone(report):
@@ -334,8 +386,11 @@ def test_json_carries_change_restart_because(report):
     record = report("image").to_json()
     assert record["counts"]["update"] == 8
     assert record["impact"]["gpuNodes"]["restarted"][0] == "llm-pretrain-gpu-node-000"
-    assert record["impact"]["summary"][0].startswith("GPU nodes restarted in place: 8")
-    assert {f["rule"] for f in record["findings"]} == {"restarts-gpu-nodes"}
+    assert record["impact"]["summary"][0].startswith("Restarted nodes keep their first-boot")
+    assert record["impact"]["summary"][1].startswith("GPU nodes restarted in place: 8")
+    assert record["impact"]["firstBootConfig"][0] == "llm-pretrain-gpu-node-000"
+    assert {f["rule"] for f in record["findings"]} == {"restarts-gpu-nodes",
+                                                       "nodes-keep-old-config"}
 
 
 def test_scale_in_in_prod_takes_two_documented_steps(report, tmp_path):

@@ -34,13 +34,15 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 56, {":Instance": 1, ":EcsDisk": 1, ":EcsDiskAttachment": 1,
+    ("training-dev", 58, {":Instance": 1, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+                          ":EcsDisk": 1, ":EcsDiskAttachment": 1,
                           ":EcsDeploymentSet": 1, ":Bucket": 4,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
                           ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 97, {":Instance": 8, ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
+    ("training-prod", 99, {":Instance": 8, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+                           ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
                            ":EcsDisk": 8, ":EcsDiskAttachment": 8,
                            ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                            ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),

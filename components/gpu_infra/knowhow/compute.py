@@ -172,8 +172,42 @@ def jumbo_frames_without_erdma(cluster: FleetCluster) -> Iterable[Finding]:
                        "or jumbo_frames off")
 
 
+def reserved_capacity_unused(cluster: FleetCluster) -> Iterable[Finding]:
+    """Reserved capacity the fleet cannot use: reserved instances and capacity guarantees
+    cover on-demand instances of the fleet's type, so spot nodes never draw on them (ERROR in
+    prod, the guarded environments; WARNING elsewhere), and more than the fleet runs is paid
+    for idle (WARNING: after a scale-in it cannot be undone, a reservation is never
+    released; buying it is the change report's reserved-capacity guard rail, ERROR in
+    prod)."""
+    fleet = cluster.fleet
+    reserved = fleet.reserved
+    if reserved is None:
+        return
+    if isinstance(fleet, TrainingFleet):
+        runs, on_demand = fleet.nodes, 0 if fleet.capacity == "spot" else fleet.nodes
+        what = f"{fleet.nodes} {fleet.capacity} node(s)"
+    else:
+        runs = fleet.max_size
+        on_demand = runs if not fleet.uses_spot else fleet.on_demand_base_capacity
+        what = (f"at most {fleet.max_size} node(s), {fleet.on_demand_base_capacity} on-demand "
+                "base")
+    for path, entry in (("fleet.reserved.reserved_instances", reserved.reserved_instances),
+                        ("fleet.reserved.guarantee", reserved.guarantee)):
+        if entry is None:
+            continue
+        if entry.count > on_demand:
+            spot = entry.count <= runs
+            why = (f"{entry.count} reserved for {what}: spot nodes never use it" if spot else
+                   f"{entry.count} reserved, more than the {runs} node(s) the fleet runs")
+            level = "ERROR" if spot and cluster.profile.guard_changes else "WARNING"
+            yield _finding("reserved-capacity-unused", level, f"{path}.count",
+                           f"{why}; the unused part is paid for its whole term (reserved "
+                           "instances and elasticity assurances are non-refundable); reserve "
+                           "at most the on-demand nodes, or drop the section")
+
+
 COMPUTE_VALIDATORS = (unknown_instance_type, erdma_unsupported, jumbo_frames_without_erdma,
                       low_latency_placement, multi_node_interconnect, low_vcpu_per_gpu,
                       spot_non_interruptible, not_offered_in_region, disk_too_large,
-                      no_rolling_refresh)
+                      no_rolling_refresh, reserved_capacity_unused)
 """The compute validators, in report order."""

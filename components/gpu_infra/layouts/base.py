@@ -14,6 +14,7 @@ from gpu_infra.blocks.bootstrap import (
     BootstrapSpec,
     GridPackage,
     SharedFsMount,
+    config_command,
     user_data,
 )
 from gpu_infra.blocks.conventions import Conventions, stack_tags
@@ -278,6 +279,12 @@ class LayoutBase(Layout):
                 self.cluster, fleet_name, shared_fs_source=values[0],
                 scaling_group_id=values[1], lifecycle_hook_id=values[2],
                 global_suffix=self.conventions.global_suffix)))
+
+    def node_config_command(self, fleet_name: str) -> pulumi.Output[str]:
+        """The configuration channel's script for running nodes (blocks.bootstrap)."""
+        return pulumi.Output.from_input(self.shared_fs_source).apply(
+            lambda source: config_command(self.bootstrap_spec(
+                self.cluster, fleet_name, shared_fs_source=source)))
 
     @classmethod
     def uses_erdma(cls, cluster: FleetCluster) -> bool:

@@ -54,6 +54,7 @@ class TrainingCluster(LayoutBase):
             image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
             role_name=self.role.role_name, user_data=self.node_user_data(gpu_fleet_name(name)),
+            config_command=self.node_config_command(gpu_fleet_name(name)),
             kms_key_id=self.kms_key_id, gpu_types=self.cluster.gpu_types, opts=self.child,
             **self._disk_args(zone))
         self.reserved = ReservedCapacity(

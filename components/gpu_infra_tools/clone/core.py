@@ -49,6 +49,7 @@ BYO_KEYS = ("existing_vpc_id", "existing_vswitch_ids")
 """Network keys naming the source's own VPC and vSwitches (bring your own)."""
 DEFAULT_VPC_CIDR: IPv4Network = NetworkConfig.model_fields["vpc_cidr"].default
 NETWORK = ConfigPath(CLUSTER_KEY, ("network",))
+FLEET = ConfigPath(CLUSTER_KEY, ("fleet",))
 LOCK_TIMEOUT_S = 60.0
 """Longest wait for another clone into the same stacks directory."""
 
@@ -113,6 +114,7 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
     _drop_encryption(document, clone)
     problems = _drop_secrets(config, clone)
     _drop_byo(config, clone)
+    _drop_reserved(config, clone)
     problems += _apply_overrides(config, overrides, clone.secrets)
     problems += _set_name(config, name, new_stack, overrides)
     problems += _set_global_suffix(config, overrides, clone)
@@ -306,6 +308,18 @@ def _drop_byo(config: CommentedMap, clone: Clone) -> None:
             f"dropped network.{' and network.'.join(dropped)}: the source's own VPC would be "
             "shared and its CIDR would overlap; the clone creates its own VPC (set them with "
             "--set to join an existing VPC instead)")
+
+
+def _drop_reserved(config: CommentedMap, clone: Clone) -> None:
+    """A clone buys no reserved capacity: reservations are bought for one fleet's steady
+    base, non-refundable, and a copied section would buy them again for the new cluster."""
+    fleet = lookup(config, FLEET)
+    if isinstance(fleet, CommentedMap) and "reserved" in fleet:
+        remove_key(fleet, "reserved")
+        clone.notes.append(
+            "dropped fleet.reserved: reserved instances and capacity guarantees are bought "
+            "for the source's steady base and are non-refundable; a copy would buy them again "
+            "(add a reserved section to the clone on purpose, with --set or an edit)")
 
 
 def _apply_overrides(config: CommentedMap, overrides: Sequence[Override],

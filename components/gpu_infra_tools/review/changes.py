@@ -32,6 +32,18 @@ INSTANCE = "alicloud:ecs/instance:Instance"
 SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
 SWITCH = "alicloud:vpc/switch:Switch"
 ECS_DISK = "alicloud:ecs/ecsDisk:EcsDisk"
+KEY_PAIR = "alicloud:ecs/ecsKeyPair:EcsKeyPair"
+SCALING_CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
+INSTANCE_REFRESH = "alicloud:ess/instanceRefresh:InstanceRefresh"
+CONFIG_RUN = "alicloud:ecs/ecsInvocation:EcsInvocation"
+CONFIG_RUN_SUFFIX = "-config-run"
+"""A fixed fleet's configuration channel (blocks.compute.nodes): `<fleet>-config-run`."""
+NAS = "alicloud:nas/fileSystem:FileSystem"
+SPOT_STRATEGIES = ("SpotAsPriceGo", "SpotWithPriceLimit")
+FIRST_BOOT_INPUTS = ("instanceType", "imageId")
+"""Instance inputs changed in place (a restart) while the node keeps the configuration its
+first boot wrote: cloud-init runs user data once, so config.sh keeps the old type's GPU
+counts (and a re-image runs the old user data on the new system disk)."""
 DATA_KINDS = {"alicloud:oss/bucket:Bucket": "bucket",
               "alicloud:nas/fileSystem:FileSystem": "file system",
               "alicloud:kms/key:Key": "KMS key",
@@ -47,6 +59,7 @@ RULE_BLOCKED = "blocked-by-protection"
 RULE_RESERVED = "reserved-capacity"
 RULE_RESTART = "restarts-gpu-nodes"
 RULE_IGNORED = "change-ignored"
+RULE_OLD_CONFIG = "nodes-keep-old-config"
 ACKNOWLEDGEABLE = (RULE_GPU, RULE_DATA, RULE_RESERVED)
 """Guard rails an acknowledgement can turn from ERROR to INFO in prod."""
 
@@ -94,6 +107,15 @@ class Impact:
     """Nodes whose inline data disks the new plan drops (ForceNew: they are replaced)."""
     stale_bootstrap: list[str] = field(default_factory=list)
     """Replaced nodes that boot their recorded user data, not the new one (ignored input)."""
+    first_boot_config: list[str] = field(default_factory=list)
+    """Nodes restarted for a new type or image that keep their first-boot configuration."""
+    stale_shared_fs: list[str] = field(default_factory=list)
+    """Running nodes that keep the hard NFS entry of a shared file system the plan deletes."""
+    old_image: list[str] = field(default_factory=list)
+    """Scaling groups whose running instances keep the old image (no rolling refresh)."""
+    reconfigured: list[str] = field(default_factory=list)
+    """Fleets whose running nodes get this plan's config.sh by Cloud Assistant (the
+    configuration channel's invocation runs again)."""
     cost_before: float = 0.0
     cost_after: float = 0.0
     currency: str = "CNY"
@@ -147,6 +169,9 @@ class ChangeReport:
                 "renamed": list(impact.renamed) if impact.renamed else None,
                 "inlineDisksRemoved": impact.inline_disks_removed,
                 "staleBootstrap": impact.stale_bootstrap,
+                "firstBootConfig": impact.first_boot_config,
+                "staleSharedFs": impact.stale_shared_fs, "oldImage": impact.old_image,
+                "reconfigured": impact.reconfigured,
                 "monthlyCost": {"before": round(impact.cost_before, 2),
                                 "after": round(impact.cost_after, 2),
                                 "currency": impact.currency,
@@ -166,7 +191,7 @@ def change_report(review: Review, base: dict[str, Any], against: str,
     base_resources = base.get("resources") or []
     changes = diff_records(base_resources, [r.to_json() for r in plan.resources])
     before = estimate([_planned(r) for r in base_resources], plan.cluster)
-    impact = _impact(changes, before, review.cost, _switch_zones(changes))
+    impact = _impact(changes, before, review.cost, _switch_zones(changes), _bound_keys(changes))
     impact.renamed = _renamed(base_resources, plan.resources)
     findings = _guard_rails(impact, plan.cluster.profile.guard_changes)
     unused = acknowledgements.apply(findings, ACKNOWLEDGEABLE) if acknowledgements else []
@@ -236,12 +261,47 @@ def _moves_zone(change: ResourceChange, zones: dict[str, str]) -> str | None:
     return None
 
 
+def _bound_keys(changes: Sequence[ResourceChange]) -> set[str]:
+    """Key pair names the base plan's instances and scaling configurations are bound to."""
+    return {str(c.base_inputs["keyName"]) for c in changes
+            if c.type in (INSTANCE, SCALING_CONFIG) and c.base_inputs.get("keyName")}
+
+
+def _key_pair_bound(change: ResourceChange, bound: set[str]) -> str | None:
+    """Why deleting (or replacing) this key pair fails: instances are bound to it."""
+    if change.type != KEY_PAIR or change.change not in GONE:
+        return None
+    if str(change.base_inputs.get("keyPairName")) not in bound:
+        return None
+    rules = semantics(KEY_PAIR)
+    return ("ECS refuses to delete a key pair bound to instances "
+            "(KeypairAlreadyAttachedInstance; the provider retries it until its 20-minute "
+            f"delete timeout, {rules.source(rules.on_delete)}), so `pulumi up` fails; the "
+            "safe way: keep security.public_key and add the new key to the nodes' "
+            "authorized_keys (ssh or a Cloud Assistant command); new nodes of a new stack "
+            "get it from the start" if rules.on_delete else "bound to instances")
+
+
+def _spot_type_change(change: ResourceChange) -> str | None:
+    """Why an instance type change fails: the instance is preemptible."""
+    if change.type != INSTANCE or change.change != "update" \
+            or "instanceType" not in change.because \
+            or change.base_inputs.get("spotStrategy") not in SPOT_STRATEGIES:
+        return None
+    return ("instance_type on a spot node: ECS changes the type of a pay-as-you-go instance "
+            "only if it is not preemptible (ECS \"Change the instance type of a pay-as-you-go "
+            "instance\", prerequisites), so the update fails; the safe way: a new fleet of the "
+            "new type (or `pulumi up --replace` each node), then remove the old one")
+
+
 def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate,
-            zones: dict[str, str]) -> Impact:
+            zones: dict[str, str], bound_keys: set[str]) -> Impact:
     impact = Impact(cost_before=before.total_monthly_cost,
                     cost_after=after.total_monthly_cost, currency=after.currency,
                     cost_complete={r.name for r in before.unpriced}
                     == {r.name for r in after.unpriced})
+    impact.reconfigured = sorted(c.name.removesuffix(CONFIG_RUN_SUFFIX) for c in changes
+                                 if c.type == CONFIG_RUN and c.change in ("create", "replace"))
     for change in changes:
         if not change.custom:
             continue
@@ -261,7 +321,16 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                 impact.inline_disks_removed.append(change.name)
             if kind == "replace" and _keeps_recorded_user_data(change):
                 impact.stale_bootstrap.append(change.name)
-        why = _blocked_because(change) or _moves_zone(change, zones)
+        if _is_gpu(change) and change.type == INSTANCE and kind == "update" and any(
+                p in _first_boot_inputs(change.name, impact.reconfigured)
+                for p in change.because):
+            impact.first_boot_config.append(change.name)
+        if change.type == SCALING_CONFIG and kind == "update" and "imageId" in change.because \
+                and not any(c.type == INSTANCE_REFRESH and c.change in ("create", "replace")
+                            for c in changes):
+            impact.old_image.append(change.name)
+        why = (_blocked_because(change) or _moves_zone(change, zones)
+               or _key_pair_bound(change, bound_keys) or _spot_type_change(change))
         if why:
             impact.blocked.append((change.name, why))
         if rules.billing == "prepaid" and kind in ("create", *GONE):
@@ -272,7 +341,23 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
         for path in change.ignored:
             rule = rules.ignoring(path, change.inputs)
             impact.ignored.append((change.name, path, rule.note if rule else ""))
+    if any(c.type == NAS and c.change == "delete" for c in changes):
+        impact.stale_shared_fs = sorted(
+            c.name for c in changes if c.type == INSTANCE and _is_gpu(c)
+            and c.change in ("same", "update") and not _in_fleets(c.name, impact.reconfigured))
     return impact
+
+
+def _in_fleets(node: str, fleets: Sequence[str]) -> bool:
+    """Whether `node` (`<fleet>-node-NNN`) belongs to one of `fleets`."""
+    return any(node.startswith(f"{fleet}-node-") for fleet in fleets)
+
+
+def _first_boot_inputs(node: str, reconfigured: Sequence[str]) -> tuple[str, ...]:
+    """The in-place changes after which `node` keeps its first-boot configuration: a new
+    type's GPU count reaches it by the configuration channel when its fleet's runs again;
+    a re-image never does (the new system disk runs the recorded user data)."""
+    return ("imageId",) if _in_fleets(node, reconfigured) else FIRST_BOOT_INPUTS
 
 
 def _past(kind: str, restart: bool = False) -> str:
@@ -296,7 +381,8 @@ def _blocked_because(change: ResourceChange) -> str | None:
     if change.type == INSTANCE and prepaid and not inputs.get("forceDelete"):
         return ("PrePaid instance without forceDelete: the provider refuses the delete "
                 f"({rules.source(rules.on_delete)})" if rules.on_delete else "PrePaid")
-    if inputs.get("deletionProtection") is True and not prepaid:
+    if (inputs.get("deletionProtection") is True
+            or inputs.get("groupDeletionProtection") is True) and not prepaid:
         return ("deletion protection is on: the cloud refuses the delete and `pulumi up` "
                 "stops halfway (turn it off in an update first)")
     if change.change == "replace" and rules.unique_name and change.new is not None:
@@ -362,6 +448,12 @@ def _guard_rails(impact: Impact, guarded: bool) -> list[ChangeFinding]:
         findings.append(ChangeFinding(
             RULE_RESTART, Level.WARNING, restarted,
             f"{len(restarted)} GPU node(s) stopped and started in place (running jobs stop)"))
+    stale = impact.first_boot_config + impact.stale_shared_fs + impact.old_image
+    if stale:
+        findings.append(ChangeFinding(
+            RULE_OLD_CONFIG, Level.WARNING, sorted(set(stale)),
+            "running nodes keep what their first boot configured (a new type's GPU count, a "
+            "removed shared file system, an image): see the change report for the safe way"))
     if impact.ignored:
         findings.append(ChangeFinding(
             RULE_IGNORED, Level.WARNING, sorted({n for n, _, _ in impact.ignored}),
@@ -394,6 +486,38 @@ def summary_lines(report: ChangeReport) -> list[str]:
                      f"({', '.join(_few(impact.stale_bootstrap))}) get the user data recorded "
                      "when they were created, not this plan's (it is ignored after creation); "
                      "set `fleet.push_user_data: true` for this update.")
+    if impact.reconfigured:
+        lines.append(f"Reaches running nodes by Cloud Assistant: {', '.join(impact.reconfigured)}"
+                     " get this plan's config.sh (the step list, the shared file system on or "
+                     "off, mounts, NCCL settings, GPU counts) and run their bootstrap again "
+                     "(the configuration channel's invocation runs again); changes of the "
+                     "bootstrap's code reach new nodes only.")
+    if impact.first_boot_config:
+        lines.append(f"Restarted nodes keep their first-boot configuration: "
+                     f"{len(impact.first_boot_config)} ({', '.join(_few(impact.first_boot_config))}"
+                     ") get a new instance type or image in place, but cloud-init ran their "
+                     "user data once: config.sh keeps the old type's GPU count (the health "
+                     "check fails and the node leaves every hostfile), a re-image runs the old "
+                     "user data on the new system disk, and push_user_data cannot help. The "
+                     "safe way: replace them (`pulumi up --replace <urn>` with "
+                     "`fleet.push_user_data: true`), one at a time. Not every family allows a "
+                     "type change at all (ECS \"Instance type changes\"; the GPU and bare-metal "
+                     "families' rules are UNCONFIRMED here).")
+    if impact.stale_shared_fs:
+        lines.append(f"Running nodes keep the shared file system in /etc/fstab: "
+                     f"{len(impact.stale_shared_fs)} ({', '.join(_few(impact.stale_shared_fs))}"
+                     ") keep the hard NFS entry and /mnt/shared their first boot wrote, so I/O "
+                     "on it hangs and the node is unhealthy at its next boot. First take it out "
+                     "on every node (`sed -i '\\# /mnt/shared nfs #d' /etc/fstab && umount -l "
+                     "/mnt/shared`, by ssh or a Cloud Assistant command), then apply; new nodes "
+                     "clean it themselves (step shared_fs_off).")
+    if impact.old_image:
+        lines.append(f"Running instances keep the old image: {', '.join(_few(impact.old_image))}"
+                     " change the image of new instances only, and ESS refreshes only groups "
+                     "with multi_az_policy PRIORITY (fleet.refresh): the others keep it until "
+                     "scale-in, a spot reclaim or max_instance_lifetime_days replaces them. To "
+                     "roll them now: scale the group to 0 and back, or start an ESS instance "
+                     "refresh in the console.")
     for key, verb in (("replaced", "replaced"), ("deleted", "deleted"),
                       ("restarted", "restarted in place"), ("created", "created")):
         names = impact.gpu_nodes.get(key, [])

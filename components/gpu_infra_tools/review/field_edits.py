@@ -61,12 +61,24 @@ EDITS: dict[str, FieldEdit] = {
     "instance-type": FieldEdit(
         "fleet.instance_type", "training-prod", "ebmgn7ex.32xlarge -> ebmgn8v.48xlarge",
         _fleet(instance_type="ecs.ebmgn8v.48xlarge"),
-        "nodes stop and start in place; the reserved instances match the old type and are "
-        "protected: release the reserved section first, buy new coupons in a new entry"),
+        "nodes stop and start in place but keep their first-boot configuration (the old "
+        "type's GPU count): replace them one at a time instead; the reserved instances match "
+        "the old type and are protected: release the reserved section first, buy new coupons "
+        "in a new entry"),
+    "instance-type-spot": FieldEdit(
+        "fleet.instance_type", "training-dev", "gn7e-c16g1.4xlarge -> gn7e-c16g1.16xlarge",
+        _fleet(instance_type="ecs.gn7e-c16g1.16xlarge"),
+        "none in place: ECS does not change the type of a preemptible instance; a new fleet "
+        "of the new type, then remove the old one"),
     "image": FieldEdit("fleet.image", "training-prod", "default -> a custom image",
                        _fleet(image={"id": "m-2ze0gpuimage00000001"}),
-                       "the system disk is re-imaged (its data is lost); roll it node by "
-                       "node outside the stack, or accept the restart"),
+                       "the system disk is re-imaged (its data is lost) and the node keeps "
+                       "its first-boot configuration: replace the nodes one at a time "
+                       "(`pulumi up --replace`, `fleet.push_user_data: true`)"),
+    "image-scaling": FieldEdit("fleet.image", "inference-prod", "default -> a custom image",
+                               _fleet(image={"id": "m-2ze0gpuimage00000001"}),
+                               "running instances keep the old image: scale to 0 and back, "
+                               "or start an ESS instance refresh"),
     "erdma-off": FieldEdit("fleet.erdma", "training-prod", "auto -> off", _fleet(erdma="off"),
                            "none: the provider fixes the traffic mode at creation"),
     "spot-strategy": FieldEdit(
@@ -100,7 +112,8 @@ EDITS: dict[str, FieldEdit] = {
     "shared-fs-off": FieldEdit(
         "storage.shared_fs.enabled", "training-prod", "true -> false",
         _set("storage.shared_fs.enabled", False),
-        "copy the data off first; the file system is protected in prod, so unprotect it "
+        "copy the data off first and take the NFS entry out of every running node's fstab "
+        "(they keep it); the file system is protected in prod, so unprotect it "
         "(`pulumi state unprotect`) once it is empty"),
     "backup-on": FieldEdit("storage.backup.enabled", "training-dev", "default (off) -> true",
                            _set("storage.backup.enabled", True)),
@@ -113,7 +126,9 @@ EDITS: dict[str, FieldEdit] = {
                         "none: a system disk's key is fixed at creation; plan it as a "
                         "rebuild"),
     "public-key": FieldEdit("security.public_key", "training-prod", "a new key",
-                            _set("security.public_key", NEW_KEY)),
+                            _set("security.public_key", NEW_KEY),
+                            "refused while nodes use the key pair: keep the key and add the "
+                            "new one to the nodes' authorized_keys"),
     "zone-appended": FieldEdit("network.zones", "training-prod", "[l] -> [l, k]",
                                _set("network.zones", ["cn-beijing-l", "cn-beijing-k"])),
     "zone-prepended": FieldEdit(

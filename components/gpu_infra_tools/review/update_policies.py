@@ -21,9 +21,11 @@ from gpu_infra_tools.review import review
 from gpu_infra_tools.review.changes import ChangeReport, change_report
 from gpu_infra_tools.review.field_edits import EDITS, FieldEdit
 
-POLICIES = ("nothing", "in place", "restarts nodes", "replaces nodes", "replaces data",
-            "refused")
-"""Update policies, least to most disruptive."""
+POLICIES = ("nothing", "in place", "reconfigures running nodes", "restarts nodes",
+            "replaces nodes", "replaces data", "refused")
+"""Update policies, least to most disruptive; `reconfigures running nodes`: the nodes'
+config.sh reaches them by Cloud Assistant (the configuration channel) and their bootstrap
+runs again."""
 STACKS_DIR = Path("stacks")
 
 
@@ -36,6 +38,7 @@ def policies_of(report: ChangeReport) -> list[str]:
         "replaces nodes": bool(impact.gpu_nodes.get("replaced")
                                or impact.gpu_nodes.get("deleted")),
         "restarts nodes": bool(impact.gpu_nodes.get("restarted")),
+        "reconfigures running nodes": bool(impact.reconfigured),
         "in place": any(c.change != "same" for c in report.changes if c.custom)}
     return [p for p in reversed(POLICIES) if found.get(p)][:3] or ["nothing"]
 

@@ -30,6 +30,9 @@ HEALTH_TAG_KEY = "GpuInfraHealth"
 SSH_KEY_TAG_KEY = "GpuInfraSshKey"
 HOST_KEY_TAG_KEY = "GpuInfraHostKey"
 """Instance tags with the node's public SSH key and ed25519 host key (public halves only)."""
+NODE_WRITTEN_TAGS = (HEALTH_TAG_KEY, SSH_KEY_TAG_KEY, HOST_KEY_TAG_KEY)
+"""Tags the nodes set on their own instance: an update after a refresh must not strip them
+(fixed nodes ignore them, blocks.compute.nodes)."""
 MASTER_PORT = 29500
 """torchrun rendezvous port on node 0 (inside the cluster's security group)."""
 MAX_REBOOTS = 2
@@ -162,7 +165,7 @@ NODE_ONLY_SETTINGS = frozenset({
     "SCALING_GROUP_ID", "LIFECYCLE_HOOK_ID", "SCALE_OUT_WAIT_SECONDS", "FLEET_TAG_KEY",
     "HEALTH_TAG_KEY", "SSH_KEY_TAG_KEY", "HOST_KEY_TAG_KEY", "MASTER_PORT", "DATA_DISKS",
     "MOUNTS", "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS", "LC_ID_FILE",
-    "LOG_ID"})
+    "LOG_ID", "NODE_STEPS"})
 """Settings only the node steps read: an image build's config.sh leaves them out (its
 install steps never read them, and the nodes' user data writes the full file)."""
 LOG_SETTINGS = frozenset({"LC_URL", "LC_BINARY", "LC_ID_FILE", "LOG_ID"})
@@ -216,7 +219,7 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
     mounts = spec.mount_points + ([SHARED_FS_MOUNT_POINT] if spec.shared_fs else [])
     arrays = {
         "DATA_DISKS": list(spec.data_disks), "MOUNTS": mounts,
-        "NVLINK_TYPES": sorted(spec.nvlink_types),
+        "NVLINK_TYPES": sorted(spec.nvlink_types), "NODE_STEPS": spec.node_steps(),
         "NCCL_ENV": [f"{k}={v}" for k, v in node_stack.NCCL_ERDMA_ENV.items()],
         "NCCL_MULTI_NIC_ENV": [f"{k}={v}"
                                for k, v in node_stack.NCCL_ERDMA_MULTI_NIC_ENV.items()],
@@ -242,7 +245,7 @@ def bootstrap_program(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
     node_steps = [] if bake_only else spec.node_steps()
     files = dict.fromkeys(["lib.sh", *(STEP_FILES[s] for s in node_steps), *HEALTH_NEEDS,
                            *(STEP_FILES[s] for s in spec.install_steps())])
-    node_runs = f"    run_steps {' '.join(node_steps)}" if node_steps else \
+    node_runs = '    run_steps "${NODE_STEPS[@]}"' if node_steps else \
         '    fail "this copy is for image builds: run it with bake"'
     bake_runs = f"    run_steps {' '.join(spec.install_steps())}"
     parts = ["#!/bin/bash", "set -Eeuo pipefail",
@@ -267,15 +270,34 @@ def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
         "/etc/systemd/system/gpu-infra-bootstrap.service": (
             step_source("gpu-infra-bootstrap.service"), 0o644),
     }
-    if spec.lifecycle_hook_id:
-        files[f"{INSTALL_DIR}/bin/gpu_infra_scale_out.py"] = (
-            strip_python(step_source("gpu_infra_scale_out.py")), 0o644)
+    modules = ["gpu_infra_scale_out"] if spec.lifecycle_hook_id else []
+    modules += ["gpu_infra_nvlink"] if spec.nvlink_types else []
+    modules += ["gpu_infra_oss"] if spec.grid else []
+    for module in modules:  # gpu-infra-api's parts only some fleets use
+        files[f"{INSTALL_DIR}/bin/{module}.py"] = (
+            strip_python(step_source(f"{module}.py"), usage=False), 0o644)
     if spec.cluster:
         files[f"{INSTALL_DIR}/bin/gpu-infra-peers"] = (
             strip_shell(step_source("gpu-infra-peers")), 0o755)
         for unit in ("gpu-infra-peers.service", "gpu-infra-peers.timer"):
             files[f"/etc/systemd/system/{unit}"] = (step_source(unit), 0o644)
     return files
+
+
+def config_command(spec: BootstrapSpec) -> str:
+    """The configuration channel to running nodes (a Cloud Assistant command, POSIX sh):
+    write this plan's config.sh (settings and NODE_STEPS, the step list) and run the
+    bootstrap again, unless it is running (a node still on its first boot already has this
+    configuration). The steps are idempotent, so a re-run applies what changed: the shared
+    file system on or off, NCCL settings, mounts, GPU counts after a type change."""
+    return "\n".join([
+        "set -eu", *write_files_script({f"{INSTALL_DIR}/config.sh": (config_script(spec),
+                                                                      0o644)}),
+        "if systemctl is-active --quiet gpu-infra-bootstrap.service; then",
+        "  echo 'gpu-infra: the bootstrap is running; its next run reads the new config.sh'",
+        "else",
+        "  systemctl start --no-block gpu-infra-bootstrap.service",
+        "fi"]) + "\n"
 
 
 def write_files_script(files: Mapping[str, tuple[str, int]]) -> list[str]:
@@ -343,4 +365,4 @@ def user_data_size(text: str) -> int:
 
 
 __all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "GridPackage", "SharedFsMount", "bake_tasks",
-           "config_script", "node_files", "user_data", "user_data_size"]
+           "config_command", "config_script", "node_files", "user_data", "user_data_size"]

@@ -204,12 +204,14 @@ def strip_shell(text: str) -> str:
     return "\n".join(kept) + ("\n" if ends_with_newline else "")
 
 
-def _docstring_lines(tree: ast.Module) -> set[int]:
+def _docstring_lines(tree: ast.Module, usage: bool = True) -> set[int]:
     """1-based line numbers of the docstrings of functions and classes that have more
-    statements than their docstring (the module docstring stays: it may be the usage text)."""
+    statements than their docstring, and of the module's unless it is `usage` text."""
     lines: set[int] = set()
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) + (() if usage
+                                                                     else (ast.Module,))
     for node in ast.walk(tree):
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if not isinstance(node, kinds):
             continue
         first = node.body[0]
         if (len(node.body) > 1 and isinstance(first, ast.Expr)
@@ -228,13 +230,14 @@ def _string_continuation_lines(tree: ast.Module) -> set[int]:
 
 
 @lru_cache(maxsize=16)
-def strip_python(text: str) -> str:
+def strip_python(text: str, *, usage: bool = True) -> str:
     """`text` (a Python script) without comments, function and class docstrings and blank
     lines, indented one space per block (_reindent); the shebang and the module docstring
-    stay. Lines are dropped whole or cut at a COMMENT token (tokenize), never inside a
-    string (string spans from ast). Cached, like strip_shell."""
+    (a program's usage text; with `usage=False`, for a module, it goes too) stay. Lines are
+    dropped whole or cut at a COMMENT token (tokenize), never inside a string (string spans
+    from ast). Cached, like strip_shell."""
     tree = ast.parse(text)
-    drop = _docstring_lines(tree)
+    drop = _docstring_lines(tree, usage)
     in_strings = _string_continuation_lines(tree)
     lines = text.splitlines(keepends=True)
     for token in tokenize.generate_tokens(io.StringIO(text).readline):

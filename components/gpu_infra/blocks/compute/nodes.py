@@ -8,6 +8,7 @@ replaced by a scaling activity.
 
 from __future__ import annotations
 
+import base64
 import math
 from collections.abc import Sequence
 from typing import TypedDict
@@ -16,6 +17,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra import catalog
+from gpu_infra.blocks.bootstrap import NODE_WRITTEN_TAGS
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
 from gpu_infra.blocks.storage.disks import NodeDisk, attach_disks
 from gpu_infra.knowhow.placement import erdma_for, placement_for
@@ -34,6 +36,12 @@ IGNORED_ON_RUNNING_NODES = ["userData"]
 cloud-init runs user data on the first boot only, and changing it stops and starts the
 instance (the provider's update), so a new bootstrap reaches new nodes only (a replaced
 node keeps the recorded value too: Pulumi substitutes it for ignored inputs)."""
+IGNORED_NODE_TAGS = [f'tags["{key}"]' for key in NODE_WRITTEN_TAGS]
+"""The tags the nodes write themselves (health, public keys): not in the stack's tags, so
+without this an update after `pulumi refresh` would remove them and peers would lose the
+node."""
+CONFIG_COMMAND_TIMEOUT_SECONDS = 120
+"""How long the configuration command may run (it writes a file and starts a unit)."""
 IGNORED_INLINE_DISKS = "dataDisks"
 """Also ignored on nodes with inline data disks: every field of ecs.Instance data_disks is
 ForceNew, so a disk edit would replace the node; it reaches new nodes only."""
@@ -113,6 +121,7 @@ class GpuNodes(pulumi.ComponentResource):
                  key_name: pulumi.Input[str] | None = None,
                  role_name: pulumi.Input[str] | None = None,
                  user_data: pulumi.Input[str] | None = None,
+                 config_command: pulumi.Input[str] | None = None,
                  data_disks: Sequence[alicloud.ecs.InstanceDataDiskArgs] = (),
                  attached_disks: Sequence[NodeDisk] = (),
                  zone_id: pulumi.Input[str] | None = None,
@@ -122,9 +131,11 @@ class GpuNodes(pulumi.ComponentResource):
         """`gpu_types`: where the type's eRDMA and LowLatency support are looked up
         (default the catalog; a layout passes the stack's, with its declared types).
         `protect`: Pulumi-protect the instances (for nodes whose inline data disks are
-        kept). `zone_id`: the vSwitch's zone, where `attached_disks` are created. Defaults:
-        no key, no role, no user data, no data disks, not protected. Instance metadata is
-        always in hardened mode only."""
+        kept). `zone_id`: the vSwitch's zone, where `attached_disks` are created.
+        `config_command`: the configuration channel's script (blocks.bootstrap
+        config_command), run on every node by Cloud Assistant whenever it changes.
+        Defaults: no key, no role, no user data, no channel, no data disks, not protected.
+        Instance metadata is always in hardened mode only."""
         if attached_disks and (data_disks or zone_id is None):
             raise ValueError("attached_disks: need zone_id and no inline data_disks")
         super().__init__(self.TYPE, name, None, opts)
@@ -141,7 +152,7 @@ class GpuNodes(pulumi.ComponentResource):
         traffic_mode = "HighPerformance" if erdma_for(config, gpu_types) else "Standard"
         fleet_tag = {FLEET_TAG_KEY: name}
         ignored = ([] if config.push_user_data else IGNORED_ON_RUNNING_NODES) + (
-            [IGNORED_INLINE_DISKS] if data_disks else [])
+            [IGNORED_INLINE_DISKS] if data_disks else []) + IGNORED_NODE_TAGS
         self.instances = []
         self.role_attachments = []
         retiring = config.nodes if config.scale_in_from is None else config.scale_in_from
@@ -176,12 +187,33 @@ class GpuNodes(pulumi.ComponentResource):
                     child_name(node, "role"), instance_id=instance.id,
                     ram_role_name=role_name, opts=child))
         self.instance_ids: list[pulumi.Output[str]] = [i.id for i in self.instances]
+        self.config_run = self._config_channel(name, config_command) \
+            if config_command is not None and self.instances else None
         self.private_ips: list[pulumi.Output[str]] = [i.private_ip for i in self.instances]
         self.deployment_set_ids: list[pulumi.Output[str]] = [
             d.id for d in self.deployment_sets]
         self.register_outputs({"instance_ids": self.instance_ids,
+                               "config_invocation_id": self.config_run.id
+                               if self.config_run else None,
                                "private_ips": self.private_ips,
                                "deployment_set_ids": self.deployment_set_ids})
+
+    def _config_channel(self, name: str, script: pulumi.Input[str]) -> alicloud.ecs.EcsInvocation:
+        """The configuration channel: a Cloud Assistant command holding `script` (this plan's
+        config.sh and a bootstrap re-run), invoked once on every node. Every input of both is
+        ForceNew, so a changed configuration replaces the command and with it the invocation,
+        which runs again on the running nodes (user data never does)."""
+        command = alicloud.ecs.Command(
+            child_name(name, "config"), name=child_name(name, "config"),
+            command_content=pulumi.Output.from_input(script).apply(
+                lambda text: base64.b64encode(text.encode()).decode()),
+            type="RunShellScript", timeout=CONFIG_COMMAND_TIMEOUT_SECONDS,
+            description=f"gpu-infra: the configuration of fleet {name} to its running nodes",
+            opts=pulumi.ResourceOptions(parent=self))
+        return alicloud.ecs.EcsInvocation(
+            child_name(name, "config-run"), command_id=command.id,
+            instance_ids=self.instance_ids, repeat_mode="Once",
+            opts=pulumi.ResourceOptions(parent=self, depends_on=self.role_attachments))
 
 
 __all__ = ["GpuNodes"]

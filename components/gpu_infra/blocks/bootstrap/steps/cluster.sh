@@ -16,7 +16,9 @@ step_cluster_ssh() {
   systemctl enable gpu-infra-peers.timer
 }
 
+# step_cluster_peers: after the health check (only a healthy node takes a rank); exit 75 is
+# gpu-infra-peers waiting for the rest of the fleet, which the timer retries every 2 minutes.
 step_cluster_peers() {
-  "$BIN_DIR/gpu-infra-peers"
+  "$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
   systemctl start gpu-infra-peers.timer
 }

@@ -85,9 +85,14 @@ def answer_scale_out(cfg: Config, call: Call, metadata: Callable[[str], str]) ->
             continue
         health.update(dict.fromkeys(silent, "unhealthy"))
         result = batch_result(health)
-        call("ess", cfg["ESS_ENDPOINT"], "CompleteLifecycleAction", RegionId=cfg["REGION"],
-             LifecycleHookId=cfg["LIFECYCLE_HOOK_ID"], LifecycleActionToken=token,
-             LifecycleActionResult=result)
+        try:
+            call("ess", cfg["ESS_ENDPOINT"], "CompleteLifecycleAction", RegionId=cfg["REGION"],
+                 LifecycleHookId=cfg["LIFECYCLE_HOOK_ID"], LifecycleActionToken=token,
+                 LifecycleActionResult=result)
+        except SystemExit:
+            if pending_action(cfg, call, me) is None:
+                return  # another instance of the batch answered first (the same answer)
+            raise
         if result == "CONTINUE":
             for instance_id in sorted(i for i, s in health.items() if s == "unhealthy"):
                 call("ess", cfg["ESS_ENDPOINT"], "SetInstanceHealth", RegionId=cfg["REGION"],

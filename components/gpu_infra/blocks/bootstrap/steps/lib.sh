@@ -114,7 +114,7 @@ stop_for_reboot() {
 run_steps() {
   local step
   mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-  rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK"
+  rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready"
   [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
   trap on_exit EXIT
   trap on_term TERM
