@@ -53,6 +53,7 @@ readonly MASTER_PORT=29500
 readonly -a DATA_DISKS=(scratch)
 readonly -a MOUNTS=(/mnt/scratch /mnt/shared)
 readonly -a NVLINK_TYPES=()
+readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver cloudmonitor health)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.vgn7i-vws-m12.3xlarge"]=1 ["ecs.vgn7i-vws-m24.7xlarge"]=1)
@@ -250,7 +251,7 @@ exit 0
 run_steps() {
 local step
 mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK"
+rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready"
 [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
 trap on_exit EXIT
 trap on_term TERM
@@ -599,7 +600,7 @@ main() {
 if [ "$MODE" = bake ]; then
 run_steps gpu_driver cloudmonitor logs_install
 else
-run_steps logs data_disks shared_fs gpu_driver cloudmonitor health
+run_steps "${NODE_STEPS[@]}"
 fi
 }
 main "$@"
@@ -608,17 +609,11 @@ chmod 755 "$R/opt/gpu-infra/bootstrap.sh"
 mkdir -p "$R/opt/gpu-infra/bin"
 cat > "$R/opt/gpu-infra/bin/gpu-infra-api" <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
-"""gpu-infra-api: a node's Alibaba Cloud calls (instance-role credentials) and GPU checks.
-Python 3.6+ standard library (Alibaba Cloud Linux 3's python3 is 3.6); settings from
-/opt/gpu-infra/config.sh.
-
-  tag KEY=VALUE...  peers  answer-scale-out  event STATUS STEP FILE
-  oss-get BUCKET KEY FILE  gpu-check cuda|nvlink
-"""
+"""usage: gpu-infra-api tag KEY=VALUE... | peers | answer-scale-out | event STATUS STEP FILE
+| oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
 import base64
 import ctypes
 import datetime
-import email.utils
 import functools
 import hashlib
 import hmac
@@ -627,12 +622,12 @@ import os
 import shlex
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
 VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01"}
 EVENT_LINES = 20
-NVLINK_MAX_LINKS = 18
 @functools.lru_cache(maxsize=None)
 def config():
  path = os.environ.get("GPU_INFRA_ROOT", "") + "/opt/gpu-infra/config.sh"
@@ -678,11 +673,20 @@ def call(product, endpoint, action, **params):
    base = endpoint if "://" in endpoint else f"https://{endpoint}"
    with urllib.request.urlopen(f"{base}/?{query}", timeout=15) as answer:
     return json.loads(answer.read())
+  except urllib.error.HTTPError as error:
+   code = error_code(error)
+   if attempt == 4 or (error.code < 500 and "Throttling" not in code):
+    raise SystemExit(f"gpu-infra-api: {action} failed: {error.code} {code}") from None
   except OSError as error:
    if attempt == 4:
     raise SystemExit(f"gpu-infra-api: {action} failed: {error}") from None
-   time.sleep(2 ** attempt)
+  time.sleep(2 ** attempt)
  return {}
+def error_code(error):
+ try:
+  return str(json.loads(error.read()).get("Code", ""))
+ except (OSError, ValueError):
+  return ""
 def tag(cfg, pairs):
  params = {"RegionId": cfg["REGION"], "ResourceType": "instance",
   "ResourceId.1": metadata("instance-id")}
@@ -703,7 +707,7 @@ def peers(cfg):
     "IpAddress", [])
    row = [instance.get("HostName", ""), ips[0] if ips else "",
     tags.get(cfg["SSH_KEY_TAG_KEY"], "-"), tags.get(cfg["HOST_KEY_TAG_KEY"], "-"),
-    tags.get(cfg["HEALTH_TAG_KEY"], "unknown")]
+    tags.get(cfg["HEALTH_TAG_KEY"], "unknown"), instance.get("InstanceType", "-")]
    print("\t".join(row))
   if len(instances) < 100:
    return
@@ -730,36 +734,8 @@ def gpu_check(what):
     raise SystemExit("gpu-infra-api: no CUDA context on GPU {}".format(index))
    cuda.cuCtxDestroy_v2(context)
   return
- nvml = ctypes.CDLL("libnvidia-ml.so.1")
- if nvml.nvmlInit_v2() or nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)):
-  raise SystemExit("gpu-infra-api: NVML did not start")
- for index in range(count.value):
-  handle, active, links = ctypes.c_void_p(), ctypes.c_int(), 0
-  if nvml.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(handle)):
-   raise SystemExit("gpu-infra-api: NVML has no handle for GPU {}".format(index))
-  for link in range(NVLINK_MAX_LINKS):
-   if nvml.nvmlDeviceGetNvLinkState(handle, link, ctypes.byref(active)):
-    continue
-   if not active.value:
-    raise SystemExit("gpu-infra-api: GPU {} NVLink {} down".format(index, link))
-   links += 1
-  if not links:
-   raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
-def oss_get(cfg, bucket, key, target):
- creds = credentials()
- date = email.utils.formatdate(usegmt=True)
- token = creds["SecurityToken"]
- to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
- signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
-  to_sign.encode(), hashlib.sha1).digest()).decode()
- request = urllib.request.Request(
-  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/"
-  f"{urllib.parse.quote(key)}",
-  headers={"Date": date, "x-oss-security-token": token,
-  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
- with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
-  for chunk in iter(lambda: answer.read(1 << 20), b""):
-   out.write(chunk)
+ import gpu_infra_nvlink
+ gpu_infra_nvlink.check_nvlink()
 def main(argv):
  cfg = config()
  command, args = (argv[0], argv[1:]) if argv else ("", [])
@@ -775,7 +751,8 @@ def main(argv):
  elif command == "gpu-check" and args in (["cuda"], ["nvlink"]):
   gpu_check(args[0])
  elif command == "oss-get" and len(args) == 3:
-  oss_get(cfg, *args)
+  import gpu_infra_oss
+  gpu_infra_oss.oss_get(cfg, credentials(), *args)
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":
@@ -802,8 +779,6 @@ GPU_INFRA_EOF
 chmod 644 "$R/etc/systemd/system/gpu-infra-bootstrap.service"
 mkdir -p "$R/opt/gpu-infra/bin"
 cat > "$R/opt/gpu-infra/bin/gpu_infra_scale_out.py" <<'GPU_INFRA_EOF'
-"""gpu_infra_scale_out: the scale-out answer of gpu-infra-api (scaling fleets only), with
-the API's `call` and `metadata` passed in. Python 3.6+ standard library."""
 import json
 import os
 import sys
@@ -863,9 +838,14 @@ def answer_scale_out(cfg: Config, call: Call, metadata: Callable[[str], str]) ->
    continue
   health.update(dict.fromkeys(silent, "unhealthy"))
   result = batch_result(health)
-  call("ess", cfg["ESS_ENDPOINT"], "CompleteLifecycleAction", RegionId=cfg["REGION"],
-   LifecycleHookId=cfg["LIFECYCLE_HOOK_ID"], LifecycleActionToken=token,
-   LifecycleActionResult=result)
+  try:
+   call("ess", cfg["ESS_ENDPOINT"], "CompleteLifecycleAction", RegionId=cfg["REGION"],
+    LifecycleHookId=cfg["LIFECYCLE_HOOK_ID"], LifecycleActionToken=token,
+    LifecycleActionResult=result)
+  except SystemExit:
+   if pending_action(cfg, call, me) is None:
+    return
+   raise
   if result == "CONTINUE":
    for instance_id in sorted(i for i, s in health.items() if s == "unhealthy"):
     call("ess", cfg["ESS_ENDPOINT"], "SetInstanceHealth", RegionId=cfg["REGION"],
@@ -873,6 +853,32 @@ def answer_scale_out(cfg: Config, call: Call, metadata: Callable[[str], str]) ->
   return
 GPU_INFRA_EOF
 chmod 644 "$R/opt/gpu-infra/bin/gpu_infra_scale_out.py"
+mkdir -p "$R/opt/gpu-infra/bin"
+cat > "$R/opt/gpu-infra/bin/gpu_infra_oss.py" <<'GPU_INFRA_EOF'
+import base64
+import email.utils
+import hashlib
+import hmac
+import urllib.parse
+import urllib.request
+from typing import Dict
+def oss_get(cfg: Dict[str, str], creds: Dict[str, str], bucket: str, key: str,
+ target: str) -> None:
+ date = email.utils.formatdate(usegmt=True)
+ token = creds["SecurityToken"]
+ to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
+ signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
+  to_sign.encode(), hashlib.sha1).digest()).decode()
+ request = urllib.request.Request(
+  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/"
+  f"{urllib.parse.quote(key)}",
+  headers={"Date": date, "x-oss-security-token": token,
+  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
+ with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
+  for chunk in iter(lambda: answer.read(1 << 20), b""):
+   out.write(chunk)
+GPU_INFRA_EOF
+chmod 644 "$R/opt/gpu-infra/bin/gpu_infra_oss.py"
 systemctl daemon-reload
 systemctl enable gpu-infra-bootstrap.service
 systemctl start --no-block gpu-infra-bootstrap.service

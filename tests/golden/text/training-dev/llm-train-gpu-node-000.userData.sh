@@ -53,6 +53,7 @@ readonly MASTER_PORT=29500
 readonly -a DATA_DISKS=(scratch)
 readonly -a MOUNTS=(/mnt/scratch /mnt/shared)
 readonly -a NVLINK_TYPES=(ecs.gn7e-c16g1.4xlarge)
+readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver fabric_manager cloudmonitor cluster_ssh health cluster_peers)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.gn7e-c16g1.4xlarge"]=1)
@@ -250,7 +251,7 @@ exit 0
 run_steps() {
 local step
 mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK"
+rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready"
 [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
 trap on_exit EXIT
 trap on_term TERM
@@ -493,7 +494,7 @@ printf 'GlobalKnownHostsFile /etc/gpu-infra/known_hosts /etc/ssh/ssh_known_hosts
 systemctl enable gpu-infra-peers.timer
 }
 step_cluster_peers() {
-"$BIN_DIR/gpu-infra-peers"
+"$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
 systemctl start gpu-infra-peers.timer
 }
 check() {
@@ -615,7 +616,7 @@ main() {
 if [ "$MODE" = bake ]; then
 run_steps gpu_driver fabric_manager cloudmonitor logs_install
 else
-run_steps logs data_disks shared_fs gpu_driver fabric_manager cloudmonitor cluster_ssh health cluster_peers
+run_steps "${NODE_STEPS[@]}"
 fi
 }
 main "$@"
@@ -624,17 +625,11 @@ chmod 755 "$R/opt/gpu-infra/bootstrap.sh"
 mkdir -p "$R/opt/gpu-infra/bin"
 cat > "$R/opt/gpu-infra/bin/gpu-infra-api" <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
-"""gpu-infra-api: a node's Alibaba Cloud calls (instance-role credentials) and GPU checks.
-Python 3.6+ standard library (Alibaba Cloud Linux 3's python3 is 3.6); settings from
-/opt/gpu-infra/config.sh.
-
-  tag KEY=VALUE...  peers  answer-scale-out  event STATUS STEP FILE
-  oss-get BUCKET KEY FILE  gpu-check cuda|nvlink
-"""
+"""usage: gpu-infra-api tag KEY=VALUE... | peers | answer-scale-out | event STATUS STEP FILE
+| oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
 import base64
 import ctypes
 import datetime
-import email.utils
 import functools
 import hashlib
 import hmac
@@ -643,12 +638,12 @@ import os
 import shlex
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
 VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01"}
 EVENT_LINES = 20
-NVLINK_MAX_LINKS = 18
 @functools.lru_cache(maxsize=None)
 def config():
  path = os.environ.get("GPU_INFRA_ROOT", "") + "/opt/gpu-infra/config.sh"
@@ -694,11 +689,20 @@ def call(product, endpoint, action, **params):
    base = endpoint if "://" in endpoint else f"https://{endpoint}"
    with urllib.request.urlopen(f"{base}/?{query}", timeout=15) as answer:
     return json.loads(answer.read())
+  except urllib.error.HTTPError as error:
+   code = error_code(error)
+   if attempt == 4 or (error.code < 500 and "Throttling" not in code):
+    raise SystemExit(f"gpu-infra-api: {action} failed: {error.code} {code}") from None
   except OSError as error:
    if attempt == 4:
     raise SystemExit(f"gpu-infra-api: {action} failed: {error}") from None
-   time.sleep(2 ** attempt)
+  time.sleep(2 ** attempt)
  return {}
+def error_code(error):
+ try:
+  return str(json.loads(error.read()).get("Code", ""))
+ except (OSError, ValueError):
+  return ""
 def tag(cfg, pairs):
  params = {"RegionId": cfg["REGION"], "ResourceType": "instance",
   "ResourceId.1": metadata("instance-id")}
@@ -719,7 +723,7 @@ def peers(cfg):
     "IpAddress", [])
    row = [instance.get("HostName", ""), ips[0] if ips else "",
     tags.get(cfg["SSH_KEY_TAG_KEY"], "-"), tags.get(cfg["HOST_KEY_TAG_KEY"], "-"),
-    tags.get(cfg["HEALTH_TAG_KEY"], "unknown")]
+    tags.get(cfg["HEALTH_TAG_KEY"], "unknown"), instance.get("InstanceType", "-")]
    print("\t".join(row))
   if len(instances) < 100:
    return
@@ -746,36 +750,8 @@ def gpu_check(what):
     raise SystemExit("gpu-infra-api: no CUDA context on GPU {}".format(index))
    cuda.cuCtxDestroy_v2(context)
   return
- nvml = ctypes.CDLL("libnvidia-ml.so.1")
- if nvml.nvmlInit_v2() or nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)):
-  raise SystemExit("gpu-infra-api: NVML did not start")
- for index in range(count.value):
-  handle, active, links = ctypes.c_void_p(), ctypes.c_int(), 0
-  if nvml.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(handle)):
-   raise SystemExit("gpu-infra-api: NVML has no handle for GPU {}".format(index))
-  for link in range(NVLINK_MAX_LINKS):
-   if nvml.nvmlDeviceGetNvLinkState(handle, link, ctypes.byref(active)):
-    continue
-   if not active.value:
-    raise SystemExit("gpu-infra-api: GPU {} NVLink {} down".format(index, link))
-   links += 1
-  if not links:
-   raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
-def oss_get(cfg, bucket, key, target):
- creds = credentials()
- date = email.utils.formatdate(usegmt=True)
- token = creds["SecurityToken"]
- to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
- signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
-  to_sign.encode(), hashlib.sha1).digest()).decode()
- request = urllib.request.Request(
-  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/"
-  f"{urllib.parse.quote(key)}",
-  headers={"Date": date, "x-oss-security-token": token,
-  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
- with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
-  for chunk in iter(lambda: answer.read(1 << 20), b""):
-   out.write(chunk)
+ import gpu_infra_nvlink
+ gpu_infra_nvlink.check_nvlink()
 def main(argv):
  cfg = config()
  command, args = (argv[0], argv[1:]) if argv else ("", [])
@@ -791,7 +767,8 @@ def main(argv):
  elif command == "gpu-check" and args in (["cuda"], ["nvlink"]):
   gpu_check(args[0])
  elif command == "oss-get" and len(args) == 3:
-  oss_get(cfg, *args)
+  import gpu_infra_oss
+  gpu_infra_oss.oss_get(cfg, credentials(), *args)
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":
@@ -817,42 +794,89 @@ WantedBy=multi-user.target
 GPU_INFRA_EOF
 chmod 644 "$R/etc/systemd/system/gpu-infra-bootstrap.service"
 mkdir -p "$R/opt/gpu-infra/bin"
+cat > "$R/opt/gpu-infra/bin/gpu_infra_nvlink.py" <<'GPU_INFRA_EOF'
+import ctypes
+NVLINK_MAX_LINKS = 18
+def check_nvlink() -> None:
+ count = ctypes.c_int()
+ nvml = ctypes.CDLL("libnvidia-ml.so.1")
+ if nvml.nvmlInit_v2() or nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)):
+  raise SystemExit("gpu-infra-api: NVML did not start")
+ for index in range(count.value):
+  handle, active, links = ctypes.c_void_p(), ctypes.c_int(), 0
+  if nvml.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(handle)):
+   raise SystemExit("gpu-infra-api: NVML has no handle for GPU {}".format(index))
+  for link in range(NVLINK_MAX_LINKS):
+   if nvml.nvmlDeviceGetNvLinkState(handle, link, ctypes.byref(active)):
+    continue
+   if not active.value:
+    raise SystemExit("gpu-infra-api: GPU {} NVLink {} down".format(index, link))
+   links += 1
+  if not links:
+   raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
+GPU_INFRA_EOF
+chmod 644 "$R/opt/gpu-infra/bin/gpu_infra_nvlink.py"
+mkdir -p "$R/opt/gpu-infra/bin"
 cat > "$R/opt/gpu-infra/bin/gpu-infra-peers" <<'GPU_INFRA_EOF'
 #!/bin/bash
 set -euo pipefail
 ROOT=${GPU_INFRA_ROOT:-}
 # shellcheck source=/dev/null
 . "$ROOT/opt/gpu-infra/config.sh"
-ETC_DIR=$ROOT/etc/gpu-infra
-API=${GPU_INFRA_API:-$ROOT/opt/gpu-infra/bin/gpu-infra-api}
+# shellcheck disable=SC2034 # both read by probe.sh's log
+LOG_FILE=$ROOT/var/log/gpu-infra/peers.log CURRENT_STEP=peers
+# shellcheck source=/dev/null
+. "$ROOT/opt/gpu-infra/probe.sh"
 me=$(hostname)
+rows=$(mktemp)
 peers=$(mktemp)
-trap 'rm -f "$peers"' EXIT
-"$API" peers | awk -v me="$me" '$5 == "healthy" || $1 == me' | sort -k 1,1 > "$peers"
-[ -s "$peers" ] || { echo "gpu-infra-peers: no healthy node in fleet $FLEET" >&2; exit 1; }
-slots=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
-awk -v slots="$slots" '{print $2, "slots=" slots}' "$peers" > "$ETC_DIR/hostfile.new"
-mv "$ETC_DIR/hostfile.new" "$ETC_DIR/hostfile"
+trap 'rm -f "$rows" "$peers"' EXIT
+if [ ! -f "$STATE_DIR/ready" ]; then
+rm -f "$ETC_DIR/torchrun.env"
+log "this node has not passed its health check: no rank"
+exit 75
+fi
+"$API" peers > "$rows"
+if awk -F '\t' '$5 != "healthy" && $5 != "unhealthy" {found = 1} END {exit !found}' "$rows"; then
+log "waiting for every node of fleet $FLEET to tell its health"
+exit 75
+fi
+awk -F '\t' '$5 == "healthy"' "$rows" | sort -k 1,1 > "$peers"
 rank=$(awk -v me="$me" '$1 == me {print NR - 1}' "$peers")
-[ -n "$rank" ] || { echo "gpu-infra-peers: $me is not among the fleet's nodes" >&2; exit 1; }
+[ -n "$rank" ] || fail "$me is healthy but not tagged healthy in fleet $FLEET"
+declare -A slots=()
+while IFS=$'\t' read -r host _ _ _ _ type; do
+slots[$host]=${GPU_COUNTS[$type]:-}
+[ -n "${slots[$host]}" ] || fail "$host: instance type $type is not one of the fleet's"
+done < "$peers"
+while IFS=$'\t' read -r host ip _; do
+echo "$ip slots=${slots[$host]}"
+done < "$peers" > "$ETC_DIR/hostfile.new"
+mv "$ETC_DIR/hostfile.new" "$ETC_DIR/hostfile"
 {
-echo "MASTER_ADDR=$(awk 'NR == 1 {print $2}' "$peers")"
+echo "MASTER_ADDR=$(awk -F '\t' 'NR == 1 {print $2}' "$peers")"
 echo "MASTER_PORT=$MASTER_PORT"
 echo "NNODES=$(wc -l < "$peers")"
-echo "NPROC_PER_NODE=$slots"
+echo "NPROC_PER_NODE=${slots[$me]}"
 echo "NODE_RANK=$rank"
-} > "$ETC_DIR/torchrun.env"
-awk '{print $2 "," $1, "ssh-ed25519", $4}' "$peers" > "$ETC_DIR/known_hosts"
-keys=$ROOT/root/.ssh/authorized_keys
-touch "$keys"
+} > "$ETC_DIR/torchrun.env.new"
+mv "$ETC_DIR/torchrun.env.new" "$ETC_DIR/torchrun.env"
+replace_block() {
+touch "$1"
 {
-sed '/^# gpu-infra peers begin$/,/^# gpu-infra peers end$/d' "$keys"
+sed '/^# gpu-infra peers begin$/,/^# gpu-infra peers end$/d' "$1"
 echo "# gpu-infra peers begin"
-awk '{print "ssh-ed25519", $3, "gpu-infra-peer-" $1}' "$peers"
+printf '%s\n' "$2"
 echo "# gpu-infra peers end"
-} > "$keys.new"
-chmod 600 "$keys.new"
-mv "$keys.new" "$keys"
+} > "$1.new"
+chmod --reference="$1" "$1.new"
+mv "$1.new" "$1"
+}
+replace_block "$ROOT/etc/hosts" "$(awk -F '\t' '{print $2, $1}' "$peers")"
+awk -F '\t' '{print $2 "," $1, "ssh-ed25519", $4}' "$peers" > "$ETC_DIR/known_hosts"
+replace_block "$ROOT/root/.ssh/authorized_keys" \
+  "$(awk -F '\t' '{print "ssh-ed25519", $3, "gpu-infra-peer-" $1}' "$peers")"
+chmod 600 "$ROOT/root/.ssh/authorized_keys"
 GPU_INFRA_EOF
 chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-peers"
 mkdir -p "$R/etc/systemd/system"
@@ -863,6 +887,8 @@ Description=gpu-infra: refresh the fleet's hostfile, torchrun environment and SS
 [Service]
 Type=oneshot
 ExecStart=/opt/gpu-infra/bin/gpu-infra-peers
+# 75: waiting for every node of the fleet to tell its health
+SuccessExitStatus=75
 GPU_INFRA_EOF
 chmod 644 "$R/etc/systemd/system/gpu-infra-peers.service"
 mkdir -p "$R/etc/systemd/system"
