@@ -486,12 +486,6 @@ def summary_lines(report: ChangeReport) -> list[str]:
                      f"({', '.join(_few(impact.stale_bootstrap))}) get the user data recorded "
                      "when they were created, not this plan's (it is ignored after creation); "
                      "set `fleet.push_user_data: true` for this update.")
-    if impact.reconfigured:
-        lines.append(f"Reaches running nodes by Cloud Assistant: {', '.join(impact.reconfigured)}"
-                     " get this plan's config.sh (the step list, the shared file system on or "
-                     "off, mounts, NCCL settings, GPU counts) and run their bootstrap again "
-                     "(the configuration channel's invocation runs again); changes of the "
-                     "bootstrap's code reach new nodes only.")
     if impact.first_boot_config:
         lines.append(f"Restarted nodes keep their first-boot configuration: "
                      f"{len(impact.first_boot_config)} ({', '.join(_few(impact.first_boot_config))}"
@@ -551,6 +545,12 @@ def summary_lines(report: ChangeReport) -> list[str]:
     if impact.ignored:
         lines.append("Changes the provider ignores (the cloud keeps the old value): "
                      + "; ".join(f"{n} {p}" for n, p, _ in impact.ignored[:4]) + ".")
+    if impact.reconfigured:
+        lines.append(f"Reaches running nodes by Cloud Assistant: {', '.join(impact.reconfigured)}"
+                     " get this plan's config.sh (the step list, the shared file system on or "
+                     "off, mounts, NCCL settings, GPU counts) and run their bootstrap again "
+                     "(the configuration channel's invocation runs again); changes of the "
+                     "bootstrap's code reach new nodes only.")
     delta = impact.cost_after - impact.cost_before
     bound = "" if impact.cost_complete else " (not all of it: a changed resource has no price)"
     lines.append(f"Monthly cost: {impact.cost_before:,.0f} -> {impact.cost_after:,.0f} "
