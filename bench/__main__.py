@@ -37,6 +37,8 @@ RUNS = 5
 NODE_COUNTS = (8, 64, 512, 1024)
 TEMPLATE = "training-prod"
 """Generated stacks are this shipped stack with `fleet.nodes` set (training-dev if absent)."""
+ACK_TEMPLATE = "training-ack"
+"""The ACK equivalent: the same node counts as GPU node pools (one per 20 nodes)."""
 
 
 def median_seconds(action, runs: int = RUNS) -> float:
@@ -79,14 +81,14 @@ def measure(stack_path: Path) -> dict:
             "chain_length": len(chain), "chain": chain}
 
 
-def generated_stack(directory: Path, nodes: int) -> Path:
+def generated_stack(directory: Path, nodes: int, template_name: str = TEMPLATE) -> Path:
     """The template stack with `fleet.nodes = nodes`."""
-    template = STACKS / f"Pulumi.{TEMPLATE}.yaml"
+    template = STACKS / f"Pulumi.{template_name}.yaml"
     if not template.exists():
         template = STACKS / "Pulumi.training-dev.yaml"
     document = yaml.safe_load(template.read_text())
     document["config"]["gpu-infra:cluster"]["fleet"]["nodes"] = nodes
-    path = directory / f"Pulumi.bench-{nodes}.yaml"
+    path = directory / f"Pulumi.bench-{template_name}-{nodes}.yaml"
     path.write_text(yaml.safe_dump(document, sort_keys=False))
     return path
 
@@ -128,6 +130,8 @@ def main(argv: list[str] | None = None) -> None:
     shipped = [measure(path) for path in shipped_stacks()]
     with tempfile.TemporaryDirectory() as scratch:
         generated = [measure(generated_stack(Path(scratch), n)) for n in NODE_COUNTS]
+        ack = [measure(generated_stack(Path(scratch), n, ACK_TEMPLATE))
+               for n in (NODE_COUNTS[1], NODE_COUNTS[-1])]
         largest = generated_stack(Path(scratch), NODE_COUNTS[-1])
         memory = peak_memory_mib(largest)
     template = STACKS / f"Pulumi.{TEMPLATE}.yaml"
@@ -138,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     slope, intercept, r2 = linear_fit([(g["nodes"], g["plan_s"]) for g in generated])
     results = {"date": time.strftime("%Y-%m-%d"), "python": platform.python_version(),
                "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
-               "runs": RUNS, "shipped": shipped, "generated": generated,
+               "runs": RUNS, "shipped": shipped, "generated": generated, "ack": ack,
                "linear_fit": {"seconds_per_node": round(slope, 5),
                               "intercept_s": round(intercept, 4), "r2": round(r2, 4)},
                "peak_memory_mib": round(memory, 1), "peak_memory_stack": largest.name,
@@ -158,7 +162,7 @@ def report(results: dict) -> str:
              "| stack | layout | nodes | resources | plan s | floor s | plan/floor | "
              "VPC floor s | plan/VPC floor | longest chain |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for row in results["shipped"] + results["generated"]:
+    for row in results["shipped"] + results["generated"] + results.get("ack", []):
         lines.append(f"| {row['stack']} | {row['layout']} | {row['nodes'] or '-'} | "
                      f"{row['resources']} | {row['plan_s']:.3f} | {row['floor_s']:.3f} | "
                      f"{row['ratio']:.2f} | {row['vpc_floor_s']:.3f} | {row['vpc_ratio']:.2f} | "

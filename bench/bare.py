@@ -3,20 +3,33 @@ imports only the provider SDK, so the floor process can load it alone)."""
 
 from __future__ import annotations
 
+import importlib
 import re
 
 import pulumi_alicloud as alicloud
 
 
+def resource_class(type_token: str) -> type:
+    """The SDK class of `type_token`: pulumi-alicloud's, or pulumi-kubernetes' for the
+    Kubernetes objects and provider of ACK stacks."""
+    package, module_path, class_name = type_token.split(":")
+    if type_token == "pulumi:providers:kubernetes":
+        return importlib.import_module("pulumi_kubernetes").Provider
+    if package == "kubernetes":
+        group, version = module_path.split("/")
+        module = importlib.import_module(f"pulumi_kubernetes.{group.split('.')[0]}.{version}")
+        return getattr(module, class_name)
+    return getattr(getattr(alicloud, module_path.split("/")[0]), class_name)
+
+
 def bare_resource(type_token: str, name: str) -> None:
     """Register one resource of `type_token` with no inputs but its required ones (set to
     a placeholder): the SDK's cost of the type, none of ours."""
-    module, class_name = type_token.split(":")[1].split("/")[0], type_token.split(":")[2]
-    resource_class = getattr(getattr(alicloud, module), class_name)
+    resource_class_ = resource_class(type_token)
     required: dict[str, str] = {}
     while True:
         try:
-            resource_class(name, **required)
+            resource_class_(name, **required)
             return
         except TypeError as error:
             missing = re.search(r"Missing required property '(\w+)'", str(error))

@@ -104,8 +104,17 @@ def record():
 
 
 def provider_class(type_token: str) -> type:
-    """alicloud:vpc/switch:Switch -> pulumi_alicloud.vpc.Switch."""
-    _, module_path, name = type_token.split(":")
+    """alicloud:vpc/switch:Switch -> pulumi_alicloud.vpc.Switch;
+    kubernetes:storage.k8s.io/v1:StorageClass -> pulumi_kubernetes.storage.v1.StorageClass;
+    pulumi:providers:kubernetes -> pulumi_kubernetes.Provider."""
+    if type_token == "pulumi:providers:kubernetes":
+        return importlib.import_module("pulumi_kubernetes").Provider
+    package, module_path, name = type_token.split(":")
+    if package == "kubernetes":
+        group, version = module_path.split("/")
+        module = importlib.import_module(
+            f"pulumi_kubernetes.{group.split('.')[0]}.{version}")
+        return getattr(module, name)
     module = importlib.import_module(f"pulumi_alicloud.{module_path.split('/')[0]}")
     return getattr(module, name)
 

@@ -13,17 +13,21 @@ import pytest
 
 from gpu_infra.layouts import find_layout_classes
 from gpu_infra.schema.registry import LAYOUT_MODELS
-from gpu_infra.schema.stack import ClusterBase
+from gpu_infra.schema.stack import ClusterBase, PlatformChoice
 from gpu_infra.schema.storage import BucketsConfig
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 
 
-def test_every_registered_layout_has_exactly_one_class():
+def test_every_registered_layout_has_exactly_one_class_per_platform():
+    """Every model has its ECS layout; the models with a `platform` choice also their ACK
+    one."""
     found = find_layout_classes()
-    assert set(found) == set(LAYOUT_MODELS.values())
-    assert {model.__name__: len(classes) for model, classes in found.items()
-            if len(classes) != 1} == {}
+    expected = {(model, "ecs") for model in LAYOUT_MODELS.values()} | {
+        (model, "ack") for model in LAYOUT_MODELS.values() if issubclass(model, PlatformChoice)}
+    assert set(found) == expected
+    assert {f"{model.__name__}/{platform}": len(classes)
+            for (model, platform), classes in found.items() if len(classes) != 1} == {}
 
 
 def test_every_layout_model_states_its_own_facts():
@@ -53,7 +57,7 @@ from typing import Literal
 
 from gpu_infra.catalog.recommend import Workload
 from gpu_infra.schema.compute import TrainingFleet
-from gpu_infra.schema.stack import ClusterBase
+from gpu_infra.schema.stack import ClusterBase, PlatformChoice
 
 
 class ProbeConfig(ClusterBase):

@@ -21,7 +21,8 @@ from .conftest import (
     takes_tags,
 )
 
-SHIPPED = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
+SHIPPED = ("training-dev", "training-prod", "inference-prod", "rendering-batch", "training-ack",
+           "inference-ack")
 
 
 @cache

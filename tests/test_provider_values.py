@@ -130,6 +130,25 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
                                    ("ecs.EcsImagePipeline.internet_max_bandwidth_out",)),
     "NAS_KMS_FILE_SYSTEM_TYPES": (allowed.NAS_KMS_FILE_SYSTEM_TYPES,
                                   ("nas.FileSystem.file_system_type",)),
+    "AckClusterSpec": (values(allowed.AckClusterSpec), ("cs.ManagedKubernetes.cluster_spec",)),
+    "AckProxyMode": (values(allowed.AckProxyMode), ("cs.ManagedKubernetes.proxy_mode",)),
+    "MAINTENANCE_HOURS": (span(*allowed.MAINTENANCE_HOURS),
+                          ("cs.ManagedKubernetes.maintenance_window.duration",)),
+    "AckImageType": (values(allowed.AckImageType), ("cs.NodePool.image_type",)),
+    "ACK_POOL_SCALING_TYPE": ((allowed.ACK_POOL_SCALING_TYPE,),
+                              ("cs.NodePool.scaling_config.type",)),
+    "ACK_DATA_DISK_GIB": (span(*allowed.ACK_DATA_DISK_GIB), ("cs.NodePool.data_disks.size",)),
+    "ACK_PREPAID_MONTHS": (allowed.ACK_PREPAID_MONTHS, ("cs.NodePool.period",)),
+    "NodePoolPrivatePoolMatch": (
+        values(allowed.NodePoolPrivatePoolMatch),
+        ("cs.NodePool.private_pool_options.private_pool_options_match_criteria",)),
+    "RegistryInstanceType": (values(allowed.RegistryInstanceType),
+                             ("cr.RegistryEnterpriseInstance.instance_type",)),
+    "REGISTRY_PAYMENT_TYPE": ((allowed.REGISTRY_PAYMENT_TYPE,),
+                              ("cr.RegistryEnterpriseInstance.payment_type",)),
+    "RegistryVisibility": (values(allowed.RegistryVisibility), (
+        "cs.RegistryEnterpriseRepo.repo_type", "cr.Repo.repo_type",
+        "cs.RegistryEnterpriseNamespace.default_visibility", "cr.Namespace.default_visibility")),
     "gpu_infra_policies PERFORMANCE_LEVELS": (PERFORMANCE_LEVELS,
                                               ("ecs.Instance.data_disks.performance_level",)),
     "gpu_infra_policies SPOT_STRATEGIES": (SPOT_STRATEGIES, (
@@ -154,7 +173,8 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
 range) and the provider arguments they are passed to; and the provider values the policy
 rules look for (a misspelt one would let a rule never fire)."""
 UNDOCUMENTED = {"TargetMetric", "ESS_MAX_INSTANCE_TYPES", "MAX_LAUNCH_DAYS_AHEAD",
-                "AlarmStatistic", "AlarmPeriod", "SNAPSHOT_RETENTION_DAYS"}
+                "AlarmStatistic", "AlarmPeriod", "SNAPSHOT_RETENTION_DAYS",
+                "REGISTRY_PERIODS_MONTHS", "AckWeekday"}
 """Names the provider documents no list or bound for (their docstrings in gpu_infra_facts.allowed
 give the source, or UNCONFIRMED). Helpers built only from checked names are not listed."""
 DERIVED = {"ArchiveClass", "ARCHIVE_CLASSES", "ASSURANCE_TERMS_MONTHS", "assurance_period"}
@@ -266,8 +286,14 @@ def _days(interval: str) -> int:
     return int(interval.removesuffix("d"))
 
 
+def _hours(duration: str) -> int:
+    assert duration.endswith("h"), f"{duration!r}: a maintenance window in hours, e.g. 4h"
+    return int(duration.removesuffix("h"))
+
+
 PLANNED_AS = {"vpc.Network.cidr_block": _prefix_bits, "vpc.Switch.cidr_block": _prefix_bits,
-              "kms.Key.rotation_interval": _days}
+              "kms.Key.rotation_interval": _days,
+              "cs.ManagedKubernetes.maintenance_window.duration": _hours}
 """Planned inputs whose documented bound is about a part of the value."""
 
 

@@ -20,7 +20,7 @@ from functools import cache
 import pytest
 
 from gpu_infra.blocks.bootstrap import user_data, user_data_size
-from gpu_infra.layouts import LAYOUT_CLASSES
+from gpu_infra.layouts import layout_class
 from gpu_infra.layouts.user_data import worst_case_spec
 from gpu_infra.schema.environment import profile_table
 from gpu_infra.schema.registry import LAYOUT_MODELS
@@ -82,7 +82,7 @@ def _user_data_sizes(_: str) -> str:
                            ("largest rendering stack (size check)", LARGEST_RENDERING)):
         config = cluster_config(cluster)
         sizes[label] = user_data_size(user_data(
-            worst_case_spec(LAYOUT_CLASSES[type(config)], config)))
+            worst_case_spec(layout_class(config), config)))
     lines += [f"| {name} | {size:,} | {USER_DATA_MAX_BYTES - size:,} |"
               for name, size in sizes.items()]
     return "\n".join(lines) + "\n"

@@ -172,3 +172,37 @@ NAS_KMS_FILE_SYSTEM_TYPES: Final = ("extreme",)
 """`file_system_type` values that take `encrypt_type` 2 (a KMS key): Extreme only
 (pulumi-alicloud's encrypt_type docstring); general-purpose (standard) NAS takes 1 (the
 NAS-managed key), CPFS neither."""
+
+# cs.ManagedKubernetes, cs.NodePool, cs.KubernetesAddon (ACK) and the ACR registry
+AckClusterSpec = Literal["ack.pro.small", "ack.pro.xlarge", "ack.pro.2xlarge"]
+"""`cluster_spec` of an ACK Pro cluster (ack.standard, Basic, has no SLA and no managed
+add-ons on the control plane; ack.pro.4xlarge needs a whitelist)."""
+AckProxyMode = Literal["ipvs", "iptables"]
+"""`proxy_mode` of kube-proxy (ForceNew)."""
+AckWeekday = Literal["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                     "Sunday"]
+"""`maintenance_window.weekly_period` days (the SDK docstring says "from Monday to Sunday",
+naming only Monday, Friday and Thursday)."""
+MAINTENANCE_HOURS: Final = (1, 24)
+"""`maintenance_window.duration` in hours ("1h" to "24h")."""
+AckImageType = Literal["AliyunLinux3ContainerOptimized", "AliyunLinux3", "Ubuntu"]
+"""cs.NodePool `image_type` we offer: ACK installs the GPU driver on these (a subset)."""
+ACK_POOL_SCALING_TYPE: Final = "gpu"
+"""cs.NodePool `scaling_config.type` of a GPU pool (cpu, gpu, gpushare, spot)."""
+ACK_DATA_DISK_GIB: Final = (40, 32767)
+"""cs.NodePool `data_disks.size` bounds in GiB."""
+ACK_PREPAID_MONTHS: Final = (1, 2, 3, 6, 12)
+"""cs.NodePool `period` with PrePaid (period_unit Month)."""
+NodePoolPrivatePoolMatch = Literal["Open", "Target", "None"]
+"""cs.NodePool `private_pool_options.private_pool_options_match_criteria`."""
+RegistryInstanceType = Literal["Basic", "Standard", "Advanced"]
+"""cr.RegistryEnterpriseInstance `instance_type` (Economy, the fourth value, has no VPC
+access control)."""
+REGISTRY_PAYMENT_TYPE: Final = "Subscription"
+"""The only `payment_type` of an ACR Enterprise instance."""
+REGISTRY_PERIODS_MONTHS: Final = (1, 2, 3, 6, 12, 24, 36, 48, 60)
+"""Subscription periods of an ACR Enterprise instance, months (UNCONFIRMED: the docstring
+only says "an integer multiple of 12 for annual paid products"; these are ACR's console
+choices)."""
+RegistryVisibility = Literal["PRIVATE"]
+"""`repo_type` / `default_visibility` of every repository and namespace: private only."""

@@ -100,14 +100,17 @@ class InstanceRole(pulumi.ComponentResource):
 
     def __init__(self, name: str, *, bucket_names: Sequence[str], conventions: Conventions,
                  kms_key_arn: pulumi.Input[str] | None = None,
+                 trust: pulumi.Input[str] | None = None,
+                 description: str = "Assumed by the cluster's ECS instances",
                  opts: pulumi.ResourceOptions | None = None):
+        """`trust`: the trust policy document (default: ECS instances, trust_policy())."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         role_name = child_name(name, "role")
         self.role = alicloud.ram.Role(
             role_name, role_name=conventions.unique_name(RAM_ROLE, role_name),
-            assume_role_policy_document=trust_policy(),
-            description="Assumed by the cluster's ECS instances",
+            assume_role_policy_document=trust if trust is not None else trust_policy(),
+            description=description,
             tags=conventions.tags_for(role_name), opts=fixed_name(self))
         self.role_name: pulumi.Output[str] = self.role.role_name
         self.policy: alicloud.ram.Policy | None = None

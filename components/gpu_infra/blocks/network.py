@@ -29,8 +29,12 @@ class Network(pulumi.ComponentResource):
     (bring-your-own), plus a NAT gateway, an EIP and one SNAT entry per vSwitch when
     `config.creates_nat` (by default only for a VPC it creates).
 
+    With `config.pod_vswitches` (ACK's Terway) each zone also gets a pod vSwitch
+    (`<name>-vsw-pods-<zone>`, its own SNAT entry).
+
     Attributes: `vpc_id`, `vpc_cidr`, `vswitch_ids` (zone -> id), `vswitch_cidrs`
-    (zone -> CIDR), `nat_gateway_id` and `nat_eip` (the EIP's address), both None without NAT;
+    (zone -> CIDR), `pod_vswitch_ids` (zone -> id; empty without pods), `nat_gateway_id`
+    and `nat_eip` (the EIP's address), both None without NAT;
     the raw children `vpc`, `vswitches` (empty in bring-your-own mode), `nat_gateway`, `eip`,
     `eip_association`, `snat_entries` (zone -> entry).
     """
@@ -44,6 +48,7 @@ class Network(pulumi.ComponentResource):
         self._conventions = conventions
         self.vpc: alicloud.vpc.Network | None = None
         self.vswitches: dict[str, alicloud.vpc.Switch] = {}
+        self.pod_vswitch_ids: dict[str, pulumi.Input[str]] = {}
         if config.existing_vpc_id:
             existing = {zone: config.existing_vswitch_ids[zone] for zone in config.zones}
             self.vpc_id: pulumi.Input[str] = config.existing_vpc_id
@@ -62,7 +67,9 @@ class Network(pulumi.ComponentResource):
             self._create_nat(config)
         self.register_outputs({
             "vpc_id": self.vpc_id, "vpc_cidr": self.vpc_cidr, "vswitch_ids": self.vswitch_ids,
-            "vswitch_cidrs": self.vswitch_cidrs, "nat_gateway_id": self.nat_gateway_id,
+            "vswitch_cidrs": self.vswitch_cidrs, **(
+                {"pod_vswitch_ids": self.pod_vswitch_ids} if self.pod_vswitch_ids else {}),
+            "nat_gateway_id": self.nat_gateway_id,
             "nat_eip": self.nat_eip})
 
     def _child(self, suffix: str) -> tuple[str, dict[str, str]]:
@@ -80,6 +87,11 @@ class Network(pulumi.ComponentResource):
             self.vswitches[zone] = alicloud.vpc.Switch(
                 name, vswitch_name=name, vpc_id=self.vpc.id, zone_id=zone,
                 cidr_block=str(config.vswitch_cidr(zone)), tags=tags, opts=opts)
+        for zone in config.zones if config.pod_vswitches else ():
+            name, tags = self._child(f"vsw-pods-{zone}")
+            self.pod_vswitch_ids[zone] = alicloud.vpc.Switch(
+                name, vswitch_name=name, vpc_id=self.vpc.id, zone_id=zone,
+                cidr_block=str(config.pod_vswitch_cidr(zone)), tags=tags, opts=opts).id
         self.vpc_id = self.vpc.id
         self.vswitch_ids = {zone: vsw.id for zone, vsw in self.vswitches.items()}
         self.vswitch_cidrs = {zone: str(config.vswitch_cidr(zone)) for zone in config.zones}
@@ -114,7 +126,9 @@ class Network(pulumi.ComponentResource):
             child_name(self._name_prefix, "nat-eip-assoc"), allocation_id=self.eip.id,
             instance_id=self.nat_gateway.id, instance_type=EIP_ASSOCIATION_TARGET, opts=opts)
         snat_opts = pulumi.ResourceOptions(parent=self, depends_on=[self.eip_association])
-        for zone, vswitch_id in self.vswitch_ids.items():
+        sources = [*((zone, vsw) for zone, vsw in self.vswitch_ids.items()),
+                   *((f"pods-{zone}", vsw) for zone, vsw in self.pod_vswitch_ids.items())]
+        for zone, vswitch_id in sources:
             name = child_name(self._name_prefix, f"snat-{zone}")
             self.snat_entries[zone] = alicloud.vpc.SnatEntry(
                 name, snat_entry_name=name, snat_table_id=self.nat_gateway.snat_table_ids,

@@ -21,6 +21,11 @@ VALIDATORS: tuple[Validator, ...] = (*GENERAL_VALIDATORS, *COMPUTE_VALIDATORS,
 """Every validator of a fleet stack, in the order findings are reported."""
 
 
+ECS_ONLY: frozenset[str] = frozenset({"no-rolling-refresh", "preinstalled-on-public-image"})
+"""Validators about what gpu-infra's own nodes do (ESS refreshes, the driver on the image),
+which ACK does itself: not run for `platform: ack`."""
+
+
 def validator_name(validator: Validator | ImageValidator) -> str:
     """The name findings carry and `suppress:` lists: the function's, with hyphens."""
     return validator.__name__.replace("_", "-")
@@ -44,7 +49,10 @@ def judge(cluster: ClusterConfig) -> list[Finding]:
     fleet, so IMAGE_VALIDATORS judge it."""
     if isinstance(cluster, ImageConfig):
         return [finding for validator in IMAGE_VALIDATORS for finding in validator(cluster)]
-    return [finding for validator in VALIDATORS for finding in validator(cluster)]
+    on_ack = getattr(cluster, "platform", "ecs") == "ack"
+    return [finding for validator in VALIDATORS
+            if not (on_ack and validator_name(validator) in ECS_ONLY)
+            for finding in validator(cluster)]
 
 
 def run_validators(cluster: ClusterConfig) -> list[Finding]:

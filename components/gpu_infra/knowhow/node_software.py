@@ -100,6 +100,16 @@ def driver_route_missing(cluster: FleetCluster) -> Iterable[Finding]:
     families = {catalog.family_of(t) for t in fleet_types(cluster.fleet)}
     graphics = sorted(families & GRAPHICS_FAMILIES)
     tesla = sorted(families - GRAPHICS_FAMILIES)
+    if getattr(cluster, "platform", "ecs") == "ack":
+        if graphics:
+            yield _finding("driver-route-missing", Level.ERROR, "fleet.instance_types",
+                           f"ACK installs the Tesla driver only; vws family "
+                           f"{', '.join(graphics)} needs the GRID driver: use platform ecs")
+        elif cluster.fleet.driver.route not in ("auto", "auto_install"):
+            yield _finding("driver-route-missing", Level.ERROR, "fleet.driver.route",
+                           f"{cluster.fleet.driver.route}: on ACK the driver is ACK's (installed "
+                           "when a node joins, pinned by driver.version); remove route")
+        return
     if plan.route is None:
         yield _finding("driver-route-missing", Level.ERROR, "fleet.driver.route",
                        f"vws family {', '.join(graphics)} needs the GRID driver, which the "

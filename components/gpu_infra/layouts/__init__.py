@@ -2,7 +2,8 @@
 
 A layout knows nothing of YAML: it takes a validated ClusterConfig. Each layout is a Layout
 subclass (LayoutBase for the fleet layouts) in a module of this package that names its config
-model as CONFIG; nothing here lists them (schema.registry is the one registry of layouts).
+model as CONFIG and its PLATFORM (ecs unless it says ack); nothing here lists them
+(schema.registry is the one registry of layouts).
 """
 
 from __future__ import annotations
@@ -22,40 +23,52 @@ def _subclasses(base: type[Layout]) -> list[type[Layout]]:
     return [found for child in base.__subclasses__() for found in (child, *_subclasses(child))]
 
 
-def find_layout_classes() -> dict[type[ClusterCommon], list[type[Layout]]]:
-    """Config model -> the Layout subclasses of this package's modules that declare it
-    as their CONFIG (each module imported first)."""
+LayoutKey = tuple[type[ClusterCommon], str]
+"""(config model, platform) a layout class builds."""
+
+
+def find_layout_classes() -> dict[LayoutKey, list[type[Layout]]]:
+    """(Config model, platform) -> the Layout subclasses of this package's modules that
+    declare them as their CONFIG and PLATFORM (each module imported first)."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
-    found: dict[type[ClusterCommon], list[type[Layout]]] = {}
+    found: dict[LayoutKey, list[type[Layout]]] = {}
     for layout in _subclasses(Layout):
         config = vars(layout).get("CONFIG")
         if config is not None:
-            found.setdefault(config, []).append(layout)
+            found.setdefault((config, layout.PLATFORM), []).append(layout)
     return found
 
 
-LAYOUT_CLASSES: dict[type[ClusterCommon], type[Layout]] = {
-    config: classes[0] for config, classes in find_layout_classes().items()}
-"""Config model -> its layout (tests/test_layout_registry.py: exactly one per registered
-layout)."""
+LAYOUT_CLASSES: dict[LayoutKey, type[Layout]] = {
+    key: classes[0] for key, classes in find_layout_classes().items()}
+"""(Config model, platform) -> its layout (tests/test_layout_registry.py: exactly one per
+registered layout and platform)."""
+
+
+def layout_class(cluster: ClusterCommon) -> type[Layout]:
+    """The layout that builds `cluster` on its platform (ecs unless it says ack)."""
+    return LAYOUT_CLASSES[(type(cluster), getattr(cluster, "platform", "ecs"))]
 
 
 def build_layout(cluster: ClusterConfig, stack_name: str) -> Layout:
-    """Build the layout the cluster's `layout` names, named after the cluster."""
-    return LAYOUT_CLASSES[type(cluster)](cluster.name, config=cluster, stack_name=stack_name,
-                                         project=pulumi.get_project())
+    """Build the layout the cluster's `layout` and `platform` name, named after the
+    cluster."""
+    return layout_class(cluster)(cluster.name, config=cluster, stack_name=stack_name,
+                                 project=pulumi.get_project())
 
 
 def judge_stack(cluster: ClusterConfig) -> list[Finding]:
     """Every finding for `cluster`: the validators' (knowhow.run_validators), then what only
-    the layout can tell (the ERROR user-data-too-large)."""
+    the layout can tell (the ERROR user-data-too-large, for layouts whose nodes boot our
+    bootstrap)."""
     findings = run_validators(cluster)
-    layout = LAYOUT_CLASSES[type(cluster)]
-    if issubclass(layout, LayoutBase) and not isinstance(cluster, ImageConfig):
+    layout = layout_class(cluster)
+    if issubclass(layout, LayoutBase) and layout.BOOTSTRAPS and \
+            not isinstance(cluster, ImageConfig):
         findings += user_data_too_large(layout, cluster)
     return findings
 
 
 __all__ = ["LAYOUT_CLASSES", "Layout", "LayoutBase", "build_layout", "find_layout_classes",
-           "judge_stack"]
+           "judge_stack", "layout_class"]

@@ -41,6 +41,7 @@ from gpu_infra.knowhow.node_software import (
     nvlink_types,
 )
 from gpu_infra.schema import ClusterCommon, FleetCluster
+from gpu_infra.schema.ack import Platform
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
 from gpu_infra.schema.node import OSS_URL, DriverConfig
 from gpu_infra.schema.registry import layout_name
@@ -68,7 +69,9 @@ class Layout(pulumi.ComponentResource):
     TYPE = "gpu-infra:layouts:Layout"
     CONFIG: ClassVar[type[ClusterCommon] | None] = None
     """The config model this layout builds; None on the shared bases. gpu_infra.layouts
-    finds each layout by it."""
+    finds each layout by it and PLATFORM."""
+    PLATFORM: ClassVar[Platform] = "ecs"
+    """The `platform` of the stacks it builds (ecs, or ack)."""
     exports: dict[str, pulumi.Input[Any]]
     """Stack outputs: what a user needs next."""
 
@@ -101,6 +104,9 @@ class LayoutBase(Layout):
     FIXED_NODES = False
     """Whether the fleet is fixed nodes with known instance ids (their ECS events can be
     scoped to them)."""
+    BOOTSTRAPS: ClassVar[bool] = True
+    """Whether the nodes boot gpu-infra's bootstrap (user data) and assume the stack's
+    instance role; ACK nodes are set up by ACK."""
 
     def __init__(self, name: str, *, config: FleetCluster, stack_name: str, project: str,
                  opts: pulumi.ResourceOptions | None = None):
@@ -184,7 +190,14 @@ class LayoutBase(Layout):
         self.role = InstanceRole(
             f"{name}-node", bucket_names=list(names.values()),
             kms_key_arn=self.kms_key.key_arn if self.kms_key else None,
-            conventions=self.conventions, opts=self.child)
+            conventions=self.conventions, opts=self.child) if self.BOOTSTRAPS else None
+
+    @property
+    def role_name(self) -> pulumi.Output[str]:
+        """The nodes' instance role (layouts that BOOTSTRAPS)."""
+        if self.role is None:
+            raise ValueError("this layout's nodes have no instance role")
+        return self.role.role_name
 
     def _build_storage(self, name: str) -> None:
         storage = self.cluster.storage
@@ -312,7 +325,7 @@ class LayoutBase(Layout):
         exports: dict[str, pulumi.Input[Any]] = {
             "vpc_id": self.network.vpc_id, "vswitch_ids": self.network.vswitch_ids,
             "security_group_id": self.security.security_group_id,
-            "role_name": self.role.role_name,
+            **({"role_name": self.role.role_name} if self.role else {}),
             "bucket_names": {purpose: bucket.bucket_name
                              for purpose, bucket in self.buckets.items()},
             "data_disks": {disk.name: f"{DATA_ROOT}/{disk.name}"

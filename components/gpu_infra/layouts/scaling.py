@@ -43,7 +43,7 @@ class ScalingLayout(LayoutBase):
             security_group_ids=[self.security.security_group_id],
             image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
-            role_name=self.role.role_name,
+            role_name=self.role_name,
             user_data=lambda group_id, hook_id: self.node_user_data(
                 gpu_fleet_name(name), group_id, hook_id),
             readiness_seconds=READINESS_TIMEOUT_SECONDS[route],
@@ -58,7 +58,7 @@ class ScalingLayout(LayoutBase):
             zone_id=self.fleet_zones()[0], conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
         self.bootstrap_grant = grant_bootstrap(
-            gpu_fleet_name(name), role_name=self.role.role_name, account=account_id(self),
+            gpu_fleet_name(name), role_name=self.role_name, account=account_id(self),
             conventions=self.conventions, parent=self.fleet,
             scaling_group_id=self.fleet.scaling_group_id)
         return gpu_fleet_name(name), None

@@ -53,7 +53,7 @@ class TrainingCluster(LayoutBase):
             security_group_ids=[self.security.security_group_id],
             image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
-            role_name=self.role.role_name, user_data=self.node_user_data(gpu_fleet_name(name)),
+            role_name=self.role_name, user_data=self.node_user_data(gpu_fleet_name(name)),
             config_command=self.node_config_command(gpu_fleet_name(name)),
             kms_key_id=self.kms_key_id, gpu_types=self.cluster.gpu_types, opts=self.child,
             **self._disk_args(zone))
@@ -62,7 +62,7 @@ class TrainingCluster(LayoutBase):
             zone_id=zone, conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
         self.bootstrap_grant = grant_bootstrap(
-            gpu_fleet_name(name), role_name=self.role.role_name, account=account_id(self),
+            gpu_fleet_name(name), role_name=self.role_name, account=account_id(self),
             conventions=self.conventions, parent=self.nodes, peers=True)
         return gpu_fleet_name(name), pulumi.Output.all(*self.nodes.instance_ids)
 

@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 
 from gpu_infra.schema.base import StrictModel
 from gpu_infra.schema.node import DriverConfig, ImageChoice
+from gpu_infra.schema.problems import choice_problems
 from gpu_infra_facts.allowed import (
     ASSURANCE_TERMS_MONTHS,
     ESS_MAX_INSTANCE_TYPES,
@@ -187,9 +188,7 @@ class TrainingFleet(FleetBase):
         if self.scale_in_from is not None and self.scale_in_from > self.nodes:
             problems.append(f"scale_in_from: {self.scale_in_from} is above nodes "
                             f"({self.nodes}); allowed 0 to {self.nodes}")
-        if self.prepaid_period not in PREPAID_PERIODS:
-            problems.append(f"prepaid_period: {self.prepaid_period} not allowed; allowed: "
-                            f"{', '.join(map(str, PREPAID_PERIODS))}")
+        problems += choice_problems("prepaid_period", self.prepaid_period, PREPAID_PERIODS)
         if problems:
             raise ValueError("\n".join(problems))
         return self

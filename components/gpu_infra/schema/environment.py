@@ -57,6 +57,11 @@ class EnvironmentProfile:
         "Cloud Backup (HBR) of the shared file system (default of `storage.backup.enabled`)")
     log_retention_days: int = _row(
         "Days the SLS log stores keep node logs (default of `logs.retention_days`)")
+    control_plane_logs: bool = _row(
+        "ACK: control-plane and audit logs to SLS (default of `ack.control_plane_logs`)")
+    enterprise_registry: bool = _row(
+        "ACK: an ACR Enterprise instance (default of `ack.registry.edition`; off: a namespace "
+        "on the personal edition)")
 
     @property
     def demands(self) -> frozenset[Demand]:
@@ -71,12 +76,14 @@ class EnvironmentProfile:
 RELAXED = EnvironmentProfile(
     deletion_protection=False, protect_data=False, kms_encryption=False, kms_required=False,
     version_every_bucket=False, snapshots=False, refuse_world_open=False,
-    bucket_logging=False, guard_changes=False, backup=False, log_retention_days=7)
+    bucket_logging=False, guard_changes=False, backup=False, log_retention_days=7,
+    control_plane_logs=False, enterprise_registry=False)
 """Nothing beyond what every environment gets: room to build, break and rebuild."""
 PRODUCTION = EnvironmentProfile(
     deletion_protection=True, protect_data=True, kms_encryption=True, kms_required=True,
     version_every_bucket=True, snapshots=True, refuse_world_open=True,
-    bucket_logging=True, guard_changes=True, backup=True, log_retention_days=180)
+    bucket_logging=True, guard_changes=True, backup=True, log_retention_days=180,
+    control_plane_logs=True, enterprise_registry=True)
 """Everything on: data and nodes are hard to lose and hard to reach."""
 
 PROFILES: dict[str, EnvironmentProfile] = {"dev": RELAXED, "staging": RELAXED,

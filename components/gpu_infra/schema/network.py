@@ -18,7 +18,9 @@ ZONE_SLOTS_BITS = 5
 
 class NetworkConfig(StrictModel):
     """VPC layout. vSwitch CIDRs are derived from each zone's letter, so adding a zone
-    never renumbers the vSwitches that exist."""
+    never renumbers the vSwitches that exist. With `pod_vswitches` (ACK's Terway) the VPC is
+    split in two halves: node vSwitches take their letter slots in the lower half, pod
+    vSwitches theirs in the upper half, so the two can never overlap."""
 
     vpc_cidr: Cidr = IPv4Network("10.0.0.0/16")
     """VPC CIDR block. Default 10.0.0.0/16; prefix /8 to /24."""
@@ -38,6 +40,14 @@ class NetworkConfig(StrictModel):
     nat_bandwidth_mbps: int = Field(default=200, ge=1, le=EIP_MAX_TRAFFIC_MBPS)
     """Peak bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200;
     1 to 200."""
+    pod_vswitches: bool = False
+    """Give each zone a second vSwitch for pod IPs (Terway). Default: true with
+    `platform: ack` (which needs them), false otherwise (which has no pods)."""
+    pod_vswitch_prefix: int | None = Field(default=None, ge=VSWITCH_PREFIX_BITS[0],
+                                           le=VSWITCH_PREFIX_BITS[1])
+    """Prefix length of each pod vSwitch. Default: the node vSwitches' one."""
+    pod_vswitch_cidrs: dict[str, Cidr] = {}
+    """Explicit pod vSwitch CIDR per zone, overriding the derived slot. Default none."""
     existing_vpc_id: str | None = Field(default=None, pattern=r"^vpc-[a-z0-9]+$")
     """Bring your own VPC: its id (vpc-...). Default none (a VPC is created). `vpc_cidr`
     must then state the existing VPC's CIDR; it scopes security and NAS rules."""
@@ -51,26 +61,58 @@ class NetworkConfig(StrictModel):
         return self.nat_gateway if self.nat_gateway is not None else not self.existing_vpc_id
 
     @property
+    def _half(self) -> int:
+        """Prefix length of the block each kind of vSwitch is carved from: the VPC's, or its
+        halves with pod vSwitches."""
+        return self.vpc_cidr.prefixlen + (1 if self.pod_vswitches else 0)
+
+    @property
     def effective_vswitch_prefix(self) -> int:
         """The vSwitch prefix length in force."""
-        return self.vswitch_prefix or min(self.vpc_cidr.prefixlen + ZONE_SLOTS_BITS,
-                                          VSWITCH_PREFIX_BITS[1])
+        return self.vswitch_prefix or min(self._half + ZONE_SLOTS_BITS, VSWITCH_PREFIX_BITS[1])
+
+    @property
+    def effective_pod_vswitch_prefix(self) -> int:
+        """The pod vSwitch prefix length in force."""
+        return self.pod_vswitch_prefix or self.effective_vswitch_prefix
 
     def vswitch_cidr(self, zone_id: str) -> IPv4Network:
         """The vSwitch CIDR of `zone_id`: the explicit one, else the slot of its letter."""
         if zone_id in self.vswitch_cidrs:
             return self.vswitch_cidrs[zone_id]
-        prefix = self.effective_vswitch_prefix
-        slots = 2 ** (prefix - self.vpc_cidr.prefixlen)  # counted, never listed (a /8 in /29s)
+        return self._slot(zone_id, self.effective_vswitch_prefix, upper=False)
+
+    def pod_vswitch_cidr(self, zone_id: str) -> IPv4Network:
+        """The pod vSwitch CIDR of `zone_id` (with `pod_vswitches`): the explicit one, else
+        the slot of its letter in the VPC's upper half."""
+        if zone_id in self.pod_vswitch_cidrs:
+            return self.pod_vswitch_cidrs[zone_id]
+        return self._slot(zone_id, self.effective_pod_vswitch_prefix, upper=True)
+
+    def _slot(self, zone_id: str, prefix: int, *, upper: bool) -> IPv4Network:
+        """The one allocator: slot `letter` of `/prefix` in the VPC (or its lower or upper
+        half with pod vSwitches)."""
+        field = "pod_vswitch" if upper else "vswitch"
+        if prefix < self._half:
+            raise ValueError(f"zone {zone_id}: a /{prefix} {field.replace('_', ' ')} does not "
+                             f"fit the /{self._half} it is carved from; set a longer "
+                             f"{field}_prefix")
+        slots = 2 ** (prefix - self._half)  # counted, never listed (a /8 in /29s)
         index = ord(zone_letter(zone_id)) - ord("a")
         if not 0 <= index < slots:
             raise ValueError(
                 f"zone {zone_id}: letter slot {index} does not fit the {slots} "
-                f"/{prefix} slots of {self.vpc_cidr}; "
-                "set vswitch_cidrs for it or a longer vswitch_prefix"
+                f"/{prefix} slots of {self._block(upper)}; "
+                f"set {field}_cidrs for it or a longer {field}_prefix"
             )
-        start = int(self.vpc_cidr.network_address) + index * 2 ** (32 - prefix)
+        start = int(self._block(upper).network_address) + index * 2 ** (32 - prefix)
         return IPv4Network((start, prefix))
+
+    def _block(self, upper: bool) -> IPv4Network:
+        if not self.pod_vswitches:
+            return self.vpc_cidr
+        lower_half, upper_half = self.vpc_cidr.subnets(prefixlen_diff=1)
+        return upper_half if upper else lower_half
 
     @model_validator(mode="after")
     def _check_layout(self) -> NetworkConfig:
@@ -97,8 +139,13 @@ class NetworkConfig(StrictModel):
                             f" the VPC's /{self.vpc_cidr.prefixlen}")
         if len(set(self.zones)) != len(self.zones):
             problems.append("zones: each zone may be listed once")
-        problems += [f"vswitch_cidrs.{zone}: {zone} is not in zones"
-                     for zone in sorted(set(self.vswitch_cidrs) - set(self.zones))]
+        problems += [f"{field}.{zone}: {zone} is not in zones"
+                     for field, cidrs in (("vswitch_cidrs", self.vswitch_cidrs),
+                                          ("pod_vswitch_cidrs", self.pod_vswitch_cidrs))
+                     for zone in sorted(set(cidrs) - set(self.zones))]
+        if (self.pod_vswitch_cidrs or self.pod_vswitch_prefix) and not self.pod_vswitches:
+            problems.append("pod_vswitch_cidrs: pod vSwitches are only for platform ack "
+                            "(pod_vswitches: true)")
         if not problems:
             problems += self._vswitch_problems()
         if self.existing_vswitch_ids and not self.existing_vpc_id:
@@ -113,24 +160,35 @@ class NetworkConfig(StrictModel):
         return self
 
     def _vswitch_problems(self) -> list[str]:
+        """Every vSwitch (node and pod) inside the VPC, of an allowed prefix, and no two of
+        them overlapping."""
         problems: list[str] = []
         cidrs: dict[str, IPv4Network] = {}
-        for zone in self.zones:
-            try:
-                cidrs[zone] = self.vswitch_cidr(zone)
-            except ValueError as slot_error:
-                problems.append(f"zones: {slot_error}")
+        kinds = [("vswitch_cidrs", self.vswitch_cidr)]
+        if self.pod_vswitches:
+            kinds.append(("pod_vswitch_cidrs", self.pod_vswitch_cidr))
+        for field, allocate in kinds:
+            for zone in self.zones:
+                try:
+                    cidrs[f"{field}.{zone}"] = allocate(zone)
+                except ValueError as slot_error:
+                    problems.append(f"zones: {slot_error}")
         low, high = VSWITCH_PREFIX_BITS
-        for zone, cidr in cidrs.items():
+        for path, cidr in cidrs.items():
             if not cidr.subnet_of(self.vpc_cidr):
-                problems.append(f"vswitch_cidrs.{zone}: {cidr} is outside vpc_cidr "
-                                f"{self.vpc_cidr}")
+                problems.append(f"{path}: {cidr} is outside vpc_cidr {self.vpc_cidr}")
             elif not low <= cidr.prefixlen <= high:
-                problems.append(f"vswitch_cidrs.{zone}: {cidr} has prefix /{cidr.prefixlen};"
+                problems.append(f"{path}: {cidr} has prefix /{cidr.prefixlen};"
                                 f" allowed /{low} to /{high}")
-        zones = list(cidrs)
-        for i, first in enumerate(zones):
-            problems += [f"vswitch_cidrs.{second}: {cidrs[second]} overlaps {cidrs[first]} of "
-                         f"{first}" for second in zones[i + 1:]
+        paths = list(cidrs)
+        for i, first in enumerate(paths):
+            problems += [f"{second}: {cidrs[second]} overlaps {cidrs[first]} of "
+                         f"{_owner(first)}" for second in paths[i + 1:]
                          if cidrs[first].overlaps(cidrs[second])]
         return problems
+
+
+def _owner(path: str) -> str:
+    """`vswitch_cidrs.cn-x-a` -> `cn-x-a`; `pod_vswitch_cidrs.cn-x-a` -> `the pods of cn-x-a`."""
+    field, zone = path.split(".", 1)
+    return f"the pods of {zone}" if field.startswith("pod_") else zone

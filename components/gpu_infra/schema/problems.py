@@ -3,6 +3,8 @@ a hostile value must not come back whole (a 50 MB string echoed on stderr)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 MAX_PROBLEM_CHARS = 500
 """Longest problem line reported; longer ones are cut with an ellipsis."""
 MAX_PROBLEMS = 40
@@ -25,3 +27,12 @@ class ConfigError(Exception):
         super().__init__("\n".join(lines))
         self.source = shorten(source)
         self.problems = lines
+
+
+def choice_problems(field: str, value: object, allowed: Sequence[object],
+                    unit: str = "") -> list[str]:
+    """`[]` when `value` is one of `allowed`, else the one line saying so."""
+    if value in allowed:
+        return []
+    return [f"{field}: {value} not allowed; allowed: {', '.join(map(str, allowed))}"
+            + (f" ({unit})" if unit else "")]

@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from gpu_infra import catalog
 from gpu_infra.catalog.recommend import Workload
+from gpu_infra.schema.ack import AckConfig, Platform
 from gpu_infra.schema.base import StrictModel
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
 from gpu_infra.schema.environment import (
@@ -25,10 +26,10 @@ from gpu_infra.schema.logs import LogsConfig
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX, MonitoringConfig
 from gpu_infra.schema.naming import NamingConfig
 from gpu_infra.schema.network import NetworkConfig
-from gpu_infra.schema.problems import shorten
+from gpu_infra.schema.problems import choice_problems, shorten
 from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
-from gpu_infra_facts.allowed import HealthCheckType
+from gpu_infra_facts.allowed import ACK_PREPAID_MONTHS, HealthCheckType
 from gpu_infra_facts.naming import ALARM_CONTACT, BUCKET, UNIQUE_NAMES
 from gpu_infra_facts.regions import REGIONS, zone_belongs_to
 from gpu_infra_facts.tags import (
@@ -280,7 +281,90 @@ class ClusterBase(ClusterCommon):
         return problems
 
 
-class TrainingConfig(ClusterBase):
+class PlatformChoice(ClusterBase):
+    """A fleet layout that may run on ACK (`platform: ack` and its `ack` section)."""
+
+    platform: Platform = "ecs"
+    """ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
+    cluster, from the same `fleet` settings). Default ecs."""
+    ack: AckConfig | None = None
+    """The ACK cluster. Required with `platform: ack`, not allowed otherwise."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pods_on_ack(cls, data: Any) -> Any:
+        """`network.pod_vswitches` defaults to true on ACK (Terway needs pod vSwitches)."""
+        if isinstance(data, dict) and data.get("platform") == "ack":
+            network = data.get("network")
+            if isinstance(network, dict) and "pod_vswitches" not in network:
+                data = {**data, "network": {**network, "pod_vswitches": True}}
+        return data
+
+    @property
+    def on_ack(self) -> bool:
+        """Whether the fleet runs on ACK."""
+        return self.platform == "ack"
+
+    @property
+    def ack_settings(self) -> AckConfig:
+        """The `ack` section (platform ack only)."""
+        if self.ack is None:
+            raise ValueError("ack: missing (platform ack)")
+        return self.ack
+
+    @property
+    def control_plane_logs(self) -> bool:
+        """Control-plane and audit logs to SLS (`ack.control_plane_logs`, else the profile's:
+        on in prod)."""
+        explicit = self.ack.control_plane_logs if self.ack else None
+        return self.profile.control_plane_logs if explicit is None else explicit
+
+    @property
+    def registry_edition(self) -> str:
+        """`ack.registry.edition`, else the profile's: enterprise in prod, personal
+        otherwise."""
+        explicit = self.ack.registry.edition if self.ack else None
+        return explicit or ("enterprise" if self.profile.enterprise_registry else "personal")
+
+    @model_validator(mode="after")
+    def _check_platform(self) -> PlatformChoice:
+        problems: list[str] = []
+        if self.platform == "ack" and self.ack is None:
+            problems.append("ack: missing; platform ack needs at least "
+                            "ack.kubernetes_version")
+        if self.platform == "ecs" and self.ack is not None:
+            problems.append("ack: only with platform: ack")
+        if self.platform == "ack" and not self.network.pod_vswitches:
+            problems.append("network.pod_vswitches: ACK's Terway needs pod vSwitches; "
+                            "remove the setting or set true")
+        if self.platform == "ecs" and self.network.pod_vswitches:
+            problems.append("network.pod_vswitches: only with platform: ack")
+        if self.ack is not None:
+            problems += self._ack_problems(self.ack)
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    def _ack_problems(self, ack: AckConfig) -> list[str]:
+        problems: list[str] = []
+        if ack.public_api and self.profile.refuse_world_open:
+            problems.append(f"ack.public_api: an internet API server is not allowed in "
+                            f"{self.environment}; reach it from the VPC (VPN, CEN, bastion)")
+        if ack.service_cidr.overlaps(self.network.vpc_cidr):
+            problems.append(f"ack.service_cidr: {ack.service_cidr} overlaps vpc_cidr "
+                            f"{self.network.vpc_cidr}; Services need their own range, e.g. "
+                            "172.21.0.0/20")
+        if self.network.existing_vpc_id:
+            problems.append("network.existing_vpc_id: platform ack creates its pod vSwitches "
+                            "in a VPC of its own (bring-your-own VPCs are ECS only)")
+        return problems + self._ack_fleet_problems()
+
+    def _ack_fleet_problems(self) -> list[str]:
+        """What the layout's fleet cannot do on ACK (each layout adds its own)."""
+        return []
+
+
+class TrainingConfig(PlatformChoice):
     """A training cluster: fixed GPU nodes close together in one zone."""
 
     layout: Literal["training"]
@@ -289,8 +373,21 @@ class TrainingConfig(ClusterBase):
     fleet: TrainingFleet
     """The GPU nodes. Required."""
 
+    def _ack_fleet_problems(self) -> list[str]:
+        fleet = self.fleet
+        problems = [f"fleet.{field}: ECS only (ACK sets up its nodes); remove it"
+                    for field in ("image", "jumbo_frames", "push_user_data", "scale_in_from")
+                    if field in fleet.model_fields_set]
+        if fleet.capacity == "prepaid":
+            problems += choice_problems("fleet.prepaid_period", fleet.prepaid_period,
+                                        ACK_PREPAID_MONTHS, "months, on an ACK node pool")
+        if fleet.capacity == "prepaid" and fleet.prepaid_period_unit != "Month":
+            problems.append("fleet.prepaid_period_unit: ACK node pools are prepaid by the "
+                            "Month")
+        return problems + _kept_disk_problems(self.storage)
 
-class InferenceConfig(ClusterBase):
+
+class InferenceConfig(PlatformChoice):
     """An online inference service: an auto-scaling GPU fleet across zones behind a load
     balancer."""
 
@@ -300,7 +397,28 @@ class InferenceConfig(ClusterBase):
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
     load_balancer: LoadBalancerConfig = LoadBalancerConfig()
-    """The load balancer in front of the fleet. Default: an intranet NLB."""
+    """The load balancer in front of the fleet. Default: an intranet NLB. ECS only: on ACK
+    the Service in front of the model servers is the job layer's."""
+
+    def _ack_fleet_problems(self) -> list[str]:
+        fleet = self.fleet
+        problems = [f"fleet.{field}: ECS only (ESS scaling rules, hooks and refreshes; on ACK "
+                    "the cluster autoscaler sizes the pool); remove it"
+                    for field in ("image", "queue_scaling", "target_tracking", "schedules",
+                                  "refresh", "health_checks", "scale_in_mode",
+                                  "max_instance_lifetime_days", "drain_seconds")
+                    if field in fleet.model_fields_set]
+        if fleet.desired_size == 0:
+            problems.append("fleet.desired_size: 0 nodes and no autoscaling would give a pool "
+                            "without GPU nodes; remove desired_size to let the autoscaler "
+                            "size the pool between min_size and max_size, or set at least 1")
+        if fleet.max_size == 0:
+            problems.append("fleet.max_size: 0; an ACK GPU pool needs room for at least 1 "
+                            "node")
+        if "load_balancer" in self.model_fields_set:
+            problems.append("load_balancer: ECS only; on ACK the model servers' Service is "
+                            "the job layer's")
+        return problems + _kept_disk_problems(self.storage)
 
     @property
     def health_check_types(self) -> list[HealthCheckType]:
@@ -370,6 +488,16 @@ class ImageConfig(ClusterCommon):
     workload = Workload(uses=("training", "inference"))
     image: ImageBuildConfig
     """What the image holds and how it is built. Required (at least `instance_type`)."""
+
+
+def _kept_disk_problems(storage: StorageConfig) -> list[str]:
+    """ACK pool disks are deleted with their node: no `keep`, no separate disks."""
+    problems = [f"storage.disks[{index}].keep: an ACK node pool's data disks go with their "
+                "node; keep data on the shared file system or in buckets"
+                for index, disk in enumerate(storage.disks) if disk.keep]
+    if storage.inline_disks:
+        problems.append("storage.inline_disks: ECS only (ACK pool disks are always inline)")
+    return problems
 
 
 FleetCluster = TrainingConfig | InferenceConfig | RenderingConfig

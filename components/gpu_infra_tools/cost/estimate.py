@@ -59,6 +59,26 @@ FREE_EIP_TARGETS = ("EcsInstance", "NetworkInterface")
 """EIPs bound to these pay no configuration fee [EIP]."""
 
 
+@dataclass(frozen=True)
+class Fleet:
+    """What prices a group of like instances (an ESS group, an ACK node pool)."""
+
+    size: float
+    basis: str
+    """What `size` is (desired capacity, min size, ...), for the note."""
+    maximum: float | None
+    types: list[Any]
+    launcher: str
+    """The resource that launches them (scaling configuration, node pool)."""
+    spot: bool
+    base: float
+    percentage: float | None
+    price_limits: list[Any]
+    system: dict[str, Any]
+    data_disks: list[Any]
+    prepaid_factor: float | None = None
+
+
 @dataclass
 class Assumptions:
     """What the estimate assumes beyond list prices."""
@@ -85,6 +105,8 @@ class _Estimator:
         self.models: dict[str, Callable[[PlannedResource, ResourceCost], None]] = {
             INSTANCE: self._instance, RESERVED: self._reserved,
             SCALING_GROUP: self._scaling_group,
+            "alicloud:cs/nodePool:NodePool": self._node_pool,
+            "alicloud:cs/managedKubernetes:ManagedKubernetes": self._ack_cluster,
             "alicloud:ecs/ecsDisk:EcsDisk": self._disk,
             "alicloud:nas/fileSystem:FileSystem": self._file_system,
             "alicloud:oss/bucket:Bucket": self._bucket,
@@ -244,42 +266,87 @@ class _Estimator:
                        and r.inputs.get("active", True) is not False), None)
         desired = _number(inputs.get("desiredCapacity"))
         size = desired if desired is not None else _number(inputs.get("minSize")) or 0
-        basis = "desired capacity" if desired is not None else "min size"
-        maximum = _number(inputs.get("maxSize"))
         if config is None:
             cost.note = "no active scaling configuration in the plan"
             return
-        types = config.inputs.get("instanceTypes") or [config.inputs.get("instanceType")]
-        kind = types[0]
+        self._fleet(cost, Fleet(
+            size=size, basis="desired capacity" if desired is not None else "min size",
+            maximum=_number(inputs.get("maxSize")),
+            types=config.inputs.get("instanceTypes") or [config.inputs.get("instanceType")],
+            launcher=config.name, spot=config.inputs.get("spotStrategy") in SPOT_STRATEGIES,
+            base=_number(inputs.get("onDemandBaseCapacity")) or 0,
+            percentage=_number(inputs.get("onDemandPercentageAboveBaseCapacity")),
+            price_limits=config.inputs.get("spotPriceLimits") or [],
+            system={"category": config.inputs.get("systemDiskCategory"),
+                    "size": config.inputs.get("systemDiskSize"),
+                    "performanceLevel": config.inputs.get("systemDiskPerformanceLevel")},
+            data_disks=config.inputs.get("dataDisks") or []))
+
+    def _node_pool(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        """An ACK node pool, like a scaling group: at desired_size, else the autoscaler's
+        min_size; on-demand base and percentage with spot above; PrePaid at the
+        subscription factor."""
+        inputs = resource.inputs
+        scaling = inputs.get("scalingConfig") or {}
+        desired = _number(inputs.get("desiredSize"))
+        size = desired if desired is not None else _number(scaling.get("minSize")) or 0
+        prepaid = inputs.get("instanceChargeType") == "PrePaid"
+        self._fleet(cost, Fleet(
+            size=size, basis="desired size" if desired is not None else "autoscaler min size",
+            maximum=_number(scaling.get("maxSize")) if desired is None else None,
+            types=inputs.get("instanceTypes") or [], launcher=resource.name,
+            spot=inputs.get("spotStrategy") in SPOT_STRATEGIES,
+            base=_number(inputs.get("onDemandBaseCapacity")) or 0,
+            percentage=_number(inputs.get("onDemandPercentageAboveBaseCapacity")),
+            price_limits=inputs.get("spotPriceLimits") or [],
+            system={"category": inputs.get("systemDiskCategory"),
+                    "size": inputs.get("systemDiskSize"),
+                    "performanceLevel": inputs.get("systemDiskPerformanceLevel"),
+                    "provisionedIops": inputs.get("systemDiskProvisionedIops")},
+            data_disks=inputs.get("dataDisks") or [],
+            prepaid_factor=self._prepaid_factor(inputs.get("period"), "Month")
+            if prepaid else None))
+
+    def _fleet(self, cost: ResourceCost, fleet: Fleet) -> None:
+        """Compute and disks of `fleet.size` instances of its first type."""
+        size, kind = fleet.size, fleet.types[0] if fleet.types else None
         on_demand, price_note = self.on_demand(kind)
-        spot_ok = config.inputs.get("spotStrategy") in SPOT_STRATEGIES
-        base = min(_number(inputs.get("onDemandBaseCapacity")) or 0, size)
-        percentage = _number(inputs.get("onDemandPercentageAboveBaseCapacity"))
-        percentage = 100 if percentage is None or not spot_ok else percentage
+        base = min(fleet.base, size)
+        percentage = 100 if fleet.percentage is None or not fleet.spot else fleet.percentage
         on_demand_count = base + math.ceil((size - base) * percentage / 100)
         spot_count = size - on_demand_count
-        cap = next((_number(item.get("priceLimit")) for item in
-                    config.inputs.get("spotPriceLimits") or []
+        cap = next((_number(item.get("priceLimit")) for item in fleet.price_limits
                     if isinstance(item, dict) and item.get("instanceType") == kind), None)
         spot_paid = self.spot(on_demand, cap)
-        cost.components.append(self.compute(f"Compute (on-demand, {kind})",
-                                            on_demand_count, on_demand))
-        cost.gpu.append(GpuCapacity(kind, "on_demand", on_demand_count,
-                                    _times(on_demand, on_demand_count),
-                                    _times(on_demand, on_demand_count)))
-        if spot_ok:
+        if fleet.prepaid_factor is not None:
+            paid = None if on_demand is None else on_demand * fleet.prepaid_factor
+            cost.components.append(self.compute(
+                f"Compute (subscription, x{fleet.prepaid_factor:g}, {kind})", size, paid))
+            cost.gpu.append(GpuCapacity(str(kind), "prepaid", size, _times(paid, size),
+                                        _times(on_demand, size)))
+        else:
+            cost.components.append(self.compute(f"Compute (on-demand, {kind})",
+                                                on_demand_count, on_demand))
+            cost.gpu.append(GpuCapacity(str(kind), "on_demand", on_demand_count,
+                                        _times(on_demand, on_demand_count),
+                                        _times(on_demand, on_demand_count)))
+        if fleet.spot and fleet.prepaid_factor is None:
             cost.components.append(self.compute(
                 f"Compute (spot, x{self.spot_factor:g}, {kind})",
                 spot_count, spot_paid))
-            cost.gpu.append(GpuCapacity(kind, "spot", spot_count, _times(spot_paid, spot_count),
+            cost.gpu.append(GpuCapacity(str(kind), "spot", spot_count,
+                                        _times(spot_paid, spot_count),
                                         _times(on_demand, spot_count)))
-        system = {"category": config.inputs.get("systemDiskCategory"),
-                  "size": config.inputs.get("systemDiskSize"),
-                  "performanceLevel": config.inputs.get("systemDiskPerformanceLevel")}
-        cost.components += self.disks(system, config.inputs.get("dataDisks") or [], size)
-        cost.note = (f"at {basis} {size:g} (max {maximum:g}) of {kind}, the first type of "
-                     f"{config.name}; {price_note}" if maximum is not None
-                     else f"at {basis} {size:g} of {kind}; {price_note}")
+        cost.components += self.disks(fleet.system, fleet.data_disks, size)
+        cost.note = (f"at {fleet.basis} {size:g} (max {fleet.maximum:g}) of {kind}, the first "
+                     f"type of {fleet.launcher}; {price_note}" if fleet.maximum is not None
+                     else f"at {fleet.basis} {size:g} of {kind}; {price_note}")
+
+    def _ack_cluster(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        spec = resource.inputs.get("clusterSpec") or "ack.pro.small"
+        cost.components.append(self.line(f"ACK Pro management fee ({spec})",
+                                         f"container.{spec}", 1))
+        cost.note = "the cluster's fee; its nodes are priced with their node pools"
 
     def _disk(self, resource: PlannedResource, cost: ResourceCost) -> None:
         inputs = resource.inputs

@@ -72,7 +72,8 @@ class PriceBook(_Frozen):
         return self.prices.get(key)
 
 
-SECTIONS = ("disk", "network", "storage", "messaging", "logging", "backup", "security")
+SECTIONS = ("disk", "network", "storage", "messaging", "logging", "backup", "container",
+            "security")
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from ipaddress import IPv4Network
 from typing import Any
 
 from gpu_infra.schema import ClusterConfig
+from gpu_infra_facts.ack import ADDONS
 
 ACCOUNT_ID = "1234567890123456"
 """The fake account id of every offline plan."""
@@ -66,6 +67,9 @@ class FakeCloud:
                 "ari": f"ari:acs:ess:{self.cluster.region}:{ACCOUNT_ID}:scalingrule/{rid}"},
             "alicloud:alb/loadBalancer:LoadBalancer": self._dns_outputs("alb"),
             "alicloud:nlb/loadBalancer:LoadBalancer": self._dns_outputs("nlb"),
+            "alicloud:cs/managedKubernetes:ManagedKubernetes": self._cluster_outputs,
+            "alicloud:cs/nodePool:NodePool": lambda rid, _: {
+                "nodePoolId": f"np{rid[:16]}", "scalingGroupId": f"asg-{rid[:12]}"},
             "alicloud:vpc/natGateway:NatGateway": lambda rid, _: {
                 "snatTableIds": f"stb-{rid[-12:]}", "forwardTableIds": f"ftb-{rid[-12:]}"},
         }
@@ -100,6 +104,15 @@ class FakeCloud:
             return {"id": image_id, "ids": [image_id], "images": [
                 {"id": image_id, "imageId": image_id, "name": image_id,
                  "osType": "linux", "architecture": "x86_64"}]}
+        if token == "alicloud:cs/getClusterCredential:getClusterCredential":
+            return _cluster_credential(str(args.get("clusterId", "")))
+        if token == "alicloud:cs/getKubernetesAddons:getKubernetesAddons":
+            names = sorted(ADDONS)
+            return {"id": str(args.get("clusterId", "")), "clusterId": args.get("clusterId"),
+                    "ids": names, "names": names, "addons": [
+                        {"name": name, "currentVersion": "", "nextVersion": ADDONS[name].version,
+                         "required": False, "currentConfig": "", "supportedActions": []}
+                        for name in names]}
         if token == "alicloud:index/getRegions:getRegions":
             region = self.cluster.region
             return {"ids": [region], "regions": [{"id": region, "regionId": region,
@@ -140,6 +153,16 @@ class FakeCloud:
         return {"privateIp": str(cidr[host + 4]), "status": "Running",
                 "instanceName": inputs.get("instanceName", resource_id)}
 
+    def _cluster_outputs(self, resource_id: str, _: dict[str, Any]) -> dict[str, Any]:
+        """RRSA metadata of an ACK cluster (the OIDC provider ACK creates for it)."""
+        region = self.cluster.region
+        return {"rrsaMetadata": {
+            "enabled": True,
+            "ramOidcProviderArn": f"acs:ram::{ACCOUNT_ID}:oidc-provider/ack-rrsa-{resource_id}",
+            "ramOidcProviderName": f"ack-rrsa-{resource_id}",
+            "rrsaOidcIssuerUrl": f"https://oidc-ack-{region}.oss-{region}.aliyuncs.com/"
+                                 f"{resource_id}"}}
+
     def _mount_target_outputs(self, resource_id: str, inputs: dict[str, Any]) -> dict[str, Any]:
         return {"mountTargetDomain": f"{resource_id[:10]}-{resource_id[-5:]}."
                                      f"{self.cluster.region}.nas.aliyuncs.com"}
@@ -152,6 +175,17 @@ class FakeCloud:
 
     def _dns_outputs(self, product: str) -> Callable[[str, dict[str, Any]], dict[str, Any]]:
         return lambda rid, _: {"dnsName": f"{rid}.{self.cluster.region}.{product}.aliyuncs.com"}
+
+
+def _cluster_credential(cluster_id: str) -> dict[str, Any]:
+    """A kubeconfig-shaped answer with no credential in it (the plan never talks to a
+    cluster)."""
+    kubeconfig = (f"apiVersion: v1\nkind: Config\nclusters:\n- name: {cluster_id}\n"
+                  f"  cluster: {{server: 'https://{cluster_id}.offline-plan.invalid:6443'}}\n"
+                  "contexts: []\nusers: []\n")
+    return {"id": cluster_id, "clusterId": cluster_id, "clusterName": cluster_id,
+            "kubeConfig": kubeconfig, "expiration": "2026-01-01T00:00:00Z",
+            "certificateAuthority": {}, "temporaryDurationMinutes": 240}
 
 
 def _digest(text: str) -> str:

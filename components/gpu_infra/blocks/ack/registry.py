@@ -1,0 +1,102 @@
+"""The stack's private image registry (ACR): an Enterprise instance reachable from the VPC, or
+a namespace on the personal edition, with repositories for job images and mirrored operator
+images."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pulumi
+import pulumi_alicloud as alicloud
+
+from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.schema.ack import RegistryConfig
+from gpu_infra_facts.allowed import REGISTRY_PAYMENT_TYPE
+
+PRIVATE = "PRIVATE"
+"""Visibility of every namespace and repository."""
+MIRROR_SUFFIX = "mirror"
+"""The namespace of mirrored operator images is `<namespace>-mirror`."""
+VPC_MODULE = "Registry"
+"""cr.VpcEndpointLinkedVpc `module_name` for image pulls (Chart: Helm charts)."""
+
+
+def registry_address(edition: str, *, instance_name: str, region: str) -> str:
+    """The VPC address images are pulled from: `<instance>-registry-vpc.<region>.cr.aliyuncs
+    .com` for an Enterprise instance, `registry-vpc.<region>.aliyuncs.com` for the personal
+    edition (ACR "endpoints" pages; the Enterprise form is UNCONFIRMED against the
+    instance's `instance_endpoints` output, which the plan cannot read)."""
+    if edition == "enterprise":
+        return f"{instance_name}-registry-vpc.{region}.cr.aliyuncs.com"
+    return f"registry-vpc.{region}.aliyuncs.com"
+
+
+class Registry(pulumi.ComponentResource):
+    """ACR for the cluster. `edition` enterprise: a cr.RegistryEnterpriseInstance (a
+    subscription of `config.period_months`, Pulumi-protected: deleting it refunds
+    nothing), linked to the stack's VPC (cr.VpcEndpointLinkedVpc; no internet endpoint is
+    created), a private namespace and private repositories. personal: a private
+    cr.Namespace and cr.Repo per repository. Namespaces never create repositories on push
+    (auto_create false), so what exists is what the stack lists. The cluster pulls without
+    per-namespace secrets through the `managed-aliyun-acr-credential-helper` add-on
+    (AckAddons); no registry password is set or exported.
+
+    Outputs: `address` (VPC pull address), `namespace`, `mirror_namespace`,
+    `repositories` (name -> image prefix `<address>/<namespace>/<name>`)."""
+
+    TYPE = "gpu-infra:ack:Registry"
+
+    def __init__(self, name: str, *, config: RegistryConfig, edition: str, namespace: str,
+                 region: str, vpc_id: pulumi.Input[str], vswitch_id: pulumi.Input[str],
+                 conventions: Conventions, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(self.TYPE, name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        instance_name = child_name(name, "acr")
+        self.address = registry_address(edition, instance_name=instance_name, region=region)
+        self.namespace = namespace
+        self.mirror_namespace = f"{namespace}-{MIRROR_SUFFIX}"
+        self.instance: alicloud.cr.RegistryEnterpriseInstance | None = None
+        if edition == "enterprise":
+            self.instance = alicloud.cr.RegistryEnterpriseInstance(
+                instance_name, instance_name=instance_name, instance_type=config.instance_type,
+                payment_type=REGISTRY_PAYMENT_TYPE, period=config.period_months,
+                renewal_status="AutoRenewal", renew_period=config.period_months,
+                default_oss_bucket="true", image_scanner="ACR",
+                tags=conventions.tags_for(instance_name),
+                opts=pulumi.ResourceOptions(parent=self, protect=True))
+            alicloud.cr.VpcEndpointLinkedVpc(
+                child_name(name, "vpc-link"), instance_id=self.instance.id,
+                module_name=VPC_MODULE, vpc_id=vpc_id, vswitch_id=vswitch_id,
+                enable_create_dns_record_in_pvzt=True, opts=child)
+        self._repositories(name, self.namespace, config.repositories, child)
+        if config.mirrored:
+            self._repositories(name, self.mirror_namespace, config.mirrored, child)
+        self.repositories = {
+            **{repo: f"{self.address}/{self.namespace}/{repo}" for repo in config.repositories},
+            **{repo: f"{self.address}/{self.mirror_namespace}/{repo}"
+               for repo in config.mirrored}}
+        self.register_outputs({"address": self.address, "namespace": self.namespace,
+                               "mirror_namespace": self.mirror_namespace,
+                               "repositories": self.repositories})
+
+    def _repositories(self, name: str, namespace: str, repositories: Sequence[str],
+                      opts: pulumi.ResourceOptions) -> None:
+        """A private namespace and its private repositories."""
+        summary = f"{namespace} images of {name}"
+        if self.instance is not None:
+            space = alicloud.cs.RegistryEnterpriseNamespace(
+                child_name(name, f"ns-{namespace}"), instance_id=self.instance.id,
+                name=namespace, auto_create=False, default_visibility=PRIVATE, opts=opts)
+            for repo in repositories:
+                alicloud.cs.RegistryEnterpriseRepo(
+                    child_name(name, f"repo-{namespace}-{repo}"), instance_id=self.instance.id,
+                    namespace=space.name, name=repo, repo_type=PRIVATE, summary=summary,
+                    opts=opts)
+            return
+        personal = alicloud.cr.Namespace(
+            child_name(name, f"ns-{namespace}"), name=namespace, auto_create=False,
+            default_visibility=PRIVATE, opts=opts)
+        for repo in repositories:
+            alicloud.cr.Repo(child_name(name, f"repo-{namespace}-{repo}"),
+                             namespace=personal.name, name=repo, repo_type=PRIVATE,
+                             summary=summary, opts=opts)

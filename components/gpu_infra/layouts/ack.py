@@ -1,0 +1,210 @@
+"""Training and inference on ACK (`platform: ack`): the shared blocks of LayoutBase (network
+with pod vSwitches, security group, KMS key, buckets, shared file system, alarms) plus an
+ACK Pro cluster, a CPU system pool, the fleet's GPU pools, the add-ons, a private registry
+and the Kubernetes storage objects. ACK sets the nodes up (driver at join, device plugin,
+eRDMA, fault fencing, logs), so the nodes boot no gpu-infra bootstrap."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pulumi
+
+from gpu_infra.blocks.ack import AckPlatform, GpuPool
+from gpu_infra.blocks.ack.addons import AckAddons
+from gpu_infra.blocks.ack.cluster import AckCluster, rrsa_trust_policy
+from gpu_infra.blocks.ack.kube import (
+    OSS_FUSE_SERVICE_ACCOUNT,
+    VOLUME_CAPACITY,
+    KubeStorage,
+    OssVolume,
+    SharedVolume,
+)
+from gpu_infra.blocks.ack.pools import GpuNodePools, GpuPoolSpec, SystemPool
+from gpu_infra.blocks.ack.registry import Registry
+from gpu_infra.blocks.compute.reserved import ReservedCapacity
+from gpu_infra.blocks.identity import InstanceRole
+from gpu_infra.blocks.storage.buckets import bucket_names
+from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
+from gpu_infra.knowhow.node_software import driver_plan
+from gpu_infra.knowhow.placement import erdma_for, placement_for
+from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
+from gpu_infra.schema import InferenceConfig, TrainingConfig
+from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra_facts.ack import ADDONS, DRIVER_VERSION_LABEL, ERDMA_ADDONS, GPU_ADDONS, POOL_LABEL
+
+ERDMA_LABEL = "gpu-infra/erdma"
+"""Node label `true` on pools whose nodes have eRDMA."""
+CORE_ADDONS = ("ack-node-problem-detector", "loongcollector", "arms-prometheus",
+               "managed-aliyun-acr-credential-helper")
+"""Installed in every cluster beside the creation-time ones and the GPU ones."""
+
+
+class AckLayout(LayoutBase):
+    """What both ACK layouts build after LayoutBase's blocks (see the module docstring).
+
+    Attributes: `ack` (AckCluster), `system_pool`, `gpu_pools` (GpuNodePools), `addons`,
+    `registry`, `oss_role`, `storage` (KubeStorage), `reserved` (or None) and `platform`
+    (AckPlatform, the job layer's API: gpu_infra.blocks.ack).
+    """
+
+    PLATFORM = "ack"
+    BOOTSTRAPS = False
+    cluster: TrainingConfig | InferenceConfig
+    reserved: ReservedCapacity | None
+
+    def instance_type(self) -> str:
+        """The fleet's (first) instance type."""
+        fleet = self.cluster.fleet
+        return fleet.instance_type if isinstance(fleet, TrainingFleet) \
+            else fleet.instance_types[0]
+
+    def uses_erdma_here(self) -> bool:
+        """Whether the GPU nodes use eRDMA (training fleets of a family that has it)."""
+        fleet = self.cluster.fleet
+        return isinstance(fleet, TrainingFleet) and erdma_for(fleet, self.cluster.gpu_types)
+
+    def addon_names(self) -> list[str]:
+        """Every add-on the cluster gets, in install order."""
+        names = [name for name, addon in ADDONS.items() if addon.at_creation]
+        names += [*GPU_ADDONS, *CORE_ADDONS]
+        if self.uses_erdma_here():
+            names += ERDMA_ADDONS
+        return names
+
+    def build_fleet(self, name: str) -> tuple[str, None]:
+        """The cluster, its pools, add-ons, registry and storage; alarms go by fleet tag."""
+        cluster = self.cluster
+        ack = cluster.ack_settings
+        network = self.network
+        zones = cluster.network.zones
+        fleet_name = gpu_fleet_name(name)
+        self.ack = AckCluster(
+            f"{name}-ack", config=ack, vswitch_ids=[network.vswitch_ids[z] for z in zones],
+            pod_vswitch_ids=[network.pod_vswitch_ids[z] for z in zones],
+            security_group_id=self.security.security_group_id, conventions=self.conventions,
+            kms_key_id=self.kms_key_id, control_plane_logs=cluster.control_plane_logs,
+            opts=self.child)
+        cluster_id = self.ack.cluster_id
+        self.system_pool = SystemPool(
+            f"{name}-system", config=ack.system_pool, cluster_id=cluster_id,
+            vswitch_ids=[network.vswitch_ids[z] for z in zones], image_type=ack.image_type,
+            conventions=self.conventions, kms_key_id=self.kms_key_id,
+            key_name=self.security.key_pair_name, opts=self.child)
+        self.reserved = ReservedCapacity(
+            f"{name}-reserved", config=cluster.fleet.reserved,
+            instance_type=self.instance_type(), zone_id=self.fleet_zones()[0],
+            conventions=self.conventions, opts=self.child) if cluster.fleet.reserved else None
+        self.gpu_pools = GpuNodePools(
+            fleet_name, fleet=cluster.fleet, cluster_id=cluster_id,
+            spec=self._pool_spec(fleet_name), conventions=self.conventions, opts=self.child)
+        names = self.addon_names()
+        self.addons = AckAddons(
+            f"{name}-addons", cluster_id=cluster_id, names=names,
+            versions={addon: ack.addon_version(addon) for addon in names},
+            depends_on=[self.system_pool.pool], opts=self.child)
+        self.registry = Registry(
+            f"{name}-registry", config=ack.registry, edition=cluster.registry_edition,
+            namespace=ack.registry.namespace or cluster.name, region=cluster.region,
+            vpc_id=network.vpc_id, vswitch_id=network.vswitch_ids[zones[0]],
+            conventions=self.conventions, opts=self.child)
+        self.oss_role = InstanceRole(
+            f"{name}-oss", bucket_names=list(bucket_names(cluster, self.conventions).values()),
+            kms_key_arn=self.kms_key.key_arn if self.kms_key else None,
+            trust=rrsa_trust_policy(self.ack.rrsa_oidc_arn, self.ack.rrsa_issuer_url,
+                                    OSS_FUSE_SERVICE_ACCOUNT),
+            description="Assumed through RRSA by the OSS CSI driver to mount the stack's "
+                        "buckets", conventions=self.conventions, opts=self.child)
+        self.storage = KubeStorage(
+            f"{name}-kube", provider=self.ack.provider, kms_key_id=self.kms_key_id,
+            scratch_iops=max((disk.provisioned_iops for disk in cluster.storage.disks),
+                             default=0),
+            shared=self._shared_volume(),
+            buckets=[OssVolume(purpose, bucket.bucket_name,
+                               f"oss-{cluster.region}-internal.aliyuncs.com")
+                     for purpose, bucket in self.buckets.items()],
+            oss_role_name=self.oss_role.role_name,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.addons]))
+        self.platform = AckPlatform(
+            provider=self.ack.provider, cluster_id=cluster_id,
+            kubernetes_version=ack.kubernetes_version, kubernetes_minor=ack.minor,
+            gpu_pools={fleet_name: GpuPool(
+                node_pool_ids=self.gpu_pools.node_pool_ids, labels=self.gpu_pools.labels,
+                taint=self.gpu_pools.taint, erdma=self.uses_erdma_here(),
+                gpus_per_node=self.gpu_count())},
+            system_labels=self.system_pool.labels, registry=self.registry,
+            storage=self.storage, oss_role_name=self.oss_role.role_name)
+        return fleet_name, None
+
+    def _pool_spec(self, fleet_name: str) -> GpuPoolSpec:
+        cluster = self.cluster
+        fleet = cluster.fleet
+        labels = {POOL_LABEL: fleet_name, DRIVER_VERSION_LABEL: driver_plan(fleet).versions.driver}
+        if self.uses_erdma_here():
+            labels[ERDMA_LABEL] = "true"
+        placement = placement_for(fleet, cluster.gpu_types) \
+            if isinstance(fleet, TrainingFleet) else None
+        guarantee = self.reserved.guarantee_id if self.reserved else None
+        return GpuPoolSpec(
+            vswitch_ids=[self.network.vswitch_ids[z] for z in self.fleet_zones()],
+            labels=labels, disks=cluster.storage.disks, gpu_count=self.gpu_count(),
+            image_type=cluster.ack_settings.image_type,
+            placement=placement,
+            private_pool_id=guarantee, private_pool_match="Open" if placement is None else "Target",
+            kms_key_id=self.kms_key_id, key_name=self.security.key_pair_name,
+            resource_group_id=self.alerting.resource_group_id if self.alerting else None)
+
+    def _shared_volume(self) -> SharedVolume | None:
+        """The shared file system as a volume (NAS; CPFS has no mount address here)."""
+        shared = self.cluster.storage.shared_fs
+        if self.shared_fs is None or self.shared_fs.mount_address is None:
+            return None
+        path = EXPORT_PATHS[FS_TYPES[shared.kind].file_system_type]
+        return SharedVolume(server=self.shared_fs.mount_address, path=path,
+                            capacity=f"{shared.capacity_gib}Gi" if shared.capacity_gib
+                            else VOLUME_CAPACITY)
+
+    def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
+        """What an operator needs next: how to get a kubeconfig (a command, never the
+        credential), the cluster, the pools' labels and taint, the registry, the storage."""
+        storage = self.storage
+        return {
+            "cluster_id": self.ack.cluster_id,
+            "kubeconfig_command": self.ack.kubeconfig_command,
+            "kubernetes_version": self.cluster.ack_settings.kubernetes_version,
+            "gpu_node_pool_ids": self.gpu_pools.node_pool_ids,
+            "gpu_node_labels": self.gpu_pools.labels,
+            "gpu_node_taint": "{}={}:{}".format(*self.gpu_pools.taint),
+            "system_node_labels": self.system_pool.labels,
+            "registry_address": self.registry.address,
+            "registry_repositories": self.registry.repositories,
+            "jobs_namespace": storage.namespace,
+            "scratch_storage_class": storage.scratch_class,
+            **({"shared_volume_claim": storage.shared_claim} if storage.shared_claim else {}),
+            "bucket_volume_claims": storage.bucket_claims}
+
+
+class AckTrainingCluster(AckLayout):
+    """A training cluster on ACK: the GPU pools in the first zone of `network.zones`, in
+    LowLatency deployment sets where the family supports them, eRDMA where it has it."""
+
+    TYPE = "gpu-infra:layouts:AckTrainingCluster"
+    CONFIG = TrainingConfig
+    cluster: TrainingConfig
+
+    def fleet_zones(self) -> list[str]:
+        """Training nodes share one zone: the first of `network.zones`."""
+        return self.cluster.network.zones[:1]
+
+
+class AckInferenceService(AckLayout):
+    """An inference fleet on ACK: one GPU pool over every zone, autoscaled between min_size
+    and max_size (or fixed at desired_size); the Service in front of it is the job layer's."""
+
+    TYPE = "gpu-infra:layouts:AckInferenceService"
+    CONFIG = InferenceConfig
+    cluster: InferenceConfig
+
+
+__all__: Sequence[str] = ["AckInferenceService", "AckLayout", "AckTrainingCluster"]
