@@ -11,7 +11,9 @@ from typing_extensions import NotRequired
 
 class NetworkConfigArgs(TypedDict):
     """VPC layout. vSwitch CIDRs are derived from each zone's letter, so adding a zone
-    never renumbers the vSwitches that exist."""
+    never renumbers the vSwitches that exist. With `pod_vswitches` (ACK's Terway) the VPC is
+    split in two halves: node vSwitches take their letter slots in the lower half, pod
+    vSwitches theirs in the upper half, so the two can never overlap."""
 
     vpc_cidr: NotRequired[str]
     """VPC CIDR block. Default 10.0.0.0/16; prefix /8 to /24."""
@@ -30,6 +32,13 @@ class NetworkConfigArgs(TypedDict):
     nat_bandwidth_mbps: NotRequired[int]
     """Peak bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200;
     1 to 200."""
+    pod_vswitches: NotRequired[bool]
+    """Give each zone a second vSwitch for pod IPs (Terway). Default: true with
+    `platform: ack` (which needs them), false otherwise (which has no pods)."""
+    pod_vswitch_prefix: NotRequired[int]
+    """Prefix length of each pod vSwitch. Default: the node vSwitches' one."""
+    pod_vswitch_cidrs: NotRequired[dict[str, str]]
+    """Explicit pod vSwitch CIDR per zone, overriding the derived slot. Default none."""
     existing_vpc_id: NotRequired[str]
     """Bring your own VPC: its id (vpc-...). Default none (a VPC is created). `vpc_cidr`
     must then state the existing VPC's CIDR; it scopes security and NAS rules."""
@@ -450,6 +459,90 @@ class DeclaredInstanceTypeArgs(TypedDict):
     Default: unknown (the estimate counts the instances as unpriced)."""
 
 
+class MaintenanceWindowArgs(TypedDict):
+    """When ACK may upgrade managed components and patch nodes (never the Kubernetes minor:
+    auto-upgrade stays off, the version is the stack's `ack.kubernetes_version`)."""
+
+    days: NotRequired[list[str]]
+    """Days of the week. Default [Sunday]."""
+    start_utc: NotRequired[str]
+    """Start, UTC `hh:mm`. Default 18:00 (02:00 the next day in China)."""
+    hours: NotRequired[int]
+    """Length in hours, 1-24. Default 4."""
+
+
+class SystemPoolConfigArgs(TypedDict):
+    """The small CPU node pool for the add-ons and the job controllers (no GPU taint)."""
+
+    instance_types: NotRequired[list[str]]
+    """CPU instance types in fallback order. Default ecs.g7.xlarge, ecs.g8i.xlarge,
+    ecs.g6.xlarge (4 vCPU, 16 GiB)."""
+    nodes: NotRequired[int]
+    """Nodes (two keep the controllers up through a node's repair). Default 2."""
+    system_disk_gib: NotRequired[int]
+    """ESSD AutoPL system disk, GiB. Default 120."""
+
+
+class RegistryConfigArgs(TypedDict):
+    """The private image registry (ACR) the cluster pulls job and operator images from."""
+
+    edition: NotRequired[str]
+    """enterprise (an ACR Enterprise instance, VPC access only) or personal (a namespace on
+    the free personal edition). Default: enterprise in prod, personal otherwise.
+    One of: enterprise, personal."""
+    instance_type: NotRequired[str]
+    """Enterprise instance size: Basic, Standard or Advanced. Default Standard.
+    One of: Basic, Standard, Advanced."""
+    period_months: NotRequired[int]
+    """Enterprise instances are subscriptions: term in months (1, 2, 3, 6, 12, 24, 36, 48,
+    60). Default 12."""
+    namespace: NotRequired[str]
+    """Namespace of the stack's repositories. Default: the cluster name."""
+    repositories: NotRequired[list[str]]
+    """Repositories for the job images. Default [train, serve]."""
+    mirrored: NotRequired[list[str]]
+    """Repositories for operator images mirrored from registries the region may not reach
+    (ghcr.io, docker.io), in the namespace `<namespace>-mirror`. Default none."""
+
+
+class AckConfigArgs(TypedDict):
+    """The ACK Pro cluster: control plane, system pool, add-ons, registry."""
+
+    kubernetes_version: str
+    """ACK Kubernetes version, `1.<minor>.<patch>-aliyun.<n>` with a minor ACK creates
+    clusters with (1.33, 1.34, 1.35), e.g. 1.34.1-aliyun.1. Required: a version left to ACK
+    changes with the day of creation. Raising it upgrades the control plane in place (ACK
+    never downgrades); node pools follow in their own upgrade."""
+    cluster_spec: NotRequired[str]
+    """ACK Pro tier: ack.pro.small, or the provisioned control planes ack.pro.xlarge and
+    ack.pro.2xlarge for large clusters. Default ack.pro.small.
+    One of: ack.pro.small, ack.pro.xlarge, ack.pro.2xlarge."""
+    public_api: NotRequired[bool]
+    """Give the API server an internet endpoint. Default false: reachable from the VPC only
+    (kubectl through a VPN, CEN or a bastion). Refused in prod."""
+    service_cidr: NotRequired[str]
+    """Cluster IPs of Services; may not overlap the VPC. Default 172.21.0.0/20."""
+    proxy_mode: NotRequired[str]
+    """kube-proxy mode, ipvs or iptables. Default ipvs.
+    One of: ipvs, iptables."""
+    image_type: NotRequired[str]
+    """Node OS of every pool: AliyunLinux3ContainerOptimized, AliyunLinux3 or Ubuntu.
+    Default AliyunLinux3ContainerOptimized.
+    One of: AliyunLinux3ContainerOptimized, AliyunLinux3, Ubuntu."""
+    control_plane_logs: NotRequired[bool]
+    """API server, controller and scheduler logs and the audit log to SLS. Default: the
+    environment's profile (on in prod)."""
+    maintenance_window: NotRequired[MaintenanceWindowArgs]
+    """When ACK maintains managed components. Default Sunday 18:00 UTC for 4 hours."""
+    system_pool: NotRequired[SystemPoolConfigArgs]
+    """The CPU pool for add-ons and controllers. Default 2 x 4 vCPU."""
+    registry: NotRequired[RegistryConfigArgs]
+    """The private image registry. Default: Enterprise in prod, personal otherwise."""
+    addon_versions: NotRequired[dict[str, str]]
+    """Add-on name -> version, overriding the pinned one (gpu_infra_facts.ack.ADDONS).
+    Default none."""
+
+
 class ImageChoiceArgs(TypedDict):
     """The image every node of the fleet boots. Set `id` or `name`, or neither for the pinned
     default public image of `os`. The image only changes when this section changes (no
@@ -650,6 +743,12 @@ class TrainingConfigArgs(TypedDict):
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
     use them like catalog types. A type the catalog lists may not be declared. Default
     none."""
+    platform: NotRequired[str]
+    """ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
+    cluster, from the same `fleet` settings). Default ecs.
+    One of: ecs, ack."""
+    ack: NotRequired[AckConfigArgs]
+    """The ACK cluster. Required with `platform: ack`, not allowed otherwise."""
     fleet: TrainingFleetArgs
     """The GPU nodes. Required."""
 
@@ -919,10 +1018,17 @@ class InferenceConfigArgs(TypedDict):
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
     use them like catalog types. A type the catalog lists may not be declared. Default
     none."""
+    platform: NotRequired[str]
+    """ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
+    cluster, from the same `fleet` settings). Default ecs.
+    One of: ecs, ack."""
+    ack: NotRequired[AckConfigArgs]
+    """The ACK cluster. Required with `platform: ack`, not allowed otherwise."""
     fleet: ScalingFleetArgs
     """The scaling GPU fleet. Required."""
     load_balancer: NotRequired[LoadBalancerConfigArgs]
-    """The load balancer in front of the fleet. Default: an intranet NLB."""
+    """The load balancer in front of the fleet. Default: an intranet NLB. ECS only: on ACK
+    the Service in front of the model servers is the job layer's."""
 
 
 class RenderingConfigArgs(TypedDict):
@@ -975,6 +1081,7 @@ class RenderingConfigArgs(TypedDict):
 
 
 __all__ = [
+    "AckConfigArgs",
     "BackupConfigArgs",
     "BucketsConfigArgs",
     "CapacityGuaranteeArgs",
@@ -994,11 +1101,13 @@ __all__ = [
     "LifecycleConfigArgs",
     "LoadBalancerConfigArgs",
     "LogsConfigArgs",
+    "MaintenanceWindowArgs",
     "MemoryAlarmArgs",
     "MonitoringConfigArgs",
     "NamingConfigArgs",
     "NetworkConfigArgs",
     "QueueScalingArgs",
+    "RegistryConfigArgs",
     "RenderingConfigArgs",
     "ReservedCapacityConfigArgs",
     "ReservedInstancesArgs",
@@ -1010,6 +1119,7 @@ __all__ = [
     "SharedFileSystemConfigArgs",
     "SnapshotPolicyConfigArgs",
     "StorageConfigArgs",
+    "SystemPoolConfigArgs",
     "TargetTrackingArgs",
     "TrainingConfigArgs",
     "TrainingFleetArgs",

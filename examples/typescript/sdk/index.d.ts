@@ -3,6 +3,67 @@
 import * as pulumi from "@pulumi/pulumi";
 
 /**
+ * The ACK Pro cluster: control plane, system pool, add-ons, registry.
+ */
+export interface AckConfigArgs {
+    /**
+     * Add-on name -> version, overriding the pinned one (gpu_infra_facts.ack.ADDONS).
+     * Default none.
+     */
+    addonVersions?: {[key: string]: string};
+    /**
+     * ACK Pro tier: ack.pro.small, or the provisioned control planes ack.pro.xlarge and
+     * ack.pro.2xlarge for large clusters. Default ack.pro.small.
+     * One of: ack.pro.small, ack.pro.xlarge, ack.pro.2xlarge.
+     */
+    clusterSpec?: string;
+    /**
+     * API server, controller and scheduler logs and the audit log to SLS. Default: the
+     * environment's profile (on in prod).
+     */
+    controlPlaneLogs?: boolean;
+    /**
+     * Node OS of every pool: AliyunLinux3ContainerOptimized, AliyunLinux3 or Ubuntu.
+     * Default AliyunLinux3ContainerOptimized.
+     * One of: AliyunLinux3ContainerOptimized, AliyunLinux3, Ubuntu.
+     */
+    imageType?: string;
+    /**
+     * ACK Kubernetes version, `1.<minor>.<patch>-aliyun.<n>` with a minor ACK creates
+     * clusters with (1.33, 1.34, 1.35), e.g. 1.34.1-aliyun.1. Required: a version left to ACK
+     * changes with the day of creation. Raising it upgrades the control plane in place (ACK
+     * never downgrades); node pools follow in their own upgrade.
+     */
+    kubernetesVersion: string;
+    /**
+     * When ACK maintains managed components. Default Sunday 18:00 UTC for 4 hours.
+     */
+    maintenanceWindow?: MaintenanceWindowArgs;
+    /**
+     * kube-proxy mode, ipvs or iptables. Default ipvs.
+     * One of: ipvs, iptables.
+     */
+    proxyMode?: string;
+    /**
+     * Give the API server an internet endpoint. Default false: reachable from the VPC only
+     * (kubectl through a VPN, CEN or a bastion). Refused in prod.
+     */
+    publicApi?: boolean;
+    /**
+     * The private image registry. Default: Enterprise in prod, personal otherwise.
+     */
+    registry?: RegistryConfigArgs;
+    /**
+     * Cluster IPs of Services; may not overlap the VPC. Default 172.21.0.0/20.
+     */
+    serviceCidr?: string;
+    /**
+     * The CPU pool for add-ons and controllers. Default 2 x 4 vCPU.
+     */
+    systemPool?: SystemPoolConfigArgs;
+}
+
+/**
  * Cloud Backup (HBR) of the stack's data: one vault, one daily policy, bound to the
  * shared file system (general-purpose or Extreme NAS) and to the listed buckets.
  */
@@ -550,6 +611,25 @@ export interface LogsConfigArgs {
 }
 
 /**
+ * When ACK may upgrade managed components and patch nodes (never the Kubernetes minor:
+ * auto-upgrade stays off, the version is the stack's `ack.kubernetes_version`).
+ */
+export interface MaintenanceWindowArgs {
+    /**
+     * Days of the week. Default [Sunday].
+     */
+    days?: string[];
+    /**
+     * Length in hours, 1-24. Default 4.
+     */
+    hours?: number;
+    /**
+     * Start, UTC `hh:mm`. Default 18:00 (02:00 the next day in China).
+     */
+    startUtc?: string;
+}
+
+/**
  * Host memory nearly full.
  */
 export interface MemoryAlarmArgs {
@@ -635,7 +715,9 @@ export interface NamingConfigArgs {
 
 /**
  * VPC layout. vSwitch CIDRs are derived from each zone's letter, so adding a zone
- * never renumbers the vSwitches that exist.
+ * never renumbers the vSwitches that exist. With `pod_vswitches` (ACK's Terway) the VPC is
+ * split in two halves: node vSwitches take their letter slots in the lower half, pod
+ * vSwitches theirs in the upper half, so the two can never overlap.
  */
 export interface NetworkConfigArgs {
     /**
@@ -660,6 +742,19 @@ export interface NetworkConfigArgs {
      * NAT gateway to it anyway).
      */
     natGateway?: boolean;
+    /**
+     * Explicit pod vSwitch CIDR per zone, overriding the derived slot. Default none.
+     */
+    podVswitchCidrs?: {[key: string]: string};
+    /**
+     * Prefix length of each pod vSwitch. Default: the node vSwitches' one.
+     */
+    podVswitchPrefix?: number;
+    /**
+     * Give each zone a second vSwitch for pod IPs (Terway). Default: true with
+     * `platform: ack` (which needs them), false otherwise (which has no pods).
+     */
+    podVswitches?: boolean;
     /**
      * VPC CIDR block. Default 10.0.0.0/16; prefix /8 to /24.
      */
@@ -756,6 +851,41 @@ export interface QueueScalingArgs {
      * scale-out rule does not count it as capacity before that. Default 600.
      */
     warmupSeconds?: number;
+}
+
+/**
+ * The private image registry (ACR) the cluster pulls job and operator images from.
+ */
+export interface RegistryConfigArgs {
+    /**
+     * enterprise (an ACR Enterprise instance, VPC access only) or personal (a namespace on
+     * the free personal edition). Default: enterprise in prod, personal otherwise.
+     * One of: enterprise, personal.
+     */
+    edition?: string;
+    /**
+     * Enterprise instance size: Basic, Standard or Advanced. Default Standard.
+     * One of: Basic, Standard, Advanced.
+     */
+    instanceType?: string;
+    /**
+     * Repositories for operator images mirrored from registries the region may not reach
+     * (ghcr.io, docker.io), in the namespace `<namespace>-mirror`. Default none.
+     */
+    mirrored?: string[];
+    /**
+     * Namespace of the stack's repositories. Default: the cluster name.
+     */
+    namespace?: string;
+    /**
+     * Enterprise instances are subscriptions: term in months (1, 2, 3, 6, 12, 24, 36, 48,
+     * 60). Default 12.
+     */
+    periodMonths?: number;
+    /**
+     * Repositories for the job images. Default [train, serve].
+     */
+    repositories?: string[];
 }
 
 /**
@@ -1166,6 +1296,25 @@ export interface StorageConfigArgs {
 }
 
 /**
+ * The small CPU node pool for the add-ons and the job controllers (no GPU taint).
+ */
+export interface SystemPoolConfigArgs {
+    /**
+     * CPU instance types in fallback order. Default ecs.g7.xlarge, ecs.g8i.xlarge,
+     * ecs.g6.xlarge (4 vCPU, 16 GiB).
+     */
+    instanceTypes?: string[];
+    /**
+     * Nodes (two keep the controllers up through a node's repair). Default 2.
+     */
+    nodes?: number;
+    /**
+     * ESSD AutoPL system disk, GiB. Default 120.
+     */
+    systemDiskGib?: number;
+}
+
+/**
  * Keep a system metric near a target (ess.ScalingRule TargetTrackingScalingRule).
  */
 export interface TargetTrackingArgs {
@@ -1366,6 +1515,10 @@ export declare class GpuScalingGroup extends pulumi.ComponentResource {
 
 export interface InferenceServiceArgs {
     /**
+     * The ACK cluster. Required with `platform: ack`, not allowed otherwise.
+     */
+    ack?: AckConfigArgs;
+    /**
      * dev, staging or prod. Default dev. Its profile (schema.environment, the README's
      * environments table) says what it turns on: prod turns on deletion protection, KMS
      * encryption, data protection, versioning, snapshots and access logs, and refuses
@@ -1385,7 +1538,8 @@ export interface InferenceServiceArgs {
      */
     instanceTypes?: {[key: string]: DeclaredInstanceTypeArgs};
     /**
-     * The load balancer in front of the fleet. Default: an intranet NLB.
+     * The load balancer in front of the fleet. Default: an intranet NLB. ECS only: on ACK
+     * the Service in front of the model servers is the job layer's.
      */
     loadBalancer?: LoadBalancerConfigArgs;
     /**
@@ -1417,6 +1571,12 @@ export interface InferenceServiceArgs {
      * VPC and vSwitches. Required (at least `zones`).
      */
     network: NetworkConfigArgs;
+    /**
+     * ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
+     * cluster, from the same `fleet` settings). Default ecs.
+     * One of: ecs, ack.
+     */
+    platform?: string;
     /**
      * Alibaba Cloud region, read from `alicloud:region`. Required.
      */
@@ -1554,6 +1714,10 @@ export declare class RenderFarm extends pulumi.ComponentResource {
 
 export interface TrainingClusterArgs {
     /**
+     * The ACK cluster. Required with `platform: ack`, not allowed otherwise.
+     */
+    ack?: AckConfigArgs;
+    /**
      * dev, staging or prod. Default dev. Its profile (schema.environment, the README's
      * environments table) says what it turns on: prod turns on deletion protection, KMS
      * encryption, data protection, versioning, snapshots and access logs, and refuses
@@ -1601,6 +1765,12 @@ export interface TrainingClusterArgs {
      * VPC and vSwitches. Required (at least `zones`).
      */
     network: NetworkConfigArgs;
+    /**
+     * ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
+     * cluster, from the same `fleet` settings). Default ecs.
+     * One of: ecs, ack.
+     */
+    platform?: string;
     /**
      * Alibaba Cloud region, read from `alicloud:region`. Required.
      */
