@@ -123,7 +123,8 @@ echo "PRIVATE" > "$key"; echo "ssh-ed25519 AAAAnodekey gpu-infra" > "$key.pub"
     "gpu-infra-api": r'''
 case $1 in
   peers) cat "$SANDBOX/peers.tsv" ;;
-  oss-get) cp "$SANDBOX/grid.run" "$4" ;;
+  oss-get) if [ -f "$SANDBOX/objects/$3" ]; then cp "$SANDBOX/objects/$3" "$4"
+           else cp "$SANDBOX/grid.run" "$4"; fi ;;
   gpu-check) [ ! -f "$SANDBOX/state/no-$2" ] ;;
   event) cp "$4" "$SANDBOX/event-$2.stderr" ;;
 esac

@@ -95,7 +95,7 @@ def test_training_prod_user_data_wires_erdma_fabric_manager_and_the_cluster(ship
     script = user_data_of(shipped_plans["training-prod"])[0]
     assert planned_steps(script) == [
         "logs", "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager", "cloudmonitor",
-        "nccl_env", "cluster_ssh", "health", "cluster_peers"]
+        "nccl_env", "cluster_ssh", "job_tools", "health", "cluster_peers"]
     assert "readonly FLEET=llm-pretrain-gpu" in script
 
 

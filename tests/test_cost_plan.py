@@ -43,7 +43,8 @@ def test_planned_training_stack_prices_nodes_per_component(plan_cluster):
 
 def test_planned_spot_stack_shows_the_saving(plan_cluster):
     plan = plan_cluster(training(fleet={"instance_type": "ecs.gn7i-c8g1.2xlarge", "nodes": 2,
-                                        "capacity": "spot", "interruptible": True}))
+                                        "capacity": "spot", "interruptible": True,
+                                        "on_demand_nodes": 0}))
     split = estimate_plan(plan).gpu_split()
     assert split["spot"] == pytest.approx(2 * GN7I_PRICE * 0.7 * H)
     assert split["saving"] == pytest.approx(2 * GN7I_PRICE * 0.3 * H)

@@ -6,6 +6,7 @@ source compares an environment's name."""
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import typing
 from pathlib import Path
@@ -61,8 +62,14 @@ def test_no_source_but_the_profile_names_an_environment():
 
 def _record(path: Path) -> str:
     """The plan record (resources, findings, verdicts, cost) of the stack file at `path`,
-    with its environment's name spelt `prod` and without the file's path."""
-    record = review(run_plan(path)).to_json()
+    with its environment's name spelt `prod` (also inside the base64 configuration command)
+    and without the file's path."""
+    plan = run_plan(path)
+    for resource in plan.resources:  # the configuration command names the job tools' bucket
+        if resource.type == t.ECS_COMMAND:
+            resource.inputs["commandContent"] = base64.b64decode(
+                resource.inputs["commandContent"]).decode()
+    record = review(plan).to_json()
     record.pop("cost")
     return json.dumps(record, sort_keys=True, default=str).replace("staging", "prod")
 

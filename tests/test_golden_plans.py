@@ -55,9 +55,12 @@ def recorded_texts(stack: str) -> dict[str, str]:
 def write_recording(stack: str, text: str, texts: dict[str, str]) -> None:
     """Write the record and its texts; remove the stack's texts the record no longer names."""
     (GOLDEN_DIR / f"{stack}.json").write_text(text, encoding="utf-8")
-    (TEXT_DIR / stack).mkdir(parents=True, exist_ok=True)
     for orphan in set(recorded_texts(stack)) - set(texts):
         (TEXT_DIR / orphan).unlink()
+    if texts:
+        (TEXT_DIR / stack).mkdir(parents=True, exist_ok=True)
+    elif (TEXT_DIR / stack).is_dir():
+        (TEXT_DIR / stack).rmdir()  # an empty directory would fail the recording check
     for name, content in texts.items():
         (TEXT_DIR / name).write_text(content, encoding="utf-8")
 

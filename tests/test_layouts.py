@@ -35,18 +35,18 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 58, {":Instance": 1, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+    ("training-dev", 59, {":Instance": 1, ":ecs/command:Command": 1, ":EcsInvocation": 1,
                           ":EcsDisk": 1, ":EcsDiskAttachment": 1,
-                          ":EcsDeploymentSet": 1, ":Bucket": 4,
+                          ":EcsDeploymentSet": 1, ":Bucket": 4, ":BucketObject": 1,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
                           ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 99, {":Instance": 8, ":ecs/command:Command": 1, ":EcsInvocation": 1,
-                           ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1,
-                           ":EcsDisk": 8, ":EcsDiskAttachment": 8,
-                           ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
-                           ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
+    ("training-prod", 100, {":Instance": 8, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+                            ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1, ":BucketObject": 1,
+                            ":EcsDisk": 8, ":EcsDiskAttachment": 8,
+                            ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
+                            ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
     ("inference-prod", 63, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
@@ -129,7 +129,7 @@ def test_training_dev_is_spot_and_unprotected_and_mounts_the_shared_file_system(
     domain = plan.outputs["mount_command"].split("mount -t nfs")[1].split()[2].split(":")[0]
     assert domain.endswith(".nas.aliyuncs.com")
     assert f"readonly SHARED_FS_SOURCE={domain}:/\n" in node.inputs["userData"]
-    assert "/mnt/scratch" in node.inputs["userData"] and mount.id
+    assert "readonly -a DATA_DISKS=(scratch)" in node.inputs["userData"] and mount.id
     assert plan.outputs["node_private_ips"] == ["10.10.64.4"]
 
 

@@ -30,6 +30,10 @@ LARGEST_TRAINING = merged(
                                                 "capacity_gib": 100}})
 """Every step (disks, shared fs, driver, eRDMA, fabric manager, NCCL, cluster wiring) with the
 longest names the schema allows."""
+LARGEST_SPOT_TRAINING = merged(LARGEST_TRAINING, fleet={**LARGEST_TRAINING["fleet"],
+                                                        "capacity": "spot",
+                                                        "interruptible": True})
+"""The same on spot capacity: the spot watcher and its restore command on top."""
 LARGEST_RENDERING = merged(
     BASE_RENDERING, name=LONGEST_NAME,
     fleet={"instance_types": VWS_TYPES,
@@ -38,14 +42,13 @@ LARGEST_RENDERING = merged(
                                       + "k" * OSS_KEY_MAX_BYTES,
                       "grid_package_sha256": "0" * 64}},
     storage={"disks": MOST_DISKS, "shared_fs": {"enabled": True, "kind": "extreme",
-                                                "capacity_gib": 100}},
-    logs={"enabled": False})
-"""A scaling fleet with the GRID route, the longest object key OSS takes and several types;
-at all these maxima the node-log step (about 800 bytes) no longer fits: logs off."""
+                                                "capacity_gib": 100}})
+"""A scaling fleet with the GRID route, the longest object key OSS takes and several types,
+node logs on."""
 
 
 def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan_cluster):
-    for cluster in (LARGEST_TRAINING, LARGEST_RENDERING):
+    for cluster in (LARGEST_TRAINING, LARGEST_SPOT_TRAINING, LARGEST_RENDERING):
         planned = user_data_of(plan_cluster(cluster))[0]
         assert user_data_size(planned) <= USER_DATA_MAX_BYTES
         config = cluster_config(cluster)
@@ -72,8 +75,12 @@ def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_pat
         assert "Traceback" not in err
 
 
-def test_node_logs_are_named_among_what_the_stack_adds():
-    config = cluster_config(merged(LARGEST_RENDERING, logs={"enabled": True}))
+def test_node_logs_are_named_among_what_the_stack_adds(monkeypatch):
+    import gpu_infra.layouts.user_data as check
+
+    config = cluster_config(LARGEST_RENDERING)
+    size = user_data_size(user_data(worst_case_spec(layout_class(config), config)))
+    monkeypatch.setattr(check, "USER_DATA_MAX_BYTES", size - 1)
     [finding] = [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
     assert "logs.enabled " in finding.message
 

@@ -164,6 +164,32 @@ NCCL_ERDMA_MULTI_NIC_ENV: dict[str, str] = {
 NCCL_IB_HCA=erdma_0,erdma_1,... and NCCL_IB_ADDR_RANGE=<its vSwitch CIDR> (ack-erdma-controller
 docs/erdma-benchmark)."""
 
+ERDMA_NICS: dict[str, int] = {
+    "ecs.ebmgn8v.48xlarge": 2, "ecs.ebmgn8is.32xlarge": 2, "ecs.ebmgn8i.32xlarge": 4,
+    "ecs.ebmgn7v.32xlarge": 2,
+}
+"""eRDMA NICs per instance type where PAI lists them ("eRDMA distributed training with
+high-performance networks"); gn8is sizes have 1. A type not listed counts as 1 (UNCONFIRMED):
+the ECS nodes count their devices at boot, an ACK job takes this number."""
+
+
+def erdma_devices(instance_type: str) -> list[str]:
+    """The eRDMA device names a node of `instance_type` shows: erdma_0, erdma_1, ..."""
+    return [f"erdma_{index}" for index in range(ERDMA_NICS.get(instance_type, 1))]
+
+
+def nccl_env(devices: list[str], vswitch_cidr: str) -> dict[str, str]:
+    """The NCCL settings for a node with these eRDMA `devices` in `vswitch_cidr`: what the
+    ECS bootstrap's nccl_env step writes to /etc/gpu-infra/nccl.env (the later line of a key
+    wins when the file is sourced) and what the ACK job sets in its containers."""
+    env = dict(NCCL_ERDMA_ENV)
+    if len(devices) > 1:
+        env.update(NCCL_ERDMA_MULTI_NIC_ENV)
+        env["NCCL_IB_HCA"] = ",".join(devices)
+        env["NCCL_IB_ADDR_RANGE"] = vswitch_cidr
+    return env
+
+
 FABRIC_MANAGER_FAMILIES = frozenset({"gn7", "gn7e", "ebmgn7e", "ebmgn7ex", "gn8v", "ebmgn8v"})
 """8-GPU SXM families that may have NVSwitch. Which ones expose it to the guest is UNCONFIRMED
 for Alibaba, so the step detects NVSwitch on the node (/proc/driver/nvidia-nvswitch/devices not

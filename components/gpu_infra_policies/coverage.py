@@ -16,41 +16,41 @@ from gpu_infra_facts import types as t
 from gpu_infra_policies.base import CONCERNS, Concern, Context, Resource, Rule
 
 NO_CONCERN: dict[str, str] = {
-    t.CMS_ALARM: "an alarm: watches metrics, opens and holds nothing",
-    t.ALARM_CONTACT: "an alarm recipient",
-    t.ALARM_CONTACT_GROUP: "a group of alarm recipients",
-    t.CMS_DYNAMIC_TAG_GROUP: "a monitoring group chosen by tag",
-    t.EVENT_RULE: "routes cloud events to a queue of the stack",
-    t.CMS_METRIC_RULE_TEMPLATE: "alarm thresholds",
-    t.CMS_MONITOR_GROUP: "a monitoring group",
-    t.CMS_MONITOR_GROUP_INSTANCES: "members of a monitoring group",
-    t.CMS_GROUP_METRIC_RULE: "an alarm on a monitoring group",
-    t.SERVICE_METRIC_ALARM_RULE: "an alarm",
-    t.ECS_DISK_ATTACHMENT:
+    "alicloud:cms/alarm:Alarm": "an alarm: watches metrics, opens and holds nothing",
+    "alicloud:cms/alarmContact:AlarmContact": "an alarm recipient",
+    "alicloud:cms/alarmContactGroup:AlarmContactGroup": "a group of alarm recipients",
+    "alicloud:cms/dynamicTagGroup:DynamicTagGroup": "a monitoring group chosen by tag",
+    "alicloud:cms/eventRule:EventRule": "routes cloud events to a queue of the stack",
+    "alicloud:cms/metricRuleTemplate:MetricRuleTemplate": "alarm thresholds",
+    "alicloud:cms/monitorGroup:MonitorGroup": "a monitoring group",
+    "alicloud:cms/monitorGroupInstances:MonitorGroupInstances": "members of a monitoring group",
+    "alicloud:cms/groupMetricRule:GroupMetricRule": "an alarm on a monitoring group",
+    "alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule": "an alarm",
+    "alicloud:ecs/ecsDiskAttachment:EcsDiskAttachment":
         "attaches a disk the disk rules judge to an instance of the stack",
-    t.KEY_PAIR: "a public key (the private key never leaves you)",
-    t.EIP_ADDRESS: "an address; what it exposes is judged on its association "
-                   "(no-eip-on-nodes)",
-    t.ECS_RAM_ROLE_ATTACHMENT:
+    "alicloud:ecs/ecsKeyPair:EcsKeyPair": "a public key (the private key never leaves you)",
+    "alicloud:ecs/eipAddress:EipAddress": "an address; what it exposes is judged on its "
+                                          "association (no-eip-on-nodes)",
+    "alicloud:ecs/ramRoleAttachment:RamRoleAttachment":
         "binds a role whose trust and policies the identity rules judge",
-    t.RESERVED_INSTANCE: "a billing commitment",
-    t.IMAGE_PIPELINE_EXECUTION: "runs a pipeline of the stack",
-    t.ESS_ALARM: "a scaling alarm",
-    t.LIFECYCLE_HOOK: "notifies a queue of the stack on scaling",
-    t.ESS_NOTIFICATION: "notifies a queue of the stack on scaling",
-    t.SCALING_RULE: "how many nodes to add or remove",
-    t.SERVER_GROUP_ATTACHMENT:
+    "alicloud:ecs/reservedInstance:ReservedInstance": "a billing commitment",
+    "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution": "runs a pipeline of the stack",
+    "alicloud:ess/alarm:Alarm": "a scaling alarm",
+    "alicloud:ess/lifecycleHook:LifecycleHook": "notifies a queue of the stack on scaling",
+    "alicloud:ess/notification:Notification": "notifies a queue of the stack on scaling",
+    "alicloud:ess/scalingRule:ScalingRule": "how many nodes to add or remove",
+    "alicloud:ess/serverGroupAttachment:ServerGroupAttachment":
         "puts scaling group nodes behind a load balancer the listener rules judge",
-    t.MNS_QUEUE: "a queue only the stack's events reach",
-    t.NAS_MOUNT_TARGET: "a VPC mount point; who may mount is the access group's rules "
-                        "(nas-no-world-access)",
-    t.NAT_GATEWAY: "egress only; inbound forwarding is a ForwardEntry",
-    t.SNAT_ENTRY: "egress address translation",
-    t.VSWITCH: "a private subnet",
-    t.DEPLOYMENT_SET: "placement of nodes",
-    t.SCALING_GROUP: "how many nodes; what they are is the scaling configuration the "
-                     "node rules judge",
-    t.AUTO_SNAPSHOT_POLICY: "a backup schedule",
+    "alicloud:message/serviceQueue:ServiceQueue": "a queue only the stack's events reach",
+    "alicloud:nas/mountTarget:MountTarget": "a VPC mount point; who may mount is the access "
+                                            "group's rules (nas-no-world-access)",
+    "alicloud:vpc/natGateway:NatGateway": "egress only; inbound forwarding is a ForwardEntry",
+    "alicloud:vpc/snatEntry:SnatEntry": "egress address translation",
+    "alicloud:vpc/switch:Switch": "a private subnet",
+    "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet": "placement of nodes",
+    "alicloud:ess/scalingGroup:ScalingGroup": "how many nodes; what they are is the scaling "
+                                              "configuration the node rules judge",
+    "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy": "a backup schedule",
     t.SNAPSHOT_POLICY_ATTACHMENT: "applies a backup schedule to a disk",
     t.BUCKET_VERSIONING: "keeps old object versions",
     t.RESOURCE_GROUP: "a grouping for monitoring and billing; grants nothing",
@@ -63,22 +63,22 @@ NO_CONCERN: dict[str, str] = {
     t.K8S_SECRET: "holds secrets the way Kubernetes means to; RBAC decides who reads them",
     t.K8S_SERVICE_ACCOUNT: "an identity; the RAM role it assumes (RRSA) is judged by its "
                            "trust policy",
-    t.RAM_USER: "an identity; its console login (console-mfa), keys "
+    "alicloud:ram/user:User": "an identity; its console login (console-mfa), keys "
                               "(ram-no-access-keys) and policies are judged where granted",
-    t.RAM_GROUP: "a set of users; its policies are judged where attached",
-    t.RAM_GROUP_MEMBERSHIP: "puts users in a group",
-    t.RAM_USER_GROUP_ATTACHMENT: "puts a user in a group",
-    t.RAM_ROLE_ATTACHMENT:
+    "alicloud:ram/group:Group": "a set of users; its policies are judged where attached",
+    "alicloud:ram/groupMembership:GroupMembership": "puts users in a group",
+    "alicloud:ram/userGroupAttachment:UserGroupAttachment": "puts a user in a group",
+    "alicloud:ram/roleAttachment:RoleAttachment":
         "binds a role whose trust and policies the identity rules judge",
-    t.KMS_ALIAS: "a second name for a key",
-    t.NETWORK_INTERFACE:
+    "alicloud:kms/alias:Alias": "a second name for a key",
+    "alicloud:ecs/ecsNetworkInterface:EcsNetworkInterface":
         "an interface; who reaches it is its security groups' rules, a public address its "
         "EIP association (no-eip-on-nodes)",
-    t.NETWORK_INTERFACE_ATTACHMENT:
+    "alicloud:ecs/ecsNetworkInterfaceAttachment:EcsNetworkInterfaceAttachment":
         "attaches an interface to an instance of the stack",
-    t.VPC_ROUTE_TABLE: "a route table; its routes are judged one by one "
+    "alicloud:vpc/routeTable:RouteTable": "a route table; its routes are judged one by one "
                                           "(routes-through-instances)",
-    t.VPC_ROUTE_TABLE_ATTACHMENT: "applies a route table to a "
+    "alicloud:vpc/routeTableAttachment:RouteTableAttachment": "applies a route table to a "
                                                               "vSwitch",
 }
 """Types read and found to carry no security concern of their own, and why."""

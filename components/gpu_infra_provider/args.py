@@ -662,6 +662,13 @@ class TrainingFleetArgs(TypedDict):
     """on_demand, spot or prepaid. Default on_demand. spot_strategy and spot_price_limit
     force the replacement of existing nodes when changed.
     One of: on_demand, spot, prepaid."""
+    on_demand_nodes: NotRequired[int]
+    """With spot capacity: the first N nodes (node-000 on) are on demand. Node 0 holds the
+    elastic rendezvous (c10d, gpu-infra-torchrun), which must outlive any reclaim, and the
+    job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). Default 1 with several
+    nodes, 0 with one (a one-node job restarts from its checkpoint instead). At most `nodes`;
+    only with spot capacity. A change replaces the nodes whose capacity changes (the
+    provider's spot_strategy is ForceNew)."""
     prepaid_period: NotRequired[int]
     """Subscription length with prepaid capacity: 1-9, 12, 24, 36, 48 or 60. Default 1."""
     prepaid_period_unit: NotRequired[str]

@@ -30,9 +30,11 @@ from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
 from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
+from gpu_infra.layouts.jobs import default_image, ready_job, registry_component_name
 from gpu_infra.schema import InferenceConfig, TrainingConfig
 from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra_facts.ack import ADDONS, DRIVER_VERSION_LABEL, ERDMA_ADDONS, GPU_ADDONS, POOL_LABEL
+from gpu_infra_facts.jobs import SKYPILOT_ACCELERATOR_LABEL, skypilot_accelerator
 
 ERDMA_LABEL = "gpu-infra/erdma"
 """Node label `true` on pools whose nodes have eRDMA."""
@@ -105,7 +107,7 @@ class AckLayout(LayoutBase):
             versions={addon: ack.addon_version(addon) for addon in names},
             depends_on=[self.system_pool.pool], opts=self.child)
         self.registry = Registry(
-            f"{name}-registry", config=ack.registry, edition=cluster.registry_edition,
+            registry_component_name(name), config=ack.registry, edition=cluster.registry_edition,
             namespace=ack.registry.namespace or cluster.name, region=cluster.region,
             vpc_id=network.vpc_id, vswitch_id=network.vswitch_ids[zones[0]],
             conventions=self.conventions, opts=self.child)
@@ -140,7 +142,10 @@ class AckLayout(LayoutBase):
     def _pool_spec(self, fleet_name: str) -> GpuPoolSpec:
         cluster = self.cluster
         fleet = cluster.fleet
-        labels = {POOL_LABEL: fleet_name, DRIVER_VERSION_LABEL: driver_plan(fleet).versions.driver}
+        gpu = cluster.gpu_types.get(self.instance_type())
+        labels = {POOL_LABEL: fleet_name, DRIVER_VERSION_LABEL: driver_plan(fleet).versions.driver,
+                  **({SKYPILOT_ACCELERATOR_LABEL: skypilot_accelerator(gpu.gpu_model)}
+                     if gpu else {})}
         if self.uses_erdma_here():
             labels[ERDMA_LABEL] = "true"
         placement = placement_for(fleet, cluster.gpu_types) \
@@ -196,6 +201,14 @@ class AckTrainingCluster(AckLayout):
     def fleet_zones(self) -> list[str]:
         """Training nodes share one zone: the first of `network.zones`."""
         return self.cluster.network.zones[:1]
+
+    def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
+        """AckLayout's, and the ready PyTorchJob (`gpu-infra job`) where the registry names
+        the image."""
+        job = {"training_job": ready_job(self.cluster, self.stack_name,
+                                            platform=self.PLATFORM).text} \
+            if default_image(self.cluster) else {}
+        return {**super().fleet_exports(), **job}
 
 
 class AckInferenceService(AckLayout):

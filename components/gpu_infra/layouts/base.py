@@ -5,16 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from ipaddress import IPv4Network
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import pulumi
 
 from gpu_infra.blocks.bootstrap import (
     DATA_ROOT,
     BootstrapSpec,
+    ElasticLaunch,
     GridPackage,
     SharedFsMount,
+    SpotWatch,
     config_command,
+    job_tools,
+    job_tools_installer,
     user_data,
 )
 from gpu_infra.blocks.conventions import Conventions, stack_tags
@@ -49,6 +53,13 @@ from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 from gpu_infra_facts.naming import resolve_suffix
 
 
+class LaunchSpec(TypedDict, total=False):
+    """BootstrapSpec's job fields a layout sets (LayoutBase.launch_spec)."""
+
+    elastic: ElasticLaunch
+    spot_watch: SpotWatch
+
+
 def gpu_fleet_name(cluster_name: str) -> str:
     """The GPU fleet's component name and GpuFleet tag value: `<cluster>-gpu`."""
     return f"{cluster_name}-gpu"
@@ -80,6 +91,7 @@ class Layout(pulumi.ComponentResource):
         """`config`: the validated stack; `stack_name` and `project`: the Pulumi stack and
         project (for tags); `global_suffix`: what ends names unique beyond the stack."""
         super().__init__(self.TYPE, name, None, opts)
+        self.stack_name = stack_name
         self.conventions = Conventions(
             tags=stack_tags(project=project, stack_name=stack_name,
                             environment=config.environment,
@@ -259,15 +271,23 @@ class LayoutBase(Layout):
     def bootstrap_spec(cls, cluster: FleetCluster, fleet_name: str, *,
                        shared_fs_source: str | None = None, scaling_group_id: str | None = None,
                        lifecycle_hook_id: str | None = None,
-                       global_suffix: str | None = None) -> BootstrapSpec:
+                       global_suffix: str | None = None, stack_name: str = "",
+                       job_tools_bucket: str | None = None) -> BootstrapSpec:
         """What the fleet's nodes need, from the stack and the catalog (and the values the
         cloud assigns: the shared file system's mount address, the scaling group and its
-        readiness hook; `global_suffix`: the stack's, which ends the log machine-group id)."""
+        readiness hook; `global_suffix`: the stack's, which ends the log machine-group id;
+        `stack_name`: the Pulumi stack, which the restore command names;
+        `job_tools_bucket`: the bucket holding the job tools' installer)."""
         fleet = cluster.fleet
         plan = driver_plan(fleet)
         if plan.route is None:
             raise ValueError("fleet.driver.route: no driver route (validator "
                              "driver-route-missing)")
+        launch = cls.launch_spec(cluster, fleet_name, stack_name=stack_name,
+                                 shared_fs=shared_fs_source is not None)
+        tools = job_tools(job_tools_bucket, job_tools_installer(
+            launch.get("elastic"), launch.get("spot_watch"))) \
+            if launch and job_tools_bucket else None
         return BootstrapSpec(
             fleet=fleet_name, region=cluster.region,
             gpu_counts=gpu_counts(fleet, cluster.gpu_types),
@@ -280,24 +300,45 @@ class LayoutBase(Layout):
             cluster=cls.wires_cluster(), grid=grid_package(fleet.driver),
             scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id,
             log_machine_id=machine_group_id(fleet_name, global_suffix)
-            if cluster.logs.enabled else None)
+            if cluster.logs.enabled else None,
+            job_tools=tools, **launch)
+
+    @classmethod
+    def launch_spec(cls, cluster: FleetCluster, fleet_name: str, *, stack_name: str,
+                    shared_fs: bool) -> LaunchSpec:
+        """The job launcher and spot watcher the nodes get (BootstrapSpec `elastic` and
+        `spot_watch`). Default: none."""
+        return {}
+
+    def node_bootstrap_spec(self, fleet_name: str,
+                            scaling_group_id: pulumi.Input[str] | None = None,
+                            lifecycle_hook_id: pulumi.Input[str] | None = None
+                            ) -> pulumi.Output[BootstrapSpec]:
+        """bootstrap_spec with the values the cloud assigns (the shared file system's
+        address, the scaling group and hook, the job tools' bucket)."""
+        return pulumi.Output.all(self.shared_fs_source, scaling_group_id,
+                                 lifecycle_hook_id, self.job_tools_bucket()).apply(
+            lambda values: self.bootstrap_spec(
+                self.cluster, fleet_name, shared_fs_source=values[0],
+                scaling_group_id=values[1], lifecycle_hook_id=values[2],
+                global_suffix=self.conventions.global_suffix,
+                stack_name=self.stack_name, job_tools_bucket=values[3]))
 
     def node_user_data(self, fleet_name: str, scaling_group_id: pulumi.Input[str] | None = None,
                        lifecycle_hook_id: pulumi.Input[str] | None = None
                        ) -> pulumi.Output[str]:
         """The user data of every node of the fleet (blocks.bootstrap)."""
-        return pulumi.Output.all(self.shared_fs_source, scaling_group_id,
-                                 lifecycle_hook_id).apply(
-            lambda values: user_data(self.bootstrap_spec(
-                self.cluster, fleet_name, shared_fs_source=values[0],
-                scaling_group_id=values[1], lifecycle_hook_id=values[2],
-                global_suffix=self.conventions.global_suffix)))
+        return self.node_bootstrap_spec(fleet_name, scaling_group_id,
+                                        lifecycle_hook_id).apply(user_data)
+
+    def job_tools_bucket(self) -> pulumi.Output[str] | None:
+        """The bucket holding the job tools' installer. Default: none (no job tools)."""
+        return None
 
     def node_config_command(self, fleet_name: str) -> pulumi.Output[str]:
-        """The configuration channel's script for running nodes (blocks.bootstrap)."""
-        return pulumi.Output.from_input(self.shared_fs_source).apply(
-            lambda source: config_command(self.bootstrap_spec(
-                self.cluster, fleet_name, shared_fs_source=source)))
+        """The configuration channel's script for running nodes (blocks.bootstrap): the
+        same configuration as the user data, so a re-run keeps the log id and job tools."""
+        return self.node_bootstrap_spec(fleet_name).apply(config_command)
 
     @classmethod
     def uses_erdma(cls, cluster: FleetCluster) -> bool:

@@ -6,19 +6,53 @@ from collections.abc import Sequence
 from typing import Any
 
 import pulumi
+import pulumi_alicloud as alicloud
 
+from gpu_infra.blocks.bootstrap import (
+    DATA_ROOT,
+    SHARED_FS_MOUNT_POINT,
+    STATE_ROOT,
+    ElasticLaunch,
+    SpotWatch,
+    job_tools,
+    job_tools_installer,
+)
 from gpu_infra.blocks.bootstrap.permissions import grant_bootstrap
 from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.nodes import GpuNodes, NodeDiskArgs
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
+from gpu_infra.blocks.storage.buckets import Bucket
 from gpu_infra.knowhow.placement import erdma_for
-from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
+from gpu_infra.layouts.base import LaunchSpec, LayoutBase, gpu_fleet_name
+from gpu_infra.layouts.jobs import ready_job
 from gpu_infra.schema import FleetCluster, TrainingConfig
 from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra_facts import jobs
 
 SESSION_COMMAND = "ali-instance-cli session --instance "
 """Cloud Assistant session (no public IP, no open SSH port): Alibaba's session manager CLI."""
+
+
+RECLAIM_REPORT_DIR = f"{SHARED_FS_MOUNT_POINT}/.gpu-infra/reclaims"
+"""Where a reclaimed spot node leaves its report (release time, restore command)."""
+
+
+def restore_command(stack_name: str) -> str:
+    """What brings a released spot node back: a refresh sees the instance gone and the update
+    creates it again (with its disks and role), run in the project directory."""
+    return f"pulumi up --refresh --stack {stack_name}"
+
+
+def checkpoint_dir(cluster: FleetCluster, shared_fs: bool) -> str:
+    """Where ECS training jobs keep checkpoints (GPU_INFRA_CHECKPOINT_DIR): on the shared file
+    system when the nodes mount one, else on the first data disk (node-local: it does not
+    outlive the node), else under /var/lib/gpu-infra."""
+    if shared_fs:
+        return f"{SHARED_FS_MOUNT_POINT}/checkpoints"
+    if cluster.storage.disks:
+        return f"{DATA_ROOT}/{cluster.storage.disks[0].name}/checkpoints"
+    return f"{STATE_ROOT}/checkpoints"
 
 
 class TrainingCluster(LayoutBase):
@@ -48,6 +82,7 @@ class TrainingCluster(LayoutBase):
         """GpuNodes (and reserved capacity) in the first zone."""
         fleet = self.cluster.fleet
         zone = self.fleet_zones()[0]
+        self.job_tools = self._job_tools_object(name)
         self.nodes = GpuNodes(
             gpu_fleet_name(name), config=fleet, vswitch_id=self.network.vswitch_ids[zone],
             security_group_ids=[self.security.security_group_id],
@@ -55,7 +90,9 @@ class TrainingCluster(LayoutBase):
             conventions=self.conventions, key_name=self.security.key_pair_name,
             role_name=self.role_name, user_data=self.node_user_data(gpu_fleet_name(name)),
             config_command=self.node_config_command(gpu_fleet_name(name)),
-            kms_key_id=self.kms_key_id, gpu_types=self.cluster.gpu_types, opts=self.child,
+            kms_key_id=self.kms_key_id, gpu_types=self.cluster.gpu_types,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.job_tools])
+            if self.job_tools else self.child,
             **self._disk_args(zone))
         self.reserved = ReservedCapacity(
             f"{name}-reserved", config=fleet.reserved, instance_type=fleet.instance_type,
@@ -65,6 +102,36 @@ class TrainingCluster(LayoutBase):
             gpu_fleet_name(name), role_name=self.role_name, account=account_id(self),
             conventions=self.conventions, parent=self.nodes, peers=True)
         return gpu_fleet_name(name), pulumi.Output.all(*self.nodes.instance_ids)
+
+    def _job_tools_home(self) -> Bucket | None:
+        """The checkpoints bucket, else the first of the stack's buckets; None without
+        buckets (the nodes then get no job tools)."""
+        return self.buckets.get("checkpoints") or next(iter(self.buckets.values()), None)
+
+    def job_tools_bucket(self) -> pulumi.Output[str] | None:
+        """The bucket holding the job tools' installer (_job_tools_home)."""
+        home = self._job_tools_home()
+        return home.bucket_name if home else None
+
+    def _job_tools_object(self, name: str) -> alicloud.oss.BucketObject | None:
+        """The job tools' installer in the stack's bucket (the nodes' job_tools step fetches
+        it at boot; the nodes are created after it). Its key is its digest, so an edit that
+        changes it creates a new object; the old one is kept (retain_on_delete), since
+        running nodes ignore new user data and keep fetching the version they were created
+        with at every boot."""
+        home = self._job_tools_home()
+        launch = self.launch_spec(self.cluster, gpu_fleet_name(name),
+                                  stack_name=self.stack_name,
+                                  shared_fs=self.shared_fs_source is not None)
+        if home is None:
+            return None
+        installer = job_tools_installer(launch.get("elastic"), launch.get("spot_watch"))
+        purpose = next(p for p, bucket in self.buckets.items() if bucket is home)
+        return alicloud.oss.BucketObject(
+            f"{name}-{purpose}-job-tools", bucket=home.bucket_name,
+            key=job_tools("", installer).key,
+            content=installer, content_type="text/x-shellscript",
+            opts=pulumi.ResourceOptions(parent=home, retain_on_delete=True))
 
     def _disk_args(self, zone: str) -> NodeDiskArgs:
         """GpuNodes' disk arguments: separate disks in the nodes' zone, or inline ones
@@ -91,13 +158,38 @@ class TrainingCluster(LayoutBase):
         return isinstance(cluster.fleet, TrainingFleet) and cluster.fleet.jumbo_frames
 
     @classmethod
+    def launch_spec(cls, cluster: FleetCluster, fleet_name: str, *, stack_name: str,
+                    shared_fs: bool) -> LaunchSpec:
+        """Elastic torchrun on every node (gpu-infra-torchrun: `--nnodes MIN:<healthy
+        nodes>`, MIN the on-demand nodes of a spot fleet, else every node; c10d on node 0),
+        and on spot fleets the spot watcher, whose report names the command that brings a
+        released node back (fixed nodes are not replaced by anything else)."""
+        fleet = cluster.fleet
+        if not isinstance(fleet, TrainingFleet):
+            return {}
+        spec: LaunchSpec = {"elastic": ElasticLaunch(
+            min_nodes=fleet.min_nodes if fleet.capacity == "spot" else None,
+            max_restarts=jobs.DEFAULT_MAX_RESTARTS, rdzv_id=fleet_name,
+            checkpoint_dir=checkpoint_dir(cluster, shared_fs))}
+        if fleet.capacity == "spot":
+            spec["spot_watch"] = SpotWatch(
+                restore_command=restore_command(stack_name),
+                report_dir=RECLAIM_REPORT_DIR if shared_fs else None)
+        return spec
+
+    @classmethod
     def wires_cluster(cls) -> bool:
         """Training nodes learn each other at boot and at job start."""
         return True
 
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
-        """Node addresses and placement, and the command that opens a shell on node 0."""
-        return {"node_private_ips": self.nodes.private_ips,
+        """Node addresses and placement, the command that opens a shell on node 0, the ready
+        training job (`gpu-infra job`) and, on spot fleets, the command that restores a
+        reclaimed node."""
+        spot = {"restore_command": restore_command(self.stack_name)} \
+            if self.cluster.fleet.capacity == "spot" else {}
+        return {**spot, "training_job": ready_job(self.cluster, self.stack_name).text,
+                "node_private_ips": self.nodes.private_ips,
                 "instance_ids": self.nodes.instance_ids,
                 "deployment_set_ids": self.nodes.deployment_set_ids,
                 "node0_shell": pulumi.Output.concat(SESSION_COMMAND,

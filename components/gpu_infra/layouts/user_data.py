@@ -2,7 +2,7 @@
 would get, rendered from the stack with the longest values the cloud may assign, must fit
 node_stack.USER_DATA_MAX_BYTES; else an ERROR naming the stack field that adds the most.
 
-What grows with the stack file: the data disks (each name twice, and the disk step), the
+What grows with the stack file: the data disks (each name once, and the disk step), the
 fleet's instance types (one GPU count each), the GRID package's object key, the shared file
 system (its step and mount address), the cluster name and node logs (`logs.enabled`: the
 step that installs the collector). Everything else is the step files,
@@ -27,6 +27,11 @@ from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
 CLOUD_ID_CHARS = 64
 """Stand-in length of an id the cloud assigns (scaling group `asg-…`, lifecycle hook `ash-…`:
 about 24 characters in the ESS API examples; 64 is a margin, as no maximum is documented)."""
+STACK_NAME_CHARS = 100
+"""Stand-in length of the Pulumi stack name (the restore command of spot training nodes
+names it); longer than any stack name in practice (UNCONFIRMED as Pulumi's maximum)."""
+BUCKET_NAME_CHARS = 63
+"""The longest OSS bucket name (OSS "Bucket naming conventions": 3-63 characters)."""
 MOUNT_ADDRESS_CHARS = 253
 """Stand-in length of a file system's mount address: a DNS name, at most 253 characters
 (RFC 1035). CPFS exports have none (blocks.storage.filesystem): the nodes do not mount them."""
@@ -51,7 +56,9 @@ def worst_case_spec(layout: type[LayoutBase], cluster: FleetCluster) -> Bootstra
     cloud_id = None if layout.FIXED_NODES else "i" * CLOUD_ID_CHARS
     return layout.bootstrap_spec(cluster, gpu_fleet_name(cluster.name), shared_fs_source=source,
                                  scaling_group_id=cloud_id, lifecycle_hook_id=cloud_id,
-                                 global_suffix="s" * MAX_SUFFIX_LENGTH)
+                                 global_suffix="s" * MAX_SUFFIX_LENGTH,
+                                 stack_name="s" * STACK_NAME_CHARS,
+                                 job_tools_bucket="b" * BUCKET_NAME_CHARS)
 
 
 def user_data_too_large(layout: type[LayoutBase], cluster: FleetCluster) -> Iterable[Finding]:

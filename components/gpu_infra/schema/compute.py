@@ -147,6 +147,13 @@ class TrainingFleet(FleetBase):
     capacity: Capacity = "on_demand"
     """on_demand, spot or prepaid. Default on_demand. spot_strategy and spot_price_limit
     force the replacement of existing nodes when changed."""
+    on_demand_nodes: int | None = Field(default=None, ge=0, le=2000)
+    """With spot capacity: the first N nodes (node-000 on) are on demand. Node 0 holds the
+    elastic rendezvous (c10d, gpu-infra-torchrun), which must outlive any reclaim, and the
+    job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). Default 1 with several
+    nodes, 0 with one (a one-node job restarts from its checkpoint instead). At most `nodes`;
+    only with spot capacity. A change replaces the nodes whose capacity changes (the
+    provider's spot_strategy is ForceNew)."""
     prepaid_period: int = 1
     """Subscription length with prepaid capacity: 1-9, 12, 24, 36, 48 or 60. Default 1."""
     prepaid_period_unit: PrepaidPeriodUnit = "Month"
@@ -188,10 +195,32 @@ class TrainingFleet(FleetBase):
         if self.scale_in_from is not None and self.scale_in_from > self.nodes:
             problems.append(f"scale_in_from: {self.scale_in_from} is above nodes "
                             f"({self.nodes}); allowed 0 to {self.nodes}")
+        if self.on_demand_nodes is not None and self.capacity != "spot":
+            problems.append(f"on_demand_nodes: only used with capacity spot (capacity is "
+                            f"{self.capacity}: every node is already {self.capacity})")
+        elif self.on_demand_nodes is not None and self.on_demand_nodes > self.nodes:
+            problems.append(f"on_demand_nodes: {self.on_demand_nodes} is above nodes "
+                            f"({self.nodes}); allowed 0 to {self.nodes}")
         problems += choice_problems("prepaid_period", self.prepaid_period, PREPAID_PERIODS)
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+    @property
+    def on_demand_count(self) -> int:
+        """Nodes paid on demand at the front of a spot fleet (`on_demand_nodes`, default 1
+        with several nodes, 0 with one); 0 for other capacities (nothing is reclaimed)."""
+        if self.capacity != "spot":
+            return 0
+        if self.on_demand_nodes is not None:
+            return self.on_demand_nodes
+        return 1 if self.nodes > 1 else 0
+
+    @property
+    def min_nodes(self) -> int:
+        """The fewest nodes an elastic job runs on: all of them unless spot, else the
+        on-demand ones, at least one (torchrun `--nnodes MIN:nodes`)."""
+        return max(1, self.on_demand_count) if self.capacity == "spot" else self.nodes
 
 
 class TargetTracking(StrictModel):

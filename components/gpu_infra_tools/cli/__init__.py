@@ -22,7 +22,8 @@ from gpu_infra_tools.interrupt import exit_on_interrupt
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-COMMANDS = {"validate": "validate", "schema": "schema", "plan": "plan", "policy": "policy",
+COMMANDS = {"validate": "validate", "schema": "schema", "plan": "plan", "job": "job",
+            "policy": "policy",
             "clone": "clone", "catalog": "catalog", "cost": "cost",
             "publish-queue-metric": "publish", "pr-comment": "pr_comment",
             "completion": "completion"}

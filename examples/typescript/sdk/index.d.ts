@@ -1389,6 +1389,15 @@ export interface TrainingFleetArgs {
      */
     nodes?: number;
     /**
+     * With spot capacity: the first N nodes (node-000 on) are on demand. Node 0 holds the
+     * elastic rendezvous (c10d, gpu-infra-torchrun), which must outlive any reclaim, and the
+     * job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). Default 1 with several
+     * nodes, 0 with one (a one-node job restarts from its checkpoint instead). At most `nodes`;
+     * only with spot capacity. A change replaces the nodes whose capacity changes (the
+     * provider's spot_strategy is ForceNew).
+     */
+    onDemandNodes?: number;
+    /**
      * Deployment-set strategy: auto is LowLatency for several nodes of a family that
      * supports it, Availability otherwise. Default auto.
      * One of: auto, LowLatency, Availability.

@@ -61,6 +61,11 @@ class OssVolume:
     """Intranet endpoint, e.g. oss-cn-beijing-internal.aliyuncs.com."""
 
 
+def bucket_claim(purpose: str) -> str:
+    """The claim name of the `purpose` bucket's volume in the jobs namespace: `oss-<purpose>`."""
+    return f"oss-{purpose}"
+
+
 def _meta(name: str, namespace: str | None = None,
           labels: Mapping[str, str] | None = None) -> k8s.meta.v1.ObjectMetaArgs:
     return k8s.meta.v1.ObjectMetaArgs(
@@ -143,7 +148,7 @@ class KubeStorage(pulumi.ComponentResource):
 
     def _bucket(self, name: str, volume: OssVolume, role_name: pulumi.Input[str],
                 opts: pulumi.ResourceOptions) -> str:
-        claim = f"oss-{volume.purpose}"
+        claim = bucket_claim(volume.purpose)
         csi = k8s.core.v1.CSIPersistentVolumeSourceArgs(
             driver=OSS_DRIVER, volume_handle=child_name(name, claim),
             volume_attributes={"bucket": volume.bucket, "url": volume.endpoint,

@@ -21,6 +21,7 @@ from gpu_infra_facts.ack import GPU_TAINT, POOL_LABEL
 from gpu_infra_facts.allowed import (
     ACK_POOL_SCALING_TYPE,
     DeploymentSetStrategy,
+    MultiAzPolicy,
     NodePoolPrivatePoolMatch,
 )
 
@@ -31,6 +32,8 @@ METADATA_HTTP_TOKENS = "required"
 """Instance metadata in hardened mode only (tokens), as on ECS nodes."""
 SYSTEM_POOL_LABEL = "system"
 """`gpu-infra/pool` value of the system pool's nodes (the controllers' nodeSelector)."""
+SPOT_MIX_POLICY: MultiAzPolicy = "COST_OPTIMIZED"
+"""multi_az_policy of a spot training pool: ESS mixes on-demand and spot only under it."""
 DATA_MOUNT_ROOT = "/mnt"
 """Pool data disk `name` is mounted at /mnt/<name> (as on ECS nodes)."""
 
@@ -93,8 +96,9 @@ def _system_disk(size_gib: int, kms_key_id: pulumi.Input[str] | None) -> dict[st
 
 def charging(fleet: TrainingFleet | ScalingFleet) -> dict[str, Any]:
     """cs.NodePool charging and spot arguments from the fleet, as ECS nodes and ESS groups
-    get them: a training fleet's capacity (on_demand, spot, prepaid by the month), or a
-    scaling fleet's on-demand base and percentage with spot above it."""
+    get them: a training fleet's capacity (on_demand; spot with an on-demand part of
+    `on_demand_count` nodes; prepaid by the month), or a scaling fleet's on-demand base and
+    percentage with spot above it."""
     limits = fleet.spot_price_limit
     if isinstance(fleet, TrainingFleet):
         if fleet.capacity == "prepaid":
@@ -104,6 +108,16 @@ def charging(fleet: TrainingFleet | ScalingFleet) -> dict[str, Any]:
         types = [fleet.instance_type]
         args: dict[str, Any] = {"instance_charge_type": "PostPaid",
                                 "spot_strategy": fleet.spot_strategy if spot else "NoSpot"}
+        if spot:
+            # the on-demand part of the pool (fleet.on_demand_count nodes) holds the job's
+            # rendezvous: its Master pod selects node.alibabacloud.com/spot-strategy=NoSpot;
+            # reclaimed spot nodes are replaced on the notice (remedy), by on-demand ones when
+            # spot is out (compensation). ESS mixes capacity under COST_OPTIMIZED; that a
+            # pool with a deployment set takes it is UNCONFIRMED.
+            args.update(multi_az_policy=SPOT_MIX_POLICY,
+                        on_demand_base_capacity=str(fleet.on_demand_count),
+                        on_demand_percentage_above_base_capacity="0",
+                        spot_instance_remedy=True, compensate_with_on_demand=True)
     else:
         spot = fleet.uses_spot
         types = list(fleet.instance_types)

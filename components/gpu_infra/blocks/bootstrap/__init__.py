@@ -12,20 +12,20 @@ whatever the fleet's size.
 
 from __future__ import annotations
 
-import posixpath
-import re
+import hashlib
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
 from gpu_infra.blocks.bootstrap.minify import strip_python, strip_shell
-from gpu_infra_facts import node_stack
+from gpu_infra_facts import jobs, node_stack
 from gpu_infra_facts.node_stack import DriverRoute, DriverStack
 
 DATA_ROOT = "/mnt"
 """Data disk `name` is mounted at /mnt/<name>; the shared file system at /mnt/shared."""
 SHARED_FS_MOUNT_POINT = f"{DATA_ROOT}/shared"
+INSTALL_DIR = "/opt/gpu-infra"
 HEALTH_TAG_KEY = "GpuInfraHealth"
 """Instance tag the node sets to `healthy` or `unhealthy` (readiness, visible in the console)."""
 SSH_KEY_TAG_KEY = "GpuInfraSshKey"
@@ -42,37 +42,17 @@ DISK_WAIT_SECONDS = 600
 DISK_POLL_SECONDS = 5
 """How long a node waits for each data disk to be attached (separate disks are attached
 after the instance boots; ESS and inline disks are there at boot), and how often it looks."""
+LOG_FILE = "/var/log/gpu-infra/bootstrap.log"
 CUDA_REPOS = "https://developer.download.nvidia.com/compute/cuda/repos"
 """NVIDIA's package repositories (fabric manager): <CUDA_REPOS>/ubuntu2204|ubuntu2404/x86_64 by
 the node's release; Alibaba Cloud Linux 3 takes rhel8/x86_64."""
 
-_STEPS = resources.files(__package__) / "steps"
-NODE_PATH = re.compile(r"^([A-Z_]+)=(?:\$\{\1:-)?\$(ROOT|[A-Z_]+)(/[A-Za-z0-9_./-]+)\}?$",
-                       re.M)
-"""A path assignment of probe.sh: `STATE_DIR=$ROOT/var/lib/gpu-infra`,
-`LOG_FILE=${LOG_FILE:-$LOG_DIR/bootstrap.log}`."""
-
-
-def shell_paths() -> dict[str, str]:
-    """The node's directories and files as steps/probe.sh assigns them (their one source):
-    STATE_DIR, LOG_DIR, LOG_FILE, BIN_DIR, ETC_DIR, without the sandbox `$ROOT`."""
-    paths: dict[str, str] = {}
-    text = (_STEPS / "probe.sh").read_text(encoding="utf-8")
-    for name, base, rest in NODE_PATH.findall(text):
-        paths[name] = ("" if base == "ROOT" else paths[base]) + rest
-    return paths
-
-
-NODE_PATHS = shell_paths()
-STATE_ROOT = NODE_PATHS["STATE_DIR"]
-"""Where the bootstrap keeps its state (steps/<step>.ok, ready, unhealthy)."""
-LOG_DIR = NODE_PATHS["LOG_DIR"]
-LOG_FILE = NODE_PATHS["LOG_FILE"]
-INSTALL_DIR = posixpath.dirname(NODE_PATHS["BIN_DIR"])
-"""/opt/gpu-infra: config.sh, bootstrap.sh and bin/ (probe.sh's BIN_DIR is its bin/)."""
+STATE_ROOT = "/var/lib/gpu-infra"
 PROBE_LIBRARY = f"{INSTALL_DIR}/probe.sh"
 """The node library (steps/probe.sh) every node program sources: bootstrap.sh, gpu-infra-peers
 and the timers' checks."""
+
+_STEPS = resources.files(__package__) / "steps"
 
 
 @dataclass(frozen=True)
@@ -91,6 +71,42 @@ class GridPackage:
     bucket: str
     key: str
     sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class ElasticLaunch:
+    """Elastic torchrun on a training fleet (gpu-infra-torchrun, /etc/gpu-infra/elastic.env):
+    `--nnodes MIN:NNODES` (NNODES: the fleet's healthy nodes when the job starts, from
+    gpu-infra-peers), c10d on node 0, `--max-restarts`, and every worker started through
+    gpu-infra-resume with the newest checkpoint under `checkpoint_dir`. Nothing here depends
+    on the node count, so adding nodes leaves the user data as it is."""
+
+    min_nodes: int | None
+    """MIN on spot fleets (their on-demand nodes, at least 1); None: every node (NNODES)."""
+    max_restarts: int
+    rdzv_id: str
+    checkpoint_dir: str
+
+
+@dataclass(frozen=True)
+class SpotWatch:
+    """The spot-notice watcher unit (gpu-infra-spot-watch.service) of spot training nodes: the
+    notice file, and the command that restores a released fixed node."""
+
+    restore_command: str
+    report_dir: str | None = None
+    """Where each reclaimed node leaves its report (on the shared file system); None: the
+    journal only."""
+
+
+@dataclass(frozen=True)
+class JobTools:
+    """Where the nodes fetch the job tools' installer (job_tools_installer): an object of
+    the stack's bucket, named by its sha256, which the step checks."""
+
+    bucket: str
+    key: str
+    sha256: str
 
 
 @dataclass(frozen=True)
@@ -130,17 +146,16 @@ class BootstrapSpec:
     def collects_logs(self) -> bool:
         """Whether the install steps install LoongCollector."""
         return self.log_collector or self.log_machine_id is not None
+    elastic: ElasticLaunch | None = None
+    spot_watch: SpotWatch | None = None
+    job_tools: JobTools | None = None
+    """Where the installer of `elastic` and `spot_watch` is (None: the nodes get neither)."""
 
     @property
     def installs(self) -> bool:
         """Whether the nodes install software: every route but `preinstalled`, whose image
         carries it (the steps then only check and configure, and fail on what is missing)."""
         return self.route != "preinstalled"
-
-    @property
-    def mount_points(self) -> list[str]:
-        """Data disk mount points, in `data_disks` order."""
-        return [f"{DATA_ROOT}/{name}" for name in self.data_disks]
 
     def node_steps(self) -> list[str]:
         """The steps a booting node runs, in order: log shipping first, so a failing step's
@@ -151,6 +166,7 @@ class BootstrapSpec:
         steps += [step for step in self.install_steps() if step != "logs_install"]
         steps += ["nccl_env"] if self.erdma else []
         steps += ["cluster_ssh"] if self.cluster else []
+        steps += ["job_tools"] if self.job_tools else []
         steps += ["health"]
         steps += ["cluster_peers"] if self.cluster else []
         return steps
@@ -167,6 +183,7 @@ STEP_FILES = {
     "data_disks": "mounts.sh", "shared_fs": "shared_fs.sh", "shared_fs_off": "shared_fs.sh",
     "gpu_driver": "gpu_driver.sh",
     "erdma": "erdma.sh", "fabric_manager": "fabric_manager.sh", "nccl_env": "nccl_env.sh",
+    "job_tools": "job_tools.sh",
     "cloudmonitor": "cloudmonitor.sh", "cluster_ssh": "cluster.sh", "cluster_peers": "cluster.sh",
     "health": "health.sh", "logs": "logs.sh", "logs_install": "logs.sh",
 }
@@ -185,7 +202,7 @@ NODE_ONLY_SETTINGS = frozenset({
     "DISK_WAIT_SECONDS", "DISK_POLL_SECONDS", "ECS_ENDPOINT", "ESS_ENDPOINT", "CMS_ENDPOINT",
     "SCALING_GROUP_ID", "LIFECYCLE_HOOK_ID", "SCALE_OUT_WAIT_SECONDS", "FLEET_TAG_KEY",
     "HEALTH_TAG_KEY", "SSH_KEY_TAG_KEY", "HOST_KEY_TAG_KEY", "MASTER_PORT", "DATA_DISKS",
-    "MOUNTS", "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS", "LC_ID_FILE",
+    "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS", "LC_ID_FILE",
     "LOG_ID", "NODE_STEPS"})
 """Settings only the node steps read: an image build's config.sh leaves them out (its
 install steps never read them, and the nodes' user data writes the full file)."""
@@ -237,9 +254,11 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
         "SSH_KEY_TAG_KEY": SSH_KEY_TAG_KEY, "HOST_KEY_TAG_KEY": HOST_KEY_TAG_KEY,
         "MASTER_PORT": MASTER_PORT,
     }
-    mounts = spec.mount_points + ([SHARED_FS_MOUNT_POINT] if spec.shared_fs else [])
+    if spec.job_tools:
+        values.update({"JOB_TOOLS_BUCKET": spec.job_tools.bucket,
+                       "JOB_TOOLS_OBJECT": spec.job_tools.key})
     arrays = {
-        "DATA_DISKS": list(spec.data_disks), "MOUNTS": mounts,
+        "DATA_DISKS": list(spec.data_disks),
         "NVLINK_TYPES": sorted(spec.nvlink_types), "NODE_STEPS": spec.node_steps(),
         "NCCL_ENV": [f"{k}={v}" for k, v in node_stack.NCCL_ERDMA_ENV.items()],
         "NCCL_MULTI_NIC_ENV": [f"{k}={v}"
@@ -321,6 +340,61 @@ def config_command(spec: BootstrapSpec) -> str:
         "fi"]) + "\n"
 
 
+def env_file(values: Mapping[str, str | int]) -> str:
+    """KEY=value lines a shell (`set -a; .`) and systemd's EnvironmentFile both read."""
+    return "".join(f"{key}={shlex.quote(str(value))}\n" for key, value in values.items())
+
+
+def launch_files(elastic: ElasticLaunch | None,
+                 spot_watch: SpotWatch | None) -> dict[str, tuple[str, int]]:
+    """The elastic launcher and the spot watcher's files (the peers step writes the
+    torchrun.env they read)."""
+    files: dict[str, tuple[str, int]] = {}
+    if elastic:
+        for name in ("gpu-infra-torchrun", "gpu-infra-resume"):
+            files[f"{jobs.LAUNCHER_DIR}/{name}"] = (strip_shell(step_source(name)), 0o755)
+        files["/etc/gpu-infra/elastic.env"] = (env_file({
+            **({"NNODES_MIN": elastic.min_nodes} if elastic.min_nodes else {}),
+            "RDZV_PORT": jobs.RDZV_PORT, "RDZV_ID": elastic.rdzv_id,
+            "MAX_RESTARTS": elastic.max_restarts,
+            "GPU_INFRA_CHECKPOINT_DIR": elastic.checkpoint_dir,
+            "GPU_INFRA_SPOT_NOTICE": jobs.SPOT_NOTICE_FILE}), 0o644)
+    if spot_watch:
+        watch = spot_watch
+        files[f"{INSTALL_DIR}/bin/gpu-infra-spot-watch"] = (
+            strip_shell(step_source("gpu-infra-spot-watch")), 0o755)
+        files["/etc/systemd/system/gpu-infra-spot-watch.service"] = (
+            step_source("gpu-infra-spot-watch.service"), 0o644)
+        settings: dict[str, str | int] = {"GPU_INFRA_SPOT_NOTICE_DIR": jobs.SPOT_NOTICE_DIR,
+                    "GPU_INFRA_SPOT_POLL_SECONDS": jobs.SPOT_POLL_SECONDS,
+                    "GPU_INFRA_RESTORE_COMMAND": watch.restore_command}
+        if watch.report_dir:
+            settings["GPU_INFRA_REPORT_DIR"] = watch.report_dir
+        files["/etc/gpu-infra/spot-watch.env"] = (env_file(settings), 0o644)
+    return files
+
+
+JOB_TOOLS_PREFIX = "gpu-infra/job-tools"
+"""Key prefix of the job tools' installer in the stack's bucket."""
+
+
+def job_tools_installer(elastic: ElasticLaunch | None, spot_watch: SpotWatch | None) -> str:
+    """The installer the job_tools step runs: it writes launch_files and enables the spot
+    watcher where there is one."""
+    lines = ["#!/bin/bash", "# gpu-infra job tools (the job_tools step runs this)",
+             "set -euo pipefail", *write_files_script(launch_files(elastic, spot_watch))]
+    if spot_watch:
+        lines += ["systemctl daemon-reload",
+                  "systemctl enable --now --no-block gpu-infra-spot-watch.service"]
+    return "\n".join(lines) + "\n"
+
+
+def job_tools(bucket: str, installer: str) -> JobTools:
+    """Where `installer` goes in `bucket`: under JOB_TOOLS_PREFIX, named by its sha256."""
+    digest = hashlib.sha256(installer.encode("utf-8")).hexdigest()
+    return JobTools(bucket, f"{JOB_TOOLS_PREFIX}/{digest}.sh", digest)
+
+
 def write_files_script(files: Mapping[str, tuple[str, int]]) -> list[str]:
     """Shell lines writing `files` under ${GPU_INFRA_ROOT} (empty on a node)."""
     lines = ['R=${GPU_INFRA_ROOT:-}']
@@ -375,7 +449,7 @@ def bake_tasks(spec: BootstrapSpec) -> list[BakeTask]:
     bake = f"{INSTALL_DIR}/bootstrap.sh bake"
     return [*writes, BakeTask("Install", bake), BakeTask("Reboot", None),
             BakeTask("InstallAfterReboot", bake),
-            BakeTask("Clean", f"ls {oks} >/dev/null && rm -rf {STATE_ROOT} {LOG_DIR} "
+            BakeTask("Clean", f"ls {oks} >/dev/null && rm -rf {STATE_ROOT} /var/log/gpu-infra "
                               f"/root/auto_install {INSTALL_DIR}")]
 
 
@@ -385,5 +459,7 @@ def user_data_size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-__all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "GridPackage", "SharedFsMount", "bake_tasks",
-           "config_command", "config_script", "node_files", "user_data", "user_data_size"]
+__all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "ElasticLaunch", "GridPackage",
+           "JobTools", "SharedFsMount", "SpotWatch", "bake_tasks", "config_command",
+           "config_script", "job_tools", "job_tools_installer", "launch_files", "node_files",
+           "user_data", "user_data_size"]

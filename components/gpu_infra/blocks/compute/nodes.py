@@ -69,9 +69,10 @@ class NodeDiskArgs(TypedDict, total=False):
     protect: bool
 
 
-def charging_args(fleet: TrainingFleet) -> ChargingArgs:
-    """ecs.Instance charging arguments of `fleet.capacity`: on_demand (PostPaid, NoSpot),
-    spot (PostPaid + spot_strategy, and spot_price_limit with SpotWithPriceLimit) or prepaid
+def charging_args(fleet: TrainingFleet, index: int = 0) -> ChargingArgs:
+    """ecs.Instance charging arguments of node `index` under `fleet.capacity`: on_demand
+    (PostPaid, NoSpot), spot (PostPaid + spot_strategy, and spot_price_limit with
+    SpotWithPriceLimit; the first `fleet.on_demand_count` nodes on demand) or prepaid
     (PrePaid for prepaid_period prepaid_period_unit, renewed automatically one period at a
     time so nodes never expire mid-run, and force_delete so that removing a node works: the
     provider refuses to delete a PrePaid instance without it). spot_strategy and
@@ -80,7 +81,7 @@ def charging_args(fleet: TrainingFleet) -> ChargingArgs:
         return {"instance_charge_type": "PrePaid", "period": fleet.prepaid_period,
                 "period_unit": fleet.prepaid_period_unit, "renewal_status": "AutoRenewal",
                 "auto_renew_period": PREPAID_RENEW_PERIODS, "force_delete": True}
-    if fleet.capacity == "spot":
+    if fleet.capacity == "spot" and index >= fleet.on_demand_count:
         args: ChargingArgs = {"instance_charge_type": "PostPaid",
                               "spot_strategy": fleet.spot_strategy}
         if fleet.spot_strategy == "SpotWithPriceLimit":
@@ -173,7 +174,7 @@ class GpuNodes(pulumi.ComponentResource):
                 network_interface_traffic_mode=traffic_mode,
                 enable_jumbo_frame=True if config.jumbo_frames else None,
                 deployment_set_id=deployment_set.id,
-                deletion_protection=deletion_protection and keep, **charging_args(config),
+                deletion_protection=deletion_protection and keep, **charging_args(config, index),
                 tags=conventions.tags_for(node, fleet_tag),
                 volume_tags=conventions.tags_for(node, fleet_tag),
                 opts=pulumi.ResourceOptions(parent=self, protect=protect and keep,

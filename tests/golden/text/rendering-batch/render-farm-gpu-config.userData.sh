@@ -51,7 +51,6 @@ readonly SSH_KEY_TAG_KEY=GpuInfraSshKey
 readonly HOST_KEY_TAG_KEY=GpuInfraHostKey
 readonly MASTER_PORT=29500
 readonly -a DATA_DISKS=(scratch)
-readonly -a MOUNTS=(/mnt/scratch /mnt/shared)
 readonly -a NVLINK_TYPES=()
 readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver cloudmonitor health)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
@@ -514,7 +513,9 @@ fi
 if [ "$FABRIC_MANAGER" = 1 ]; then
 check "fabric manager where NVSwitch is" fabric_manager_ready
 fi
-check "mounts ${MOUNTS[*]}" all_mounted "${MOUNTS[@]}"
+local mounts=("${DATA_DISKS[@]/#/$DATA_ROOT/}")
+[ -z "$SHARED_FS_SOURCE" ] || mounts+=("$SHARED_FS_MOUNT_POINT")
+check "mounts ${mounts[*]}" all_mounted "${mounts[@]}"
 check "CloudMonitor agent" agent_running
 [ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
 date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"

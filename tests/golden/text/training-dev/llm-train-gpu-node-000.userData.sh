@@ -50,10 +50,11 @@ readonly HEALTH_TAG_KEY=GpuInfraHealth
 readonly SSH_KEY_TAG_KEY=GpuInfraSshKey
 readonly HOST_KEY_TAG_KEY=GpuInfraHostKey
 readonly MASTER_PORT=29500
+readonly JOB_TOOLS_BUCKET=llm-train-dev-checkpoints
+readonly JOB_TOOLS_OBJECT=gpu-infra/job-tools/033bb5eeb8a60be49ee3f79d716c54842e62a8590a530e5a5943b4eaee47a648.sh
 readonly -a DATA_DISKS=(scratch)
-readonly -a MOUNTS=(/mnt/scratch /mnt/shared)
 readonly -a NVLINK_TYPES=(ecs.gn7e-c16g1.4xlarge)
-readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver fabric_manager cloudmonitor cluster_ssh health cluster_peers)
+readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver fabric_manager cloudmonitor cluster_ssh job_tools health cluster_peers)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.gn7e-c16g1.4xlarge"]=1)
@@ -497,6 +498,12 @@ step_cluster_peers() {
 "$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
 systemctl start gpu-infra-peers.timer
 }
+step_job_tools() {
+local installer=$STATE_DIR/job-tools.sh sha=${JOB_TOOLS_OBJECT##*/}
+"$API" oss-get "$JOB_TOOLS_BUCKET" "$JOB_TOOLS_OBJECT" "$installer"
+verify_sha256 "the job tools" "$installer" "${sha%.sh}"
+GPU_INFRA_ROOT=$ROOT bash "$installer"
+}
 check() {
 local what=$1
 shift
@@ -572,7 +579,9 @@ fi
 if [ "$FABRIC_MANAGER" = 1 ]; then
 check "fabric manager where NVSwitch is" fabric_manager_ready
 fi
-check "mounts ${MOUNTS[*]}" all_mounted "${MOUNTS[@]}"
+local mounts=("${DATA_DISKS[@]/#/$DATA_ROOT/}")
+[ -z "$SHARED_FS_SOURCE" ] || mounts+=("$SHARED_FS_MOUNT_POINT")
+check "mounts ${mounts[*]}" all_mounted "${mounts[@]}"
 check "CloudMonitor agent" agent_running
 [ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
 date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"

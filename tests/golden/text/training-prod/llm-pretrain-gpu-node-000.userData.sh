@@ -50,10 +50,11 @@ readonly HEALTH_TAG_KEY=GpuInfraHealth
 readonly SSH_KEY_TAG_KEY=GpuInfraSshKey
 readonly HOST_KEY_TAG_KEY=GpuInfraHostKey
 readonly MASTER_PORT=29500
+readonly JOB_TOOLS_BUCKET=llm-pretrain-prod-checkpoints
+readonly JOB_TOOLS_OBJECT=gpu-infra/job-tools/ed1dab644dd6136bf4e8aff9c4c52266f0462ca80ab59cceb3449d4bc10ff11e.sh
 readonly -a DATA_DISKS=(scratch)
-readonly -a MOUNTS=(/mnt/scratch /mnt/shared)
 readonly -a NVLINK_TYPES=(ecs.ebmgn7ex.32xlarge)
-readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver erdma fabric_manager cloudmonitor nccl_env cluster_ssh health cluster_peers)
+readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver erdma fabric_manager cloudmonitor nccl_env cluster_ssh job_tools health cluster_peers)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.ebmgn7ex.32xlarge"]=8)
@@ -544,6 +545,12 @@ step_cluster_peers() {
 "$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
 systemctl start gpu-infra-peers.timer
 }
+step_job_tools() {
+local installer=$STATE_DIR/job-tools.sh sha=${JOB_TOOLS_OBJECT##*/}
+"$API" oss-get "$JOB_TOOLS_BUCKET" "$JOB_TOOLS_OBJECT" "$installer"
+verify_sha256 "the job tools" "$installer" "${sha%.sh}"
+GPU_INFRA_ROOT=$ROOT bash "$installer"
+}
 check() {
 local what=$1
 shift
@@ -619,7 +626,9 @@ fi
 if [ "$FABRIC_MANAGER" = 1 ]; then
 check "fabric manager where NVSwitch is" fabric_manager_ready
 fi
-check "mounts ${MOUNTS[*]}" all_mounted "${MOUNTS[@]}"
+local mounts=("${DATA_DISKS[@]/#/$DATA_ROOT/}")
+[ -z "$SHARED_FS_SOURCE" ] || mounts+=("$SHARED_FS_MOUNT_POINT")
+check "mounts ${mounts[*]}" all_mounted "${mounts[@]}"
 check "CloudMonitor agent" agent_running
 [ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
 date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"

@@ -87,7 +87,9 @@ step_health() {
   if [ "$FABRIC_MANAGER" = 1 ]; then
     check "fabric manager where NVSwitch is" fabric_manager_ready
   fi
-  check "mounts ${MOUNTS[*]}" all_mounted "${MOUNTS[@]}"
+  local mounts=("${DATA_DISKS[@]/#/$DATA_ROOT/}")
+  [ -z "$SHARED_FS_SOURCE" ] || mounts+=("$SHARED_FS_MOUNT_POINT")
+  check "mounts ${mounts[*]}" all_mounted "${mounts[@]}"
   check "CloudMonitor agent" agent_running
   [ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
   date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"

@@ -1,0 +1,106 @@
+"""The model server of an inference stack on ACK: a Deployment on the GPU pool, a Service of
+type LoadBalancer that makes the cloud controller create an NLB (private by default, spread
+over the stack's zones, HTTP health check on the server's readiness path), and a
+HorizontalPodAutoscaler on the GPUs' utilisation. The GPU pool's cluster autoscaler adds nodes
+while pods are pending (on-demand base and spot above it, from `fleet`).
+
+NLB annotations: ACK "Use annotations to configure NLB" (CCM v2.5.0 and later;
+`spec.loadBalancerClass: alibabacloud.com/nlb`, else a CLB is made). The HPA reads
+DCGM_FI_DEV_GPU_UTIL as a Pods metric through the custom metrics API, which the cluster's
+Prometheus (arms-prometheus, ACK GPU monitoring) serves only with a metrics adapter that
+exposes it: that the ACK metrics adapter does so under this name is UNCONFIRMED.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_infra_facts import jobs
+from gpu_infra_facts.ack import GPU_RESOURCE, GPU_TAINT
+
+Manifest = dict[str, Any]
+
+NLB_CLASS = "alibabacloud.com/nlb"
+ANNOTATION = "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-"
+GPU_UTIL_METRIC = "DCGM_FI_DEV_GPU_UTIL"
+"""GPU utilisation in percent per GPU (ACK GPU monitoring's DCGM-compatible exporter)."""
+ZONE_LABEL = "topology.kubernetes.io/zone"
+
+
+@dataclass(frozen=True)
+class ServingTarget:
+    """What the model server needs of an inference stack on ACK."""
+
+    name: str
+    image: str
+    command: Sequence[str]
+    port: int
+    readiness_path: str
+    gpus_per_pod: int
+    pool_selector: tuple[str, str]
+    zone_vswitches: Mapping[str, str]
+    """Zone -> node vSwitch id: where the NLB gets an address (at least two)."""
+    min_replicas: int
+    max_replicas: int
+    target_gpu_util: int = 70
+    internet_facing: bool = False
+    models_claim: str | None = None
+    namespace: str = "default"
+
+
+def serving_objects(target: ServingTarget) -> list[Manifest]:
+    """Deployment, Service (NLB) and HorizontalPodAutoscaler."""
+    labels = {"app.kubernetes.io/name": target.name, "app.kubernetes.io/managed-by": "gpu-infra"}
+    meta = {"name": target.name, "namespace": target.namespace, "labels": labels}
+    selector = {"app.kubernetes.io/name": target.name}
+    gpus = {GPU_RESOURCE: target.gpus_per_pod}
+    container: Manifest = {
+        "name": "server", "image": target.image, "command": list(target.command),
+        "ports": [{"name": "http", "containerPort": target.port}],
+        "readinessProbe": {"httpGet": {"path": target.readiness_path, "port": "http"},
+                           "periodSeconds": 10, "failureThreshold": 3},
+        "resources": {"limits": gpus, "requests": gpus}}
+    pod: Manifest = {
+        "nodeSelector": dict([target.pool_selector]),
+        "tolerations": [{"key": GPU_TAINT[0], "operator": "Exists",
+                         "effect": GPU_TAINT[2]}],
+        "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": ZONE_LABEL,
+                                       "whenUnsatisfiable": "ScheduleAnyway",
+                                       "labelSelector": {"matchLabels": selector}}],
+        "containers": [container]}
+    if target.models_claim:
+        container["env"] = [{"name": "MODEL_DIR", "value": jobs.MODELS_PATH}]
+        container["volumeMounts"] = [{"name": "models", "mountPath": jobs.MODELS_PATH,
+                                      "readOnly": True}]
+        pod["volumes"] = [{"name": "models", "persistentVolumeClaim": {
+            "claimName": target.models_claim, "readOnly": True}}]
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
+                  "spec": {"selector": {"matchLabels": selector},
+                           "template": {"metadata": {"labels": labels}, "spec": pod}}}
+    zone_maps = ",".join(f"{zone}:{vswitch}"
+                         for zone, vswitch in sorted(target.zone_vswitches.items()))
+    service = {
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {**meta, "annotations": {
+            f"{ANNOTATION}zone-maps": zone_maps,
+            f"{ANNOTATION}address-type": "internet" if target.internet_facing else "intranet",
+            f"{ANNOTATION}health-check-flag": "on",
+            f"{ANNOTATION}health-check-type": "http",
+            f"{ANNOTATION}health-check-uri": target.readiness_path,
+            f"{ANNOTATION}health-check-connect-port": str(target.port)}},
+        "spec": {"type": "LoadBalancer", "loadBalancerClass": NLB_CLASS,
+                 "externalTrafficPolicy": "Local", "selector": selector,
+                 "ports": [{"name": "http", "port": target.port, "targetPort": "http",
+                            "protocol": "TCP"}]}}
+    autoscaler = {
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": meta,
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                    "name": target.name},
+                 "minReplicas": target.min_replicas, "maxReplicas": target.max_replicas,
+                 "metrics": [{"type": "Pods", "pods": {
+                     "metric": {"name": GPU_UTIL_METRIC},
+                     "target": {"type": "AverageValue",
+                                "averageValue": str(target.target_gpu_util)}}}]}}
+    return [deployment, service, autoscaler]
