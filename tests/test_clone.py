@@ -1,7 +1,9 @@
 """`gpu-infra clone SOURCE NEW` end to end: the file it writes, what it prints, what it refuses."""
 
 import io
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from gpu_infra_tools.clone import drop_secrets
 from gpu_infra_tools.clone.paths import remove_key
 from gpu_infra_tools.plan.engine import run_plan
 
-from .conftest import BASE_TRAINING, merged, write_stack
+from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR, merged, write_stack
 
 SOURCE_TEXT = """\
 # Training cluster A: the team's main cluster.
@@ -346,3 +348,22 @@ def test_drop_secrets_walks_mappings_and_lists():
     assert problems == ["p:cluster.list[1]: a list item that is a secret cannot be cloned; "
                         "make it a mapping key or drop it from the source"]
     assert config == {"p:cluster": {"list": [{"k": 1}, {"secure": "z"}], "m": {}}}
+
+
+def test_the_readme_quick_start_clone_runs_and_its_clone_plans(tmp_path, capsys):
+    """`gpu-infra clone training-prod training-prod-b --set fleet.nodes=16` (README quick
+    start): the clone's derived contact names (`training-prod-b-alerts-ml-oncall` and the
+    auto suffix, past CloudMonitor's 40 characters) are shortened, not refused."""
+    line = next(line for line in (PROJECT_DIR / "README.md").read_text().splitlines()
+                if line.startswith(".venv/bin/gpu-infra clone "))
+    argv = line.split("#")[0].split()[1:]
+    for stack in STACKS_DIR.glob("Pulumi.*.yaml"):
+        shutil.copy(stack, tmp_path)
+    assert main([*argv, "--stacks-dir", str(tmp_path)]) == 0
+    clone = tmp_path / f"Pulumi.{argv[2]}.yaml"
+    assert main(["plan", str(clone), "--json", str(tmp_path / "plan.json")]) == 0
+    plan = json.loads((tmp_path / "plan.json").read_text())
+    contacts = [r["inputs"]["alarmContactName"] for r in plan["resources"]
+                if r["type"] == "alicloud:cms/alarmContact:AlarmContact"]
+    assert len(contacts) == 2 and all(len(name) <= 40 for name in contacts)
+    assert "Traceback" not in capsys.readouterr().err

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import typing
 
 import pulumi
-import pytest
 
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions
 from gpu_infra.blocks.monitoring import (
@@ -172,9 +172,10 @@ def test_event_rules_toggle_and_webhook_is_optional(record):
     assert "webhookParameters" not in rules["t01-mon-instance-failure"]
 
 
-def test_too_long_contact_name_is_refused(record):
-    from gpu_infra_tools.plan.engine import ProgramError
-
+def test_too_long_contact_name_is_shortened_with_a_digest(record):
     settings = MonitoringConfig(contacts=[{"name": "abcdefghijkl", "email": "o@example.com"}])
-    with pytest.raises(ProgramError, match="alarmContactName takes at most 40"):
-        record(lambda: Alerting("a-very-long-cluster-name-mon-x", config=settings))
+    resources = record(lambda: Alerting("a-very-long-cluster-name-mon-x", config=settings))
+    [contact] = [r.inputs["alarmContactName"] for r in resources
+                 if r.type == "alicloud:cms/alarmContact:AlarmContact"]
+    assert len(contact) == 40 and contact.startswith("a-very-long-cluster-name-mon-x-ab-")
+    assert re.fullmatch(r".*-[0-9a-f]{6}", contact)

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN
-from gpu_infra_facts.naming import UNIQUE_NAMES, auto_suffix, name_problems
+from gpu_infra_facts.naming import UNIQUE_NAMES, auto_suffix, fit_name, name_problems
 from gpu_infra_facts.regions import REGIONS
+from gpu_infra_facts.types import ALARM_CONTACT
 
 from .conftest import BASE_INFERENCE, BASE_RENDERING, BASE_TRAINING, cluster_config, merged
 
@@ -78,12 +79,13 @@ def test_without_naming_the_names_stay_as_they_were(plan_cluster):
 @pytest.mark.parametrize("base", [BASE_TRAINING, BASE_INFERENCE, BASE_RENDERING],
                          ids=["training", "inference", "rendering"])
 @pytest.mark.parametrize("suffix", ["auto", "abcdefgh"])
-@pytest.mark.parametrize("cluster_name, contact", [(LONGEST_NAME, None), ("a" * 18, "ops")],
-                         ids=["longest-name", "with-contacts"])
+@pytest.mark.parametrize("cluster_name, contact", [(LONGEST_NAME, None), ("a" * 18, "ops"),
+                                                   (LONGEST_NAME, "a" * 12)],
+                         ids=["longest-name", "with-contacts", "longest-name-and-contact"])
 def test_every_unique_name_stays_within_its_limits(plan_cluster, base, suffix, cluster_name,
                                                    contact):
-    """The longest cluster name (no contact fits beside it and a suffix: the schema says
-    so, see below), and a name that leaves room for a contact."""
+    """The longest cluster name, with and without the longest contact (its CloudMonitor
+    name is shortened with a digest), and a name that leaves room for a contact."""
     fleet = ({"queue_scaling": {"metric_name": "pending_requests", "scale_out_threshold": 32,
                                 "jobs_per_instance": 16, "missing_data_minutes": 10},
               "drain_seconds": 120}
@@ -105,7 +107,7 @@ def test_every_unique_name_stays_within_its_limits(plan_cluster, base, suffix, c
     assert expected <= {token for token, _ in names}
     for (token, _), name in names.items():
         assert name_problems(token, name) == [], name
-        assert name.startswith(cluster_name) and len(name.rsplit("-", 1)[1]) == 8
+        assert name.startswith(cluster_name[:18]) and len(name.rsplit("-", 1)[1]) == 8
 
 
 @pytest.mark.parametrize("naming, problem", [
@@ -120,7 +122,7 @@ def test_bad_global_suffix_is_one_line_naming_the_field(naming, problem):
     assert any(problem in line for line in error.value.problems), error.value.problems
 
 
-def test_the_suffix_counts_against_the_bucket_prefix_and_contact_name_room():
+def test_the_suffix_counts_against_the_bucket_prefix_room():
     prefix = "a" * 51
     cluster_config(merged(BASE_TRAINING, storage={"buckets": {"bucket_prefix": prefix}}))
     with pytest.raises(ConfigError) as error:
@@ -131,7 +133,17 @@ def test_the_suffix_counts_against_the_bucket_prefix_and_contact_name_room():
     lines = [line.removeprefix("gpu-infra:cluster.") for line in error.value.problems]
     assert lines == [
         f"storage.buckets.bucket_prefix: {prefix!r} is too long; bucket "
-        "`<prefix>-checkpoints-<suffix>` must be at most 63 characters, so at most 42",
-        "monitoring.contacts[0].name: the contact is "
-        "'abcdefghijklmnopqrstuvwx-alerts-abcdefghijkl' with naming.global_suffix in "
-        "CloudMonitor, 53 characters; at most 40: use a shorter contact or cluster name"]
+        "`<prefix>-checkpoints-<suffix>` must be at most 63 characters, so at most 42"]
+
+
+def test_a_derived_name_too_long_is_shortened_with_a_digest_and_keeps_the_suffix():
+    contact = "abcdefghijklmnopqrstuvwx-alerts-abcdefghijkl"
+    fitted = fit_name(ALARM_CONTACT, contact, "1a2b3c4d")
+    assert len(fitted) == 40 and fitted.endswith("-1a2b3c4d")
+    head, digest, suffix = fitted.rsplit("-", 2)
+    assert (head, len(digest), suffix) == ("abcdefghijklmnopqrstuvwx", 6, "1a2b3c4d")
+    assert fitted == fit_name(ALARM_CONTACT, contact, "1a2b3c4d")
+    assert fit_name(ALARM_CONTACT, contact + "x", "1a2b3c4d") != fitted
+    assert fit_name(ALARM_CONTACT, "short-alerts-ops", "1a2b3c4d") == "short-alerts-ops-1a2b3c4d"
+    assert fit_name(ALARM_CONTACT, contact, None) == fit_name(ALARM_CONTACT, contact, None)
+    assert len(fit_name(ALARM_CONTACT, contact, None)) == 40

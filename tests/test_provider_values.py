@@ -26,7 +26,6 @@ import pytest
 from gpu_infra_facts import allowed
 from gpu_infra_policies.audit import TRAIL_ALL
 from gpu_infra_policies.gpu import PERFORMANCE_LEVELS
-from gpu_infra_policies.nodes import SPOT_STRATEGIES
 from gpu_infra_policies.storage import PUBLIC_ACLS
 from gpu_infra_policies.transport import DATABASE_TLS, MODERN_POLICIES, OLD_POLICIES, TLS_PROTOCOLS
 
@@ -68,6 +67,8 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
                               ("ecs.EcsDeploymentSet.strategy",)),
     "ESS_SYSTEM_DISK_GIB": (span(*allowed.ESS_SYSTEM_DISK_GIB),
                             ("ess.ScalingConfiguration.system_disk_size",)),
+    "ESS_DATA_DISK_GIB": (span(*allowed.ESS_DATA_DISK_GIB),
+                          ("ess.ScalingConfiguration.data_disks.size",)),
     "MultiAzPolicy": (values(allowed.MultiAzPolicy), ("ess.ScalingGroup.multi_az_policy",)),
     "REFRESH_MULTI_AZ_POLICY": ((allowed.REFRESH_MULTI_AZ_POLICY,),
                                 ("ess.ScalingGroup.multi_az_policy",)),
@@ -151,8 +152,6 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
         "cs.RegistryEnterpriseNamespace.default_visibility", "cr.Namespace.default_visibility")),
     "gpu_infra_policies PERFORMANCE_LEVELS": (PERFORMANCE_LEVELS,
                                               ("ecs.Instance.data_disks.performance_level",)),
-    "gpu_infra_policies SPOT_STRATEGIES": (SPOT_STRATEGIES, (
-        "ecs.Instance.spot_strategy", "ess.ScalingConfiguration.spot_strategy")),
     "gpu_infra_policies PUBLIC_ACLS": (PUBLIC_ACLS, ("oss.Bucket.acl", "oss.BucketAcl.acl")),
     "gpu_infra_policies TLS policies": ((*MODERN_POLICIES, *OLD_POLICIES),
                                         ("slb.Listener.tls_cipher_policy",)),
@@ -177,8 +176,9 @@ UNDOCUMENTED = {"TargetMetric", "ESS_MAX_INSTANCE_TYPES", "MAX_LAUNCH_DAYS_AHEAD
                 "REGISTRY_PERIODS_MONTHS", "AckWeekday"}
 """Names the provider documents no list or bound for (their docstrings in gpu_infra_facts.allowed
 give the source, or UNCONFIRMED). Helpers built only from checked names are not listed."""
-DERIVED = {"ArchiveClass", "ARCHIVE_CLASSES", "ASSURANCE_TERMS_MONTHS", "assurance_period"}
-"""Names made from checked ones (StorageClass, ASSURANCE_MONTHS/YEARS)."""
+DERIVED = {"ArchiveClass", "ARCHIVE_CLASSES", "SPOT_STRATEGIES", "ASSURANCE_TERMS_MONTHS",
+           "assurance_period"}
+"""Names made from checked ones (StorageClass, SpotStrategy, ASSURANCE_MONTHS/YEARS)."""
 
 
 def _param_text(args_class: type, name: str) -> str | None:
@@ -201,8 +201,8 @@ def sdk_text(argument: str) -> str | None:
     return _param_text(args_class, path[-1])
 
 
-SDK_RANGE = re.compile(r"`?(-?\d+)`? to `?(-?\d+)`?")
-"""A range in a docstring: "`7` to `366`", "7 to 365 days"."""
+SDK_RANGE = re.compile(r"`?(-?\d+)`? to `?(-?\d+)`?|\[(-?\d+), ?(-?\d+)\]")
+"""A range in a docstring: "`7` to `366`", "7 to 365 days", "[20,32768]"."""
 
 
 def mentions(text: str, value: Any, any_case: bool = False) -> bool:
@@ -228,7 +228,8 @@ def refusal(argument: str, value: Any) -> str | None:
             return (f"{argument}: {value!r} outside {low}..{'' if high is None else high} "
                     f"({terraform['file']})")
     if text is not None and terraform is None and isinstance(value, int):
-        ranges = [(int(low), int(high)) for low, high in SDK_RANGE.findall(text)]
+        ranges = [(int(low or low_), int(high or high_))
+                  for low, high, low_, high_ in SDK_RANGE.findall(text)]
         singles = {int(number) for number in re.findall(r"`(-?\d+)`", text)}
         if not ranges and not singles:
             return f"{argument}: the SDK docstring names no numbers and Terraform has no bound"

@@ -43,6 +43,8 @@ provider, whose docstring names only -1)."""
 SpotStrategy = Literal["SpotAsPriceGo", "SpotWithPriceLimit"]
 """`spot_strategy` of a spot node: follow the market price, or cap it. NoSpot (the third
 provider value) is what on-demand capacity passes."""
+SPOT_STRATEGIES: Final = get_args(SpotStrategy)
+"""The spot strategies as a tuple (the policy rules and the cost estimate look for them)."""
 PerformanceLevel = Literal["PL0", "PL1", "PL2", "PL3"]
 """`system_disk_performance_level` of an ESSD system disk."""
 PrepaidPeriodUnit = Literal["Week", "Month"]
@@ -70,6 +72,9 @@ ScaleInMode = Literal["release", "recycle"]
 """`scaling_policy` (reclaim mode): release deletes scaled-in instances, recycle stops them
 (economical mode) and starts them again on scale-out (the force variants skip the graceful
 stop)."""
+ESS_DATA_DISK_GIB: Final = (20, 32768)
+"""ess.ScalingConfiguration `data_disks[].size` of a cloud_essd disk in GiB (SDK docstring:
+[20,32768] for cloud_efficiency, cloud_ssd and cloud_essd)."""
 ESS_MAX_INSTANCE_TYPES: Final = 10
 """Instance types one ess.ScalingConfiguration may list (UNCONFIRMED in the provider, which
 declares no bound: Auto Scaling quota "instance types per scaling configuration")."""

@@ -44,6 +44,22 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from gpu_infra_facts.types import (
+    ALARM_CONTACT,
+    ALARM_CONTACT_GROUP,
+    BUCKET,
+    CMS_METRIC_RULE_TEMPLATE,
+    EVENT_RULE,
+    KEY_PAIR,
+    LOG_PROJECT,
+    MNS_QUEUE,
+    NAS_ACCESS_GROUP,
+    RAM_POLICY,
+    RAM_ROLE,
+    RESOURCE_GROUP,
+    SERVICE_METRIC_ALARM_RULE,
+)
+
 Scope = Literal["alibaba", "account", "region"]
 """Where a name must be unique: all of Alibaba Cloud, one account, one region of one account."""
 
@@ -65,20 +81,6 @@ class UniqueName:
     source: str
 
 
-BUCKET = "alicloud:oss/bucket:Bucket"
-RAM_ROLE = "alicloud:ram/role:Role"
-RAM_POLICY = "alicloud:ram/policy:Policy"
-KEY_PAIR = "alicloud:ecs/ecsKeyPair:EcsKeyPair"
-NAS_ACCESS_GROUP = "alicloud:nas/accessGroup:AccessGroup"
-MNS_QUEUE = "alicloud:message/serviceQueue:ServiceQueue"
-ALARM_CONTACT = "alicloud:cms/alarmContact:AlarmContact"
-ALARM_CONTACT_GROUP = "alicloud:cms/alarmContactGroup:AlarmContactGroup"
-EVENT_RULE = "alicloud:cms/eventRule:EventRule"
-METRIC_RULE_TEMPLATE = "alicloud:cms/metricRuleTemplate:MetricRuleTemplate"
-SERVICE_METRIC_ALARM_RULE = "alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule"
-RESOURCE_GROUP = "alicloud:resourcemanager/resourceGroup:ResourceGroup"
-SLS_PROJECT = "alicloud:log/project:Project"
-
 UNIQUE_NAMES: dict[str, UniqueName] = {
     BUCKET: UniqueName("bucket", "alibaba", 63, BUCKET_NAME_PATTERN, "OSS"),
     RAM_ROLE: UniqueName("roleName", "account", 64, re.compile(r"^[A-Za-z0-9.-]{1,64}$"),
@@ -92,11 +94,11 @@ UNIQUE_NAMES: dict[str, UniqueName] = {
     ALARM_CONTACT: UniqueName("alarmContactName", "account", 40, None, "CMS-CONTACT"),
     ALARM_CONTACT_GROUP: UniqueName("alarmContactGroupName", "account", None, None, "CMS"),
     EVENT_RULE: UniqueName("ruleName", "account", None, None, "CMS"),
-    METRIC_RULE_TEMPLATE: UniqueName("metricRuleTemplateName", "account", None, None, "CMS"),
+    CMS_METRIC_RULE_TEMPLATE: UniqueName("metricRuleTemplateName", "account", None, None, "CMS"),
     SERVICE_METRIC_ALARM_RULE: UniqueName("metricAlarmRuleId", "account", None, None, "CMS"),
     RESOURCE_GROUP: UniqueName("resourceGroupName", "account", 50,
                                re.compile(r"^[A-Za-z][A-Za-z0-9-]{2,49}$"), "RM"),
-    SLS_PROJECT: UniqueName("projectName", "alibaba", 63, BUCKET_NAME_PATTERN, "SLS"),
+    LOG_PROJECT: UniqueName("projectName", "alibaba", 63, BUCKET_NAME_PATTERN, "SLS"),
 }
 """Type token -> its unique name input. The suffix goes on every one of them."""
 
@@ -132,6 +134,24 @@ def resolve_suffix(setting: str, *, stack_name: str, region: str,
 def with_suffix(name: str, suffix: str | None) -> str:
     """`llm-train-node-role` + `1a2b3c4d` -> `llm-train-node-role-1a2b3c4d`."""
     return f"{name}-{suffix}" if suffix else name
+
+
+SHORTENED_DIGEST_LENGTH = 6
+"""Hex digits that end a shortened name (24 bits of SHA-256 of the whole name)."""
+
+
+def fit_name(type_token: str, name: str, suffix: str | None) -> str:
+    """`name` with `suffix` (with_suffix), shortened when longer than `type_token`'s
+    limit: the name is cut and ends in `-<6 hex digits of its SHA-256>`, before the suffix,
+    so a derived name (a contact beside a long cluster name) never makes a valid stack
+    invalid. Deterministic; unchanged when it fits (no existing name moves)."""
+    full = with_suffix(name, suffix)
+    rule = UNIQUE_NAMES.get(type_token)
+    if rule is None or rule.max_length is None or len(full) <= rule.max_length:
+        return full
+    digest = hashlib.sha256(name.encode()).hexdigest()[:SHORTENED_DIGEST_LENGTH]
+    room = rule.max_length - len(full) + len(name) - SHORTENED_DIGEST_LENGTH - 1
+    return with_suffix(f"{name[:room].rstrip('-')}-{digest}", suffix)
 
 
 def name_problems(type_token: str, name: str) -> list[str]:

@@ -18,8 +18,6 @@ from gpu_infra_policies.base import (
 )
 
 ALARM_METRIC_KEYS = {t.CMS_ALARM: "metric", t.CMS_GROUP_METRIC_RULE: "metricName"}
-TAG_GROUP = "alicloud:cms/dynamicTagGroup:DynamicTagGroup"
-RULE_TEMPLATE = "alicloud:cms/metricRuleTemplate:MetricRuleTemplate"
 FLEET_TYPES = (t.INSTANCE, t.SCALING_GROUP, t.SCALING_CONFIGURATION)
 
 
@@ -75,7 +73,7 @@ def _covered_by_tag_group(group: Resource, fleet: str, resources: Sequence[Resou
         return False
     templates = as_list(group.props.get("templateIdLists"))
     return any(
-        template.type == RULE_TEMPLATE
+        template.type == t.CMS_METRIC_RULE_TEMPLATE
         and any(group.refers_to(template, ref) for ref in templates or [None])
         and any(isinstance(a, Mapping) and _watches_idle(a.get("metricName"), cfg)
                 for a in as_list(template.props.get("alertTemplates")))
@@ -95,7 +93,7 @@ def gpu_idle_alarm(resources: Sequence[Resource], cfg: Mapping[str, Any],
             fleets.setdefault(fleet, []).append(resource)
     alarms = [r for r in resources if r.type in ALARM_METRIC_KEYS
               and _watches_idle(r.props.get(ALARM_METRIC_KEYS[r.type]), cfg)]
-    groups = [r for r in resources if r.type == TAG_GROUP]
+    groups = [r for r in resources if r.type == t.CMS_DYNAMIC_TAG_GROUP]
     for fleet, members in fleets.items():
         if not (any(_covered_by_alarm(members, alarm, fleet, cfg) for alarm in alarms)
                 or any(_covered_by_tag_group(g, fleet, resources, cfg) for g in groups)):
@@ -129,7 +127,8 @@ COST_RULES: tuple[Rule, ...] = (
     StackRule("gpu-idle-alarm", "Every GPU fleet has a GPU-idle alarm", "cost", "medium",
               "Enable the gpu_idle alarm in the stack's monitoring section.", gpu_idle_alarm,
                  concern="cost",
-                 reviews=frozenset({*FLEET_TYPES, *ALARM_METRIC_KEYS, TAG_GROUP, RULE_TEMPLATE}),
+                 reviews=frozenset({*FLEET_TYPES, *ALARM_METRIC_KEYS, t.CMS_DYNAMIC_TAG_GROUP,
+                                    t.CMS_METRIC_RULE_TEMPLATE}),
               schema={"idleMetrics": {"type": "array", "items": {"type": "string"},
                                       "description": "Substrings of metric names that count "
                                                      "as GPU utilisation. Default "

@@ -16,41 +16,41 @@ from gpu_infra_facts import types as t
 from gpu_infra_policies.base import CONCERNS, Concern, Context, Resource, Rule
 
 NO_CONCERN: dict[str, str] = {
-    "alicloud:cms/alarm:Alarm": "an alarm: watches metrics, opens and holds nothing",
-    "alicloud:cms/alarmContact:AlarmContact": "an alarm recipient",
-    "alicloud:cms/alarmContactGroup:AlarmContactGroup": "a group of alarm recipients",
-    "alicloud:cms/dynamicTagGroup:DynamicTagGroup": "a monitoring group chosen by tag",
-    "alicloud:cms/eventRule:EventRule": "routes cloud events to a queue of the stack",
-    "alicloud:cms/metricRuleTemplate:MetricRuleTemplate": "alarm thresholds",
-    "alicloud:cms/monitorGroup:MonitorGroup": "a monitoring group",
-    "alicloud:cms/monitorGroupInstances:MonitorGroupInstances": "members of a monitoring group",
-    "alicloud:cms/groupMetricRule:GroupMetricRule": "an alarm on a monitoring group",
-    "alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule": "an alarm",
-    "alicloud:ecs/ecsDiskAttachment:EcsDiskAttachment":
+    t.CMS_ALARM: "an alarm: watches metrics, opens and holds nothing",
+    t.ALARM_CONTACT: "an alarm recipient",
+    t.ALARM_CONTACT_GROUP: "a group of alarm recipients",
+    t.CMS_DYNAMIC_TAG_GROUP: "a monitoring group chosen by tag",
+    t.EVENT_RULE: "routes cloud events to a queue of the stack",
+    t.CMS_METRIC_RULE_TEMPLATE: "alarm thresholds",
+    t.CMS_MONITOR_GROUP: "a monitoring group",
+    t.CMS_MONITOR_GROUP_INSTANCES: "members of a monitoring group",
+    t.CMS_GROUP_METRIC_RULE: "an alarm on a monitoring group",
+    t.SERVICE_METRIC_ALARM_RULE: "an alarm",
+    t.ECS_DISK_ATTACHMENT:
         "attaches a disk the disk rules judge to an instance of the stack",
-    "alicloud:ecs/ecsKeyPair:EcsKeyPair": "a public key (the private key never leaves you)",
-    "alicloud:ecs/eipAddress:EipAddress": "an address; what it exposes is judged on its "
-                                          "association (no-eip-on-nodes)",
-    "alicloud:ecs/ramRoleAttachment:RamRoleAttachment":
+    t.KEY_PAIR: "a public key (the private key never leaves you)",
+    t.EIP_ADDRESS: "an address; what it exposes is judged on its association "
+                   "(no-eip-on-nodes)",
+    t.RAM_ROLE_ATTACHMENT:
         "binds a role whose trust and policies the identity rules judge",
-    "alicloud:ecs/reservedInstance:ReservedInstance": "a billing commitment",
-    "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution": "runs a pipeline of the stack",
-    "alicloud:ess/alarm:Alarm": "a scaling alarm",
-    "alicloud:ess/lifecycleHook:LifecycleHook": "notifies a queue of the stack on scaling",
-    "alicloud:ess/notification:Notification": "notifies a queue of the stack on scaling",
-    "alicloud:ess/scalingRule:ScalingRule": "how many nodes to add or remove",
-    "alicloud:ess/serverGroupAttachment:ServerGroupAttachment":
+    t.RESERVED_INSTANCE: "a billing commitment",
+    t.IMAGE_PIPELINE_EXECUTION: "runs a pipeline of the stack",
+    t.ESS_ALARM: "a scaling alarm",
+    t.LIFECYCLE_HOOK: "notifies a queue of the stack on scaling",
+    t.ESS_NOTIFICATION: "notifies a queue of the stack on scaling",
+    t.SCALING_RULE: "how many nodes to add or remove",
+    t.SERVER_GROUP_ATTACHMENT:
         "puts scaling group nodes behind a load balancer the listener rules judge",
-    "alicloud:message/serviceQueue:ServiceQueue": "a queue only the stack's events reach",
-    "alicloud:nas/mountTarget:MountTarget": "a VPC mount point; who may mount is the access "
-                                            "group's rules (nas-no-world-access)",
-    "alicloud:vpc/natGateway:NatGateway": "egress only; inbound forwarding is a ForwardEntry",
-    "alicloud:vpc/snatEntry:SnatEntry": "egress address translation",
-    "alicloud:vpc/switch:Switch": "a private subnet",
-    "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet": "placement of nodes",
-    "alicloud:ess/scalingGroup:ScalingGroup": "how many nodes; what they are is the scaling "
-                                              "configuration the node rules judge",
-    "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy": "a backup schedule",
+    t.MNS_QUEUE: "a queue only the stack's events reach",
+    t.NAS_MOUNT_TARGET: "a VPC mount point; who may mount is the access group's rules "
+                        "(nas-no-world-access)",
+    t.NAT_GATEWAY: "egress only; inbound forwarding is a ForwardEntry",
+    t.SNAT_ENTRY: "egress address translation",
+    t.VSWITCH: "a private subnet",
+    t.DEPLOYMENT_SET: "placement of nodes",
+    t.SCALING_GROUP: "how many nodes; what they are is the scaling configuration the "
+                     "node rules judge",
+    t.AUTO_SNAPSHOT_POLICY: "a backup schedule",
     t.SNAPSHOT_POLICY_ATTACHMENT: "applies a backup schedule to a disk",
     t.BUCKET_VERSIONING: "keeps old object versions",
     t.RESOURCE_GROUP: "a grouping for monitoring and billing; grants nothing",

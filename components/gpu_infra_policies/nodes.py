@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_infra_facts import types as t
+from gpu_infra_facts.allowed import SPOT_STRATEGIES
 from gpu_infra_policies.base import (
     UNKNOWN,
     Context,
@@ -67,7 +68,6 @@ NODE_SHAPES: dict[str, NodeShape] = {
 templates (ecs.EcsLaunchTemplate and the older ecs.LaunchTemplate) and ACK node pools."""
 DISK_TYPES = {t.ECS_DISK: ("encrypted", "kmsKeyId"), t.DISK: ("encrypted", "kmsKeyId")}
 """Stand-alone disks: ecs.EcsDisk and the older ecs.Disk."""
-SPOT_STRATEGIES = ("SpotWithPriceLimit", "SpotAsPriceGo")
 
 
 def get_path(props: Mapping[str, Any], path: Path) -> Any:

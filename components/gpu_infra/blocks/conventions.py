@@ -14,7 +14,7 @@ from typing import Any
 import pulumi
 
 from gpu_infra.schema.stack import FLEET_TAG_KEY, NAME_TAG_KEY, REQUIRED_TAG_KEYS
-from gpu_infra_facts.naming import name_problems, with_suffix
+from gpu_infra_facts.naming import fit_name, name_problems
 
 __all__ = ["FLEET_TAG_KEY", "REQUIRED_TAG_KEYS", "Conventions", "child_name", "fixed_name",
            "stack_tags"]
@@ -43,9 +43,10 @@ class Conventions:
 
     def unique_name(self, type_token: str, name: str) -> str:
         """The cloud name of a `type_token` resource the cloud keeps unique
-        (gpu_infra_facts.naming): `name` with the stack's global suffix. ValueError when the
-        result breaks the provider's limits (the schema keeps stack files from getting here)."""
-        full = with_suffix(name, self.global_suffix)
+        (gpu_infra_facts.naming): `name` with the stack's global suffix, shortened with a
+        digest when too long (fit_name). ValueError when it breaks the provider's character
+        rules (names built from a valid cluster name never do)."""
+        full = fit_name(type_token, name, self.global_suffix)
         problems = name_problems(type_token, full)
         if problems:
             raise ValueError("; ".join(problems))

@@ -11,7 +11,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema.security import SecurityConfig
-from gpu_infra_facts.naming import KEY_PAIR, RAM_POLICY, RAM_ROLE
+from gpu_infra_facts.types import KEY_PAIR, RAM_POLICY, RAM_ROLE
 
 ECS_SERVICE = "ecs.aliyuncs.com"
 """The service principal that lets ECS instances assume the role."""

@@ -4,7 +4,6 @@ load balancer's group instead of the world."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from ipaddress import IPv4Network
 from typing import TypedDict
@@ -15,14 +14,12 @@ import pulumi_alicloud as alicloud
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.blocks.security import NIC_TYPE, POLICY, PRIORITY, SECURITY_GROUP_TYPE, port_range
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
+from gpu_infra_facts.load_balancers import NAME, ZONES_RANGE
 
 ADDRESS_TYPES = ("Internet", "Intranet")
 """nlb.LoadBalancer address_type: public or VPC-only address."""
 NLB_TYPE = "Network"
 """nlb.LoadBalancer load_balancer_type of an NLB."""
-ZONES_RANGE = (2, 10)
-"""An NLB or ALB takes at least two zone mappings, one vSwitch per zone; an NLB at most ten
-(the ALB maximum is not documented in the SDK, ten is assumed)."""
 SERVER_GROUP_TYPES = ("Instance", "Ip")
 SERVER_GROUP_TYPE = "Instance"
 """ECS instances (what a scaling group adds) are backends of an Instance server group."""
@@ -42,8 +39,6 @@ ATTACHMENT_TYPES = ("ALB", "NLB", "GWLB")
 """ess.ServerGroupAttachment type."""
 WEIGHT = 100
 """ess.ServerGroupAttachment weight of each scaled instance (the provider allows 0-100)."""
-NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{1,127}$")
-"""NLB and server group names: 2-128 characters, starting with a letter."""
 
 ALB_EDITIONS = ("Basic", "Standard", "StandardWithWaf")
 ALB_EDITION = "Standard"

@@ -33,7 +33,8 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.bootstrap import LOG_FILE
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
-from gpu_infra_facts.naming import SLS_PROJECT, with_suffix
+from gpu_infra_facts.naming import with_suffix
+from gpu_infra_facts.types import LOG_PROJECT
 
 STORES = ("bootstrap", "system")
 """The log stores of a stack's project."""
@@ -65,7 +66,7 @@ class NodeLogs(pulumi.ComponentResource):
                  conventions: Conventions, opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
         kept = pulumi.ResourceOptions(parent=self, protect=conventions.protect_data)
-        project_name = conventions.unique_name(SLS_PROJECT, name)
+        project_name = conventions.unique_name(LOG_PROJECT, name)
         self.project = alicloud.log.Project(
             child_name(name, "project"), project_name=project_name,
             description=f"Node logs of {name}",

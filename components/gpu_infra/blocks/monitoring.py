@@ -45,11 +45,11 @@ from gpu_infra.schema.monitoring import (
     MonitoringConfig,
 )
 from gpu_infra_facts.allowed import GROUP_OPERATORS, ComparisonOperator
-from gpu_infra_facts.naming import (
+from gpu_infra_facts.types import (
     ALARM_CONTACT,
     ALARM_CONTACT_GROUP,
+    CMS_METRIC_RULE_TEMPLATE,
     EVENT_RULE,
-    METRIC_RULE_TEMPLATE,
     RESOURCE_GROUP,
 )
 
@@ -313,7 +313,7 @@ class FleetAlarms(pulumi.ComponentResource):
         template_name = child_name(name, "alarms")
         return alicloud.cms.MetricRuleTemplate(
             template_name,
-            metric_rule_template_name=conventions.unique_name(METRIC_RULE_TEMPLATE,
+            metric_rule_template_name=conventions.unique_name(CMS_METRIC_RULE_TEMPLATE,
                                                               template_name),
             description=f"GPU fleet alarms of {name}", silence_time=config.silence_time,
             enable_start_time=f"{int(start.split(':')[0]):02d}",

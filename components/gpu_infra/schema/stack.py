@@ -23,14 +23,15 @@ from gpu_infra.schema.image import ImageBuildConfig
 from gpu_infra.schema.instance_types import DeclaredInstanceType
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra.schema.logs import LogsConfig
-from gpu_infra.schema.monitoring import ALERTING_SUFFIX, MonitoringConfig
+from gpu_infra.schema.monitoring import MonitoringConfig
 from gpu_infra.schema.naming import NamingConfig
 from gpu_infra.schema.network import NetworkConfig
 from gpu_infra.schema.problems import choice_problems, shorten
 from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
-from gpu_infra_facts.allowed import ACK_PREPAID_MONTHS, HealthCheckType
-from gpu_infra_facts.naming import ALARM_CONTACT, BUCKET, UNIQUE_NAMES
+from gpu_infra_facts.allowed import ACK_PREPAID_MONTHS, ESS_DATA_DISK_GIB, HealthCheckType
+from gpu_infra_facts.load_balancers import ZONES_RANGE
+from gpu_infra_facts.naming import UNIQUE_NAMES
 from gpu_infra_facts.regions import REGIONS, zone_belongs_to
 from gpu_infra_facts.tags import (
     FORBIDDEN_TAG_TEXT,
@@ -40,6 +41,7 @@ from gpu_infra_facts.tags import (
     RESERVED_KEY_PREFIXES,
     tag_problems,
 )
+from gpu_infra_facts.types import BUCKET
 
 CLUSTER_NAME_PATTERN = r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$"
 """Cluster names: 3-24 lowercase letters, digits, hyphens; they prefix every resource name
@@ -222,8 +224,7 @@ class ClusterBase(ClusterCommon):
             problems += [f"security.{field}: {why}: not allowed in {self.environment}; list "
                          "the CIDRs that need access"
                          for field, why in self.security.world_open_fields()]
-        problems += (self._bucket_prefix_problems() + self._contact_name_problems()
-                     + self._declared_type_problems())
+        problems += self._bucket_prefix_problems() + self._declared_type_problems()
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
@@ -264,20 +265,6 @@ class ClusterBase(ClusterCommon):
                                 "catalog's entry is used)")
             problems += [f"{path}.regions: unknown region {region!r}"
                          for region in declared.regions or () if region not in REGIONS]
-        return problems
-
-    def _contact_name_problems(self) -> list[str]:
-        """`<cluster>-alerts-<contact>[-<suffix>]` must fit CloudMonitor's contact names."""
-        limit = UNIQUE_NAMES[ALARM_CONTACT].max_length or 0
-        problems = []
-        for index, contact in enumerate(self.monitoring.contacts):
-            cloud = f"{self.name}-{ALERTING_SUFFIX}-{contact.name}"
-            length = len(cloud) + self.naming.suffix_length
-            if length > limit:
-                with_suffix = " with naming.global_suffix" if self.naming.suffix_length else ""
-                problems.append(f"monitoring.contacts[{index}].name: the contact is {cloud!r}"
-                                f"{with_suffix} in CloudMonitor, {length} characters; at most "
-                                f"{limit}: use a shorter contact or cluster name")
         return problems
 
 
@@ -439,6 +426,11 @@ class InferenceConfig(PlatformChoice):
         if len(self.network.zones) < 2:
             problems.append("network.zones: an inference service spans at least two zones "
                             "(the load balancer and failover need them)")
+        most = ZONES_RANGE[1]
+        if len(self.network.zones) > most:
+            problems.append(f"network.zones: {len(self.network.zones)} zones; the load "
+                            f"balancer maps at most {most}")
+        problems += ess_disk_problems(self)
         if not self.security.service_ports:
             problems.append("security.service_ports: missing; list the port(s) the model "
                             "server listens on, e.g. [8000]")
@@ -473,10 +465,29 @@ class RenderingConfig(ClusterBase):
 
     @model_validator(mode="after")
     def _check_health_checks(self) -> RenderingConfig:
+        problems = ess_disk_problems(self)
         if "LOAD_BALANCER" in (self.fleet.health_checks or ()):
-            raise ValueError("fleet.health_checks: LOAD_BALANCER needs a load balancer; a "
-                             "render farm has none (use ECS)")
+            problems.append("fleet.health_checks: LOAD_BALANCER needs a load balancer; a "
+                            "render farm has none (use ECS)")
+        if problems:
+            raise ValueError("\n".join(problems))
         return self
+
+
+def ess_disk_problems(cluster: InferenceConfig | RenderingConfig) -> list[str]:
+    """A scaling fleet's data disks are ESSD in its scaling configuration: each must fit
+    ESS's cloud_essd size range at the size its (first) instance type gives it."""
+    gpus = cluster.gpu_types.gpus_per_node(cluster.fleet.instance_types[0])
+    largest = ESS_DATA_DISK_GIB[1]
+    problems = []
+    for index, disk in enumerate(cluster.storage.disks):
+        size = disk.size_for(gpus)
+        if size > largest:
+            per_gpu = f" ({disk.size_gib} GiB x {gpus} GPUs)" if disk.per == "gpu" else ""
+            problems.append(f"storage.disks[{index}].size_gib: {size} GiB{per_gpu} is above "
+                            f"the {largest} GiB an ESS scaling configuration takes for a "
+                            "cloud_essd data disk")
+    return problems
 
 
 class ImageConfig(ClusterCommon):

@@ -35,6 +35,8 @@ from typing import Any
 from gpu_infra import catalog
 from gpu_infra.schema import ClusterConfig
 from gpu_infra.schema.stack import ClusterBase
+from gpu_infra_facts import types as t
+from gpu_infra_facts.allowed import SPOT_STRATEGIES
 from gpu_infra_tools.cost.model import (
     BillingPeriod,
     CostComponent,
@@ -45,13 +47,6 @@ from gpu_infra_tools.cost.model import (
 from gpu_infra_tools.cost.prices import PriceBook, price_book
 from gpu_infra_tools.plan.engine import Plan, PlannedResource
 
-INSTANCE = "alicloud:ecs/instance:Instance"
-RESERVED = "alicloud:ecs/reservedInstance:ReservedInstance"
-SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
-SCALING_CONFIGURATION = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
-SWITCH = "alicloud:vpc/switch:Switch"
-EIP_ASSOCIATION = "alicloud:ecs/eipAssociation:EipAssociation"
-SPOT_STRATEGIES = ("SpotAsPriceGo", "SpotWithPriceLimit")
 DEFAULT_DISK_CATEGORY = "cloud_efficiency"
 """The provider's default system and data disk category."""
 DEFAULT_ESSD_PL = "PL1"
@@ -103,22 +98,22 @@ class _Estimator:
                             if assumptions.spot_price_factor is not None
                             else discounts.spot_price_factor.value)
         self.models: dict[str, Callable[[PlannedResource, ResourceCost], None]] = {
-            INSTANCE: self._instance, RESERVED: self._reserved,
-            SCALING_GROUP: self._scaling_group,
-            "alicloud:cs/nodePool:NodePool": self._node_pool,
-            "alicloud:cs/managedKubernetes:ManagedKubernetes": self._ack_cluster,
-            "alicloud:ecs/ecsDisk:EcsDisk": self._disk,
-            "alicloud:nas/fileSystem:FileSystem": self._file_system,
-            "alicloud:oss/bucket:Bucket": self._bucket,
-            "alicloud:vpc/natGateway:NatGateway": self._nat,
-            "alicloud:ecs/eipAddress:EipAddress": self._eip,
-            "alicloud:nlb/loadBalancer:LoadBalancer": self._nlb,
-            "alicloud:alb/loadBalancer:LoadBalancer": self._alb,
-            "alicloud:kms/key:Key": self._kms,
-            "alicloud:message/serviceQueue:ServiceQueue": self._queue,
-            "alicloud:log/store:Store": self._log_store,
-            "alicloud:hbr/vault:Vault": self._vault,
-            "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution": self._image_build,
+            t.INSTANCE: self._instance, t.RESERVED_INSTANCE: self._reserved,
+            t.SCALING_GROUP: self._scaling_group,
+            t.NODE_POOL: self._node_pool,
+            t.MANAGED_KUBERNETES: self._ack_cluster,
+            t.ECS_DISK: self._disk,
+            t.NAS_FILE_SYSTEM: self._file_system,
+            t.BUCKET: self._bucket,
+            t.NAT_GATEWAY: self._nat,
+            t.EIP_ADDRESS: self._eip,
+            t.NLB_LOAD_BALANCER: self._nlb,
+            t.ALB_LOAD_BALANCER: self._alb,
+            t.KMS_KEY: self._kms,
+            t.MNS_QUEUE: self._queue,
+            t.LOG_STORE: self._log_store,
+            t.HBR_VAULT: self._vault,
+            t.IMAGE_PIPELINE_EXECUTION: self._image_build,
         }
 
     # -- helpers ---------------------------------------------------------------------
@@ -261,7 +256,7 @@ class _Estimator:
 
     def _scaling_group(self, resource: PlannedResource, cost: ResourceCost) -> None:
         inputs = resource.inputs
-        config = next((r for r in self.resources if r.type == SCALING_CONFIGURATION
+        config = next((r for r in self.resources if r.type == t.SCALING_CONFIGURATION
                        and r.inputs.get("scalingGroupId") == resource.id
                        and r.inputs.get("active", True) is not False), None)
         desired = _number(inputs.get("desiredCapacity"))
@@ -407,7 +402,7 @@ class _Estimator:
             cost.note = "only pay-as-you-go pay-by-traffic EIPs are modelled"
             return
         targets = [r.inputs.get("instanceType") for r in self.resources
-                   if r.type == EIP_ASSOCIATION and r.inputs.get("allocationId") == resource.id]
+                   if r.type == t.EIP_ASSOCIATION and r.inputs.get("allocationId") == resource.id]
         if targets and all(t in FREE_EIP_TARGETS for t in targets):
             cost.note = "no configuration fee when bound to a VPC ECS instance"
         else:
@@ -479,12 +474,12 @@ class _Estimator:
 
     def apply_reservations(self, costs: dict[str, ResourceCost]) -> None:
         """Move on-demand instances a reserved instance covers to `reserved` (paying 0)."""
-        for reservation in (r for r in self.resources if r.type == RESERVED):
+        for reservation in (r for r in self.resources if r.type == t.RESERVED_INSTANCE):
             inputs = reservation.inputs
             left = _number(inputs.get("instanceAmount")) or 1
             zone = inputs.get("zoneId") if inputs.get("scope") == "Zone" else None
             for resource in self.resources:
-                if left <= 0 or resource.type != INSTANCE:
+                if left <= 0 or resource.type != t.INSTANCE:
                     continue
                 if resource.inputs.get("instanceType") != inputs.get("instanceType") or (
                         zone is not None and self.zone_of(resource) != zone):

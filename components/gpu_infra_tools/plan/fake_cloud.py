@@ -11,35 +11,36 @@ from ipaddress import IPv4Network
 from typing import Any
 
 from gpu_infra.schema import ClusterConfig
+from gpu_infra_facts import types as t
 from gpu_infra_facts.ack import ADDONS
 
 ACCOUNT_ID = "1234567890123456"
 """The fake account id of every offline plan."""
 
 ID_PREFIXES: dict[str, str] = {
-    "alicloud:vpc/network:Network": "vpc-",
-    "alicloud:vpc/switch:Switch": "vsw-",
-    "alicloud:vpc/natGateway:NatGateway": "ngw-",
-    "alicloud:ecs/eipAddress:EipAddress": "eip-",
-    "alicloud:ecs/securityGroup:SecurityGroup": "sg-",
-    "alicloud:ecs/instance:Instance": "i-",
-    "alicloud:ecs/ecsDisk:EcsDisk": "d-",
-    "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet": "ds-",
-    "alicloud:ess/scalingGroup:ScalingGroup": "asg-",
-    "alicloud:ess/scalingConfiguration:ScalingConfiguration": "asc-",
-    "alicloud:ess/scalingRule:ScalingRule": "asr-",
-    "alicloud:nas/fileSystem:FileSystem": "",
-    "alicloud:kms/key:Key": "key-",
-    "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy": "sp-",
-    "alicloud:nlb/loadBalancer:LoadBalancer": "nlb-",
-    "alicloud:nlb/serverGroup:ServerGroup": "sgp-",
-    "alicloud:nlb/listener:Listener": "lsn-",
-    "alicloud:alb/loadBalancer:LoadBalancer": "alb-",
-    "alicloud:alb/serverGroup:ServerGroup": "sgp-",
-    "alicloud:alb/listener:Listener": "lsn-",
+    t.VPC: "vpc-",
+    t.VSWITCH: "vsw-",
+    t.NAT_GATEWAY: "ngw-",
+    t.EIP_ADDRESS: "eip-",
+    t.SECURITY_GROUP: "sg-",
+    t.INSTANCE: "i-",
+    t.ECS_DISK: "d-",
+    t.DEPLOYMENT_SET: "ds-",
+    t.SCALING_GROUP: "asg-",
+    t.SCALING_CONFIGURATION: "asc-",
+    t.SCALING_RULE: "asr-",
+    t.NAS_FILE_SYSTEM: "",
+    t.KMS_KEY: "key-",
+    t.AUTO_SNAPSHOT_POLICY: "sp-",
+    t.NLB_LOAD_BALANCER: "nlb-",
+    t.NLB_SERVER_GROUP: "sgp-",
+    t.NLB_LISTENER: "lsn-",
+    t.ALB_LOAD_BALANCER: "alb-",
+    t.ALB_SERVER_GROUP: "sgp-",
+    t.ALB_LISTENER: "lsn-",
 }
 """Id prefixes Alibaba Cloud uses, by type token; other types get a bare hash."""
-NUMERIC_IDS = frozenset({"alicloud:cms/monitorGroup:MonitorGroup"})
+NUMERIC_IDS = frozenset({t.CMS_MONITOR_GROUP})
 """Types whose ids are decimal numbers (CloudMonitor application groups)."""
 
 
@@ -51,26 +52,26 @@ class FakeCloud:
         self._inputs_by_id: dict[str, dict[str, Any]] = {}
         self._hosts_used: dict[str, set[int]] = {}
         self.output_makers: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
-            "alicloud:ecs/instance:Instance": self._instance_outputs,
-            "alicloud:ecs/eipAddress:EipAddress": lambda rid, _: {"ipAddress": _fake_ip(rid)},
-            "alicloud:nas/mountTarget:MountTarget": self._mount_target_outputs,
-            "alicloud:nas/protocolService:ProtocolService": lambda rid, _: {
+            t.INSTANCE: self._instance_outputs,
+            t.EIP_ADDRESS: lambda rid, _: {"ipAddress": _fake_ip(rid)},
+            t.NAS_MOUNT_TARGET: self._mount_target_outputs,
+            t.NAS_PROTOCOL_SERVICE: lambda rid, _: {
                 "protocolServiceId": f"ptc-{rid[:12]}"},
-            "alicloud:nas/protocolMountTarget:ProtocolMountTarget": lambda rid, _: {
+            t.NAS_PROTOCOL_MOUNT_TARGET: lambda rid, _: {
                 "exportId": f"exp-{rid[:12]}"},
-            "alicloud:oss/bucket:Bucket": self._bucket_outputs,
-            "alicloud:ram/role:Role": lambda _, inputs: {
+            t.BUCKET: self._bucket_outputs,
+            t.RAM_ROLE: lambda _, inputs: {
                 "arn": f"acs:ram::{ACCOUNT_ID}:role/{inputs.get('roleName', '')}"},
-            "alicloud:kms/key:Key": lambda rid, _: {
+            t.KMS_KEY: lambda rid, _: {
                 "arn": f"acs:kms:{self.cluster.region}:{ACCOUNT_ID}:key/{rid}"},
-            "alicloud:ess/scalingRule:ScalingRule": lambda rid, _: {
+            t.SCALING_RULE: lambda rid, _: {
                 "ari": f"ari:acs:ess:{self.cluster.region}:{ACCOUNT_ID}:scalingrule/{rid}"},
-            "alicloud:alb/loadBalancer:LoadBalancer": self._dns_outputs("alb"),
-            "alicloud:nlb/loadBalancer:LoadBalancer": self._dns_outputs("nlb"),
-            "alicloud:cs/managedKubernetes:ManagedKubernetes": self._cluster_outputs,
-            "alicloud:cs/nodePool:NodePool": lambda rid, _: {
+            t.ALB_LOAD_BALANCER: self._dns_outputs("alb"),
+            t.NLB_LOAD_BALANCER: self._dns_outputs("nlb"),
+            t.MANAGED_KUBERNETES: self._cluster_outputs,
+            t.NODE_POOL: lambda rid, _: {
                 "nodePoolId": f"np{rid[:16]}", "scalingGroupId": f"asg-{rid[:12]}"},
-            "alicloud:vpc/natGateway:NatGateway": lambda rid, _: {
+            t.NAT_GATEWAY: lambda rid, _: {
                 "snatTableIds": f"stb-{rid[-12:]}", "forwardTableIds": f"ftb-{rid[-12:]}"},
         }
 
@@ -87,33 +88,33 @@ class FakeCloud:
 
     def call(self, token: str, args: dict[str, Any]) -> dict[str, Any]:
         """Answer an invoke from the stack config; unknown invokes are an error."""
-        if token == "alicloud:index/getZones:getZones":
+        if token == t.GET_ZONES:
             zones = self.cluster.network.zones
             return {"ids": zones, "id": self.cluster.region, "zones": [
                 {"id": zone, "localName": zone, "multi": False, "multiZoneIds": [],
                  "slbSlaveZoneIds": [], "availableInstanceTypes": [],
                  "availableResourceCreations": ["Instance", "Disk", "VSwitch"],
                  "availableDiskCategories": ["cloud_essd", "cloud_auto"]} for zone in zones]}
-        if token == "alicloud:index/getCallerIdentity:getCallerIdentity":
+        if token == t.GET_CALLER_IDENTITY:
             return {"accountId": ACCOUNT_ID, "arn": f"acs:ram::{ACCOUNT_ID}:root",
                     "identityType": "Account", "id": ACCOUNT_ID}
-        if token == "alicloud:vpc/getSwitches:getSwitches":
+        if token == t.GET_SWITCHES:
             return self._existing_vswitches(args.get("ids") or [])
-        if token == "alicloud:ecs/getImages:getImages":
+        if token == t.GET_IMAGES:
             image_id = "ubuntu_22_04_x64_20G_alibase_20250101.vhd"
             return {"id": image_id, "ids": [image_id], "images": [
                 {"id": image_id, "imageId": image_id, "name": image_id,
                  "osType": "linux", "architecture": "x86_64"}]}
-        if token == "alicloud:cs/getClusterCredential:getClusterCredential":
+        if token == t.GET_CLUSTER_CREDENTIAL:
             return _cluster_credential(str(args.get("clusterId", "")))
-        if token == "alicloud:cs/getKubernetesAddons:getKubernetesAddons":
+        if token == t.GET_KUBERNETES_ADDONS:
             names = sorted(ADDONS)
             return {"id": str(args.get("clusterId", "")), "clusterId": args.get("clusterId"),
                     "ids": names, "names": names, "addons": [
                         {"name": name, "currentVersion": "", "nextVersion": ADDONS[name].version,
                          "required": False, "currentConfig": "", "supportedActions": []}
                         for name in names]}
-        if token == "alicloud:index/getRegions:getRegions":
+        if token == t.GET_REGIONS:
             region = self.cluster.region
             return {"ids": [region], "regions": [{"id": region, "regionId": region,
                                                   "localName": region}]}

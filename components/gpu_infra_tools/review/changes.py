@@ -21,6 +21,8 @@ from typing import Any
 
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY
 from gpu_infra.knowhow import Level
+from gpu_infra_facts import types as t
+from gpu_infra_facts.allowed import SPOT_STRATEGIES
 from gpu_infra_facts.update_semantics import semantics
 from gpu_infra_tools.cost import Estimate, estimate
 from gpu_infra_tools.plan.diff import CHANGES, ResourceChange, diff_records
@@ -28,26 +30,16 @@ from gpu_infra_tools.plan.engine import PlannedResource
 from gpu_infra_tools.review import Review
 from gpu_infra_tools.review.acknowledgements import Acknowledgements
 
-INSTANCE = "alicloud:ecs/instance:Instance"
-SCALING_GROUP = "alicloud:ess/scalingGroup:ScalingGroup"
-SWITCH = "alicloud:vpc/switch:Switch"
-ECS_DISK = "alicloud:ecs/ecsDisk:EcsDisk"
-KEY_PAIR = "alicloud:ecs/ecsKeyPair:EcsKeyPair"
-SCALING_CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
-INSTANCE_REFRESH = "alicloud:ess/instanceRefresh:InstanceRefresh"
-CONFIG_RUN = "alicloud:ecs/ecsInvocation:EcsInvocation"
 CONFIG_RUN_SUFFIX = "-config-run"
 """A fixed fleet's configuration channel (blocks.compute.nodes): `<fleet>-config-run`."""
-NAS = "alicloud:nas/fileSystem:FileSystem"
-SPOT_STRATEGIES = ("SpotAsPriceGo", "SpotWithPriceLimit")
 FIRST_BOOT_INPUTS = ("instanceType", "imageId")
 """Instance inputs changed in place (a restart) while the node keeps the configuration its
 first boot wrote: cloud-init runs user data once, so config.sh keeps the old type's GPU
 counts (and a re-image runs the old user data on the new system disk)."""
-DATA_KINDS = {"alicloud:oss/bucket:Bucket": "bucket",
-              "alicloud:nas/fileSystem:FileSystem": "file system",
-              "alicloud:kms/key:Key": "KMS key",
-              ECS_DISK: "kept disk"}
+DATA_KINDS = {t.BUCKET: "bucket",
+              t.NAS_FILE_SYSTEM: "file system",
+              t.KMS_KEY: "KMS key",
+              t.ECS_DISK: "kept disk"}
 """Resources that hold data (or, for a KMS key, the means to read it); a disk only when it
 outlives its instance (deleteWithInstance false): scratch disks go with their nodes."""
 LAYOUT_PREFIX = "gpu-infra:layouts:"
@@ -207,15 +199,15 @@ def _planned(record: dict[str, Any]) -> PlannedResource:
 
 
 def _is_gpu(change: ResourceChange) -> bool:
-    if change.type == SCALING_GROUP:
+    if change.type == t.SCALING_GROUP:
         return True
     tags = change.inputs.get("tags") or {}
-    return change.type == INSTANCE and FLEET_TAG_KEY in tags
+    return change.type == t.INSTANCE and FLEET_TAG_KEY in tags
 
 
 def _holds_data(change: ResourceChange) -> bool:
     """Data kinds hold data; a stand-alone disk only when it outlives its instance."""
-    return change.type != ECS_DISK or change.base_inputs.get("deleteWithInstance") is not True
+    return change.type != t.ECS_DISK or change.base_inputs.get("deleteWithInstance") is not True
 
 
 def _drops_inline_disks(change: ResourceChange) -> bool:
@@ -243,14 +235,14 @@ def _kept_inline_disks(change: ResourceChange) -> list[str]:
 def _switch_zones(changes: Sequence[ResourceChange]) -> dict[str, str]:
     """vSwitch id -> zone, from both plans."""
     return {str(record.get("id")): str((record.get("inputs") or {}).get("zoneId"))
-            for change in changes if change.type == SWITCH
+            for change in changes if change.type == t.VSWITCH
             for record in (change.base, change.new) if record and record.get("id")}
 
 
 def _moves_zone(change: ResourceChange, zones: dict[str, str]) -> str | None:
     """Why an instance update cannot be applied: its new vSwitch is in another zone (the
     provider moves an instance between vSwitches of its own zone only)."""
-    if change.type != INSTANCE or change.change != "update" or "vswitchId" not in change.because:
+    if change.type != t.INSTANCE or change.change != "update" or "vswitchId" not in change.because:
         return None
     old = zones.get(str(change.base_inputs.get("vswitchId")))
     new = zones.get(str(change.inputs.get("vswitchId")))
@@ -264,16 +256,16 @@ def _moves_zone(change: ResourceChange, zones: dict[str, str]) -> str | None:
 def _bound_keys(changes: Sequence[ResourceChange]) -> set[str]:
     """Key pair names the base plan's instances and scaling configurations are bound to."""
     return {str(c.base_inputs["keyName"]) for c in changes
-            if c.type in (INSTANCE, SCALING_CONFIG) and c.base_inputs.get("keyName")}
+            if c.type in (t.INSTANCE, t.SCALING_CONFIGURATION) and c.base_inputs.get("keyName")}
 
 
 def _key_pair_bound(change: ResourceChange, bound: set[str]) -> str | None:
     """Why deleting (or replacing) this key pair fails: instances are bound to it."""
-    if change.type != KEY_PAIR or change.change not in GONE:
+    if change.type != t.KEY_PAIR or change.change not in GONE:
         return None
     if str(change.base_inputs.get("keyPairName")) not in bound:
         return None
-    rules = semantics(KEY_PAIR)
+    rules = semantics(t.KEY_PAIR)
     return ("ECS refuses to delete a key pair bound to instances "
             "(KeypairAlreadyAttachedInstance; the provider retries it until its 20-minute "
             f"delete timeout, {rules.source(rules.on_delete)}), so `pulumi up` fails; the "
@@ -284,7 +276,7 @@ def _key_pair_bound(change: ResourceChange, bound: set[str]) -> str | None:
 
 def _spot_type_change(change: ResourceChange) -> str | None:
     """Why an instance type change fails: the instance is preemptible."""
-    if change.type != INSTANCE or change.change != "update" \
+    if change.type != t.INSTANCE or change.change != "update" \
             or "instanceType" not in change.because \
             or change.base_inputs.get("spotStrategy") not in SPOT_STRATEGIES:
         return None
@@ -301,7 +293,7 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                     cost_complete={r.name for r in before.unpriced}
                     == {r.name for r in after.unpriced})
     impact.reconfigured = sorted(c.name.removesuffix(CONFIG_RUN_SUFFIX) for c in changes
-                                 if c.type == CONFIG_RUN and c.change in ("create", "replace"))
+                                 if c.type == t.ECS_INVOCATION and c.change in ("create", "replace"))
     for change in changes:
         if not change.custom:
             continue
@@ -314,19 +306,19 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
         if kind in GONE and change.type in DATA_KINDS and _holds_data(change):
             impact.data.setdefault(_past(kind), []).append((DATA_KINDS[change.type],
                                                             change.name))
-        if kind in GONE and change.type == INSTANCE:
+        if kind in GONE and change.type == t.INSTANCE:
             impact.data.setdefault("orphaned", []).extend(
                 ("kept disk", f"{change.name}/{disk}") for disk in _kept_inline_disks(change))
             if kind == "replace" and _drops_inline_disks(change):
                 impact.inline_disks_removed.append(change.name)
             if kind == "replace" and _keeps_recorded_user_data(change):
                 impact.stale_bootstrap.append(change.name)
-        if _is_gpu(change) and change.type == INSTANCE and kind == "update" and any(
+        if _is_gpu(change) and change.type == t.INSTANCE and kind == "update" and any(
                 p in _first_boot_inputs(change.name, impact.reconfigured)
                 for p in change.because):
             impact.first_boot_config.append(change.name)
-        if change.type == SCALING_CONFIG and kind == "update" and "imageId" in change.because \
-                and not any(c.type == INSTANCE_REFRESH and c.change in ("create", "replace")
+        if change.type == t.SCALING_CONFIGURATION and kind == "update" and "imageId" in change.because \
+                and not any(c.type == t.INSTANCE_REFRESH and c.change in ("create", "replace")
                             for c in changes):
             impact.old_image.append(change.name)
         why = (_blocked_because(change) or _moves_zone(change, zones)
@@ -341,9 +333,9 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
         for path in change.ignored:
             rule = rules.ignoring(path, change.inputs)
             impact.ignored.append((change.name, path, rule.note if rule else ""))
-    if any(c.type == NAS and c.change == "delete" for c in changes):
+    if any(c.type == t.NAS_FILE_SYSTEM and c.change == "delete" for c in changes):
         impact.stale_shared_fs = sorted(
-            c.name for c in changes if c.type == INSTANCE and _is_gpu(c)
+            c.name for c in changes if c.type == t.INSTANCE and _is_gpu(c)
             and c.change in ("same", "update") and not _in_fleets(c.name, impact.reconfigured))
     return impact
 
@@ -378,7 +370,7 @@ def _blocked_because(change: ResourceChange) -> str | None:
     if base.get("protect"):
         return "Pulumi-protected: `pulumi up` refuses to delete it"
     prepaid = inputs.get("instanceChargeType") == "PrePaid"
-    if change.type == INSTANCE and prepaid and not inputs.get("forceDelete"):
+    if change.type == t.INSTANCE and prepaid and not inputs.get("forceDelete"):
         return ("PrePaid instance without forceDelete: the provider refuses the delete "
                 f"({rules.source(rules.on_delete)})" if rules.on_delete else "PrePaid")
     if (inputs.get("deletionProtection") is True

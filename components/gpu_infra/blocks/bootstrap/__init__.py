@@ -13,6 +13,8 @@ whatever the fleet's size.
 from __future__ import annotations
 
 import hashlib
+import posixpath
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,7 +27,6 @@ from gpu_infra_facts.node_stack import DriverRoute, DriverStack
 DATA_ROOT = "/mnt"
 """Data disk `name` is mounted at /mnt/<name>; the shared file system at /mnt/shared."""
 SHARED_FS_MOUNT_POINT = f"{DATA_ROOT}/shared"
-INSTALL_DIR = "/opt/gpu-infra"
 HEALTH_TAG_KEY = "GpuInfraHealth"
 """Instance tag the node sets to `healthy` or `unhealthy` (readiness, visible in the console)."""
 SSH_KEY_TAG_KEY = "GpuInfraSshKey"
@@ -42,17 +43,37 @@ DISK_WAIT_SECONDS = 600
 DISK_POLL_SECONDS = 5
 """How long a node waits for each data disk to be attached (separate disks are attached
 after the instance boots; ESS and inline disks are there at boot), and how often it looks."""
-LOG_FILE = "/var/log/gpu-infra/bootstrap.log"
 CUDA_REPOS = "https://developer.download.nvidia.com/compute/cuda/repos"
 """NVIDIA's package repositories (fabric manager): <CUDA_REPOS>/ubuntu2204|ubuntu2404/x86_64 by
 the node's release; Alibaba Cloud Linux 3 takes rhel8/x86_64."""
 
-STATE_ROOT = "/var/lib/gpu-infra"
+_STEPS = resources.files(__package__) / "steps"
+NODE_PATH = re.compile(r"^([A-Z_]+)=(?:\$\{\1:-)?\$(ROOT|[A-Z_]+)(/[A-Za-z0-9_./-]+)\}?$",
+                       re.M)
+"""A path assignment of probe.sh: `STATE_DIR=$ROOT/var/lib/gpu-infra`,
+`LOG_FILE=${LOG_FILE:-$LOG_DIR/bootstrap.log}`."""
+
+
+def shell_paths() -> dict[str, str]:
+    """The node's directories and files as steps/probe.sh assigns them (their one source):
+    STATE_DIR, LOG_DIR, LOG_FILE, BIN_DIR, ETC_DIR, without the sandbox `$ROOT`."""
+    paths: dict[str, str] = {}
+    text = (_STEPS / "probe.sh").read_text(encoding="utf-8")
+    for name, base, rest in NODE_PATH.findall(text):
+        paths[name] = ("" if base == "ROOT" else paths[base]) + rest
+    return paths
+
+
+NODE_PATHS = shell_paths()
+STATE_ROOT = NODE_PATHS["STATE_DIR"]
+"""Where the bootstrap keeps its state (steps/<step>.ok, ready, unhealthy)."""
+LOG_DIR = NODE_PATHS["LOG_DIR"]
+LOG_FILE = NODE_PATHS["LOG_FILE"]
+INSTALL_DIR = posixpath.dirname(NODE_PATHS["BIN_DIR"])
+"""/opt/gpu-infra: config.sh, bootstrap.sh and bin/ (probe.sh's BIN_DIR is its bin/)."""
 PROBE_LIBRARY = f"{INSTALL_DIR}/probe.sh"
 """The node library (steps/probe.sh) every node program sources: bootstrap.sh, gpu-infra-peers
 and the timers' checks."""
-
-_STEPS = resources.files(__package__) / "steps"
 
 
 @dataclass(frozen=True)
@@ -449,7 +470,7 @@ def bake_tasks(spec: BootstrapSpec) -> list[BakeTask]:
     bake = f"{INSTALL_DIR}/bootstrap.sh bake"
     return [*writes, BakeTask("Install", bake), BakeTask("Reboot", None),
             BakeTask("InstallAfterReboot", bake),
-            BakeTask("Clean", f"ls {oks} >/dev/null && rm -rf {STATE_ROOT} /var/log/gpu-infra "
+            BakeTask("Clean", f"ls {oks} >/dev/null && rm -rf {STATE_ROOT} {LOG_DIR} "
                               f"/root/auto_install {INSTALL_DIR}")]
 
 

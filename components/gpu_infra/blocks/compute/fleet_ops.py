@@ -29,7 +29,7 @@ from gpu_infra_facts.cloudmonitor import (
     FLEET_DIMENSION,
     PUT_CUSTOM_METRIC_ACTION,
 )
-from gpu_infra_facts.naming import MNS_QUEUE, SERVICE_METRIC_ALARM_RULE
+from gpu_infra_facts.types import MNS_QUEUE, SERVICE_METRIC_ALARM_RULE
 
 DRAIN_QUEUE_POLL_SECONDS = 30
 """Long-poll wait of ReceiveMessage on the drain queue (the MNS maximum)."""

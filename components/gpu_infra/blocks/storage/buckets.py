@@ -16,7 +16,7 @@ import pulumi_alicloud as alicloud
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema import FleetCluster
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, LifecycleConfig
-from gpu_infra_facts.naming import BUCKET
+from gpu_infra_facts.types import BUCKET
 
 SSE_KMS, SSE_AES256 = "KMS", "AES256"
 """Server-side encryption algorithms the provider accepts (also SM4, unused)."""

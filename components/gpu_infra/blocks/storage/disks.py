@@ -21,6 +21,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.schema.storage import DataDiskConfig, StorageConfig
+from gpu_infra_facts.allowed import ESS_DATA_DISK_GIB
 from gpu_infra_facts.autopl import AutoPlPerformance, autopl_performance
 
 AUTOPL_CATEGORY = "cloud_auto"
@@ -30,8 +31,6 @@ ESS_CATEGORY = "cloud_essd"
 ephemeral_ssd, cloud_essd, cloud_efficiency, cloud_ssd, local_disk), so fleets get ESSD."""
 ESS_PERFORMANCE_LEVEL = "PL1"
 """PL1 has AutoPL's baseline formula (min{1800 + 50 x GiB, 50000} IOPS) without bursting."""
-ESS_ESSD_SIZE_RANGE = (20, 32768)
-"""Sizes (GiB) ESS accepts for a cloud_essd data disk (PL1 needs at least 20)."""
 RESIZE_ONLINE = "online"
 """ecs.EcsDisk `type` (online|offline, provider default offline): how ResizeDisk grows an
 attached disk; offline takes effect only after the instance restarts."""
@@ -114,9 +113,10 @@ def scaling_data_disk_args(*, name: str, size_gib: int,
     20 GiB minimum), always deleted with the instance (scaled-in nodes are disposable).
 
     ESS rejects cloud_auto and has no bursting field, and provisioned IOPS apply to AutoPL
-    only, so they are dropped. ValueError above ESS's 32768 GiB.
+    only, so they are dropped. ValueError above ESS's 32768 GiB (the schema refuses such a
+    stack first: ClusterBase's ESS disk check).
     """
-    low, high = ESS_ESSD_SIZE_RANGE
+    low, high = ESS_DATA_DISK_GIB
     if size_gib > high:
         raise ValueError(f"size_gib: {size_gib} GiB is above ESS's cloud_essd limit; "
                          f"allowed up to {high} GiB")

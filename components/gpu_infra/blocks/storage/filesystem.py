@@ -26,7 +26,7 @@ import pulumi_alicloud as alicloud
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema.storage import CAPACITY_KINDS, SharedFileSystemConfig
 from gpu_infra_facts.addresses import world_open
-from gpu_infra_facts.naming import NAS_ACCESS_GROUP
+from gpu_infra_facts.types import NAS_ACCESS_GROUP
 
 
 @dataclass(frozen=True)
