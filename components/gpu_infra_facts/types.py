@@ -42,7 +42,7 @@ EIP_ASSOCIATION = "alicloud:ecs/eipAssociation:EipAssociation"
 KEY_PAIR = "alicloud:ecs/ecsKeyPair:EcsKeyPair"
 DEPLOYMENT_SET = "alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet"
 AUTO_SNAPSHOT_POLICY = "alicloud:ecs/autoSnapshotPolicy:AutoSnapshotPolicy"
-RAM_ROLE_ATTACHMENT = "alicloud:ecs/ramRoleAttachment:RamRoleAttachment"
+ECS_RAM_ROLE_ATTACHMENT = "alicloud:ecs/ramRoleAttachment:RamRoleAttachment"
 SNAPSHOT_POLICY_ATTACHMENT = (
     "alicloud:ecs/ecsAutoSnapshotPolicyAttachment:EcsAutoSnapshotPolicyAttachment")
 RESERVED_INSTANCE = "alicloud:ecs/reservedInstance:ReservedInstance"
@@ -229,3 +229,14 @@ K8S_SECRET = "kubernetes:core/v1:Secret"
 K8S_SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
 ECS_INSTANCE_SET = "alicloud:ecs/ecsInstanceSet:EcsInstanceSet"
 ECI_CONTAINER_GROUP = "alicloud:eci/containerGroup:ContainerGroup"
+NETWORK_INTERFACE = "alicloud:ecs/ecsNetworkInterface:EcsNetworkInterface"
+NETWORK_INTERFACE_ATTACHMENT = (
+    "alicloud:ecs/ecsNetworkInterfaceAttachment:EcsNetworkInterfaceAttachment")
+KMS_ALIAS = "alicloud:kms/alias:Alias"
+RAM_GROUP = "alicloud:ram/group:Group"
+RAM_GROUP_MEMBERSHIP = "alicloud:ram/groupMembership:GroupMembership"
+RAM_ROLE_ATTACHMENT = "alicloud:ram/roleAttachment:RoleAttachment"
+RAM_USER = "alicloud:ram/user:User"
+RAM_USER_GROUP_ATTACHMENT = "alicloud:ram/userGroupAttachment:UserGroupAttachment"
+VPC_ROUTE_TABLE = "alicloud:vpc/routeTable:RouteTable"
+VPC_ROUTE_TABLE_ATTACHMENT = "alicloud:vpc/routeTableAttachment:RouteTableAttachment"

@@ -31,7 +31,7 @@ NO_CONCERN: dict[str, str] = {
     t.KEY_PAIR: "a public key (the private key never leaves you)",
     t.EIP_ADDRESS: "an address; what it exposes is judged on its association "
                    "(no-eip-on-nodes)",
-    t.RAM_ROLE_ATTACHMENT:
+    t.ECS_RAM_ROLE_ATTACHMENT:
         "binds a role whose trust and policies the identity rules judge",
     t.RESERVED_INSTANCE: "a billing commitment",
     t.IMAGE_PIPELINE_EXECUTION: "runs a pipeline of the stack",
@@ -63,22 +63,22 @@ NO_CONCERN: dict[str, str] = {
     t.K8S_SECRET: "holds secrets the way Kubernetes means to; RBAC decides who reads them",
     t.K8S_SERVICE_ACCOUNT: "an identity; the RAM role it assumes (RRSA) is judged by its "
                            "trust policy",
-    "alicloud:ram/user:User": "an identity; its console login (console-mfa), keys "
+    t.RAM_USER: "an identity; its console login (console-mfa), keys "
                               "(ram-no-access-keys) and policies are judged where granted",
-    "alicloud:ram/group:Group": "a set of users; its policies are judged where attached",
-    "alicloud:ram/groupMembership:GroupMembership": "puts users in a group",
-    "alicloud:ram/userGroupAttachment:UserGroupAttachment": "puts a user in a group",
-    "alicloud:ram/roleAttachment:RoleAttachment":
+    t.RAM_GROUP: "a set of users; its policies are judged where attached",
+    t.RAM_GROUP_MEMBERSHIP: "puts users in a group",
+    t.RAM_USER_GROUP_ATTACHMENT: "puts a user in a group",
+    t.RAM_ROLE_ATTACHMENT:
         "binds a role whose trust and policies the identity rules judge",
-    "alicloud:kms/alias:Alias": "a second name for a key",
-    "alicloud:ecs/ecsNetworkInterface:EcsNetworkInterface":
+    t.KMS_ALIAS: "a second name for a key",
+    t.NETWORK_INTERFACE:
         "an interface; who reaches it is its security groups' rules, a public address its "
         "EIP association (no-eip-on-nodes)",
-    "alicloud:ecs/ecsNetworkInterfaceAttachment:EcsNetworkInterfaceAttachment":
+    t.NETWORK_INTERFACE_ATTACHMENT:
         "attaches an interface to an instance of the stack",
-    "alicloud:vpc/routeTable:RouteTable": "a route table; its routes are judged one by one "
+    t.VPC_ROUTE_TABLE: "a route table; its routes are judged one by one "
                                           "(routes-through-instances)",
-    "alicloud:vpc/routeTableAttachment:RouteTableAttachment": "applies a route table to a "
+    t.VPC_ROUTE_TABLE_ATTACHMENT: "applies a route table to a "
                                                               "vSwitch",
 }
 """Types read and found to carry no security concern of their own, and why."""
