@@ -138,11 +138,7 @@ NEEDS_THE_CLOUD = {
                             "it against a fake CloudMonitor)",
 }
 """Commands of the README that cannot run offline, with the reason; they are only parsed."""
-WAITING_FOR_A_FIX = {
-    "clone training-prod training-prod-b --set fleet.nodes=16":
-        "exits 2: the derived contact name 'training-prod-b-alerts-ml-oncall' has 41 "
-        "characters, 40 allowed (issue 28, point 2: derived names shortened with a digest)",
-}
+WAITING_FOR_A_FIX: dict[str, str] = {}
 """README lines known to fail today, with why; one that passes must leave this list."""
 NEEDS_GIT_MAIN = ("--compare-revision main", "--against main")
 """Command lines that read the stack file at git revision `main`: run in the repository."""
