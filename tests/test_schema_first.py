@@ -31,12 +31,18 @@ def visit(node: ast.AST, scope: tuple[str, ...], relative: str, sites: set[str])
             visit(child, scope, relative, sites)
 
 
+NODE_PROGRAMS = BLOCKS / "bootstrap" / "steps"
+"""Python the nodes run (shipped in user data), not checks made while planning."""
+
+
 def raise_sites() -> set[str]:
-    """`path::Class.function` of every function in blocks/ that holds a raise statement."""
+    """`path::Class.function` of every function in blocks/ (node programs aside) that holds a
+    raise statement."""
     sites: set[str] = set()
     for path in sorted(BLOCKS.rglob("*.py")):
+        if path.is_relative_to(NODE_PROGRAMS):
+            continue
         relative = path.relative_to(BLOCKS).as_posix()
-
         visit(ast.parse(path.read_text(encoding="utf-8")), (), relative, sites)
     return sites
 
@@ -69,6 +75,9 @@ UNREACHABLE = {
                                      "least one zone, private-sized (network.vpc_cidr)",
     "compute/images.py::_exactly_one": "what the account holds: the images named "
                                        "fleet.image.name, known only to the cloud",
+    "ack/addons.py::checked_name": "what the cluster offers (cs.get_kubernetes_addons), known "
+                                   "only to the cloud; the names are the pinned ones "
+                                   "(ack.addon_versions is checked against them)",
     "compute/image_build.py::task_document": "the shipped node steps, not stack values "
                                              "(tests/test_image_build.py)",
     "compute/image_build.py::pack_components": "the shipped node steps, not stack values "

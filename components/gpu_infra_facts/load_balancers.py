@@ -1,10 +1,8 @@
-"""NLB and ALB limits the stack's load balancer must fit: zones, names, listeners, TLS.
+"""NLB and ALB limits the stack's load balancer must fit: zones and names.
 
 Sources: pulumi-alicloud 4.x docstrings of nlb.LoadBalancer and alb.LoadBalancer
-(`zone_mappings`), nlb.Listener and alb.Listener (`certificate_ids`, `security_policy_id`);
-NLB "Performance and usage limits" (alibabacloud.com/help/en/slb/network-load-balancer/
-product-overview/restrictions-on-use, updated 2026-02-12) and NLB quotas (quota
-nlb_quota_loadbalancer_listeners_num, read 2026-12-01).
+(`zone_mappings`); NLB "Performance and usage limits" (alibabacloud.com/help/en/slb/
+network-load-balancer/product-overview/restrictions-on-use, updated 2026-02-12).
 """
 
 from __future__ import annotations
@@ -16,7 +14,3 @@ ZONES_RANGE = (2, 10)
 (the ALB maximum is not documented in the SDK, ten is assumed)."""
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{1,127}$")
 """NLB, ALB and server group names: 2-128 characters, starting with a letter."""
-MAX_LISTENERS = 50
-"""Listeners one NLB takes by default (nlb_quota_loadbalancer_listeners_num, adjustable in
-Quota Center); the same default is assumed for an ALB (UNCONFIRMED). One listener per
-service port."""

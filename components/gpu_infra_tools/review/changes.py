@@ -292,8 +292,9 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                     cost_after=after.total_monthly_cost, currency=after.currency,
                     cost_complete={r.name for r in before.unpriced}
                     == {r.name for r in after.unpriced})
-    impact.reconfigured = sorted(c.name.removesuffix(CONFIG_RUN_SUFFIX) for c in changes
-                                 if c.type == t.ECS_INVOCATION and c.change in ("create", "replace"))
+    impact.reconfigured = sorted(
+        c.name.removesuffix(CONFIG_RUN_SUFFIX) for c in changes
+        if c.type == t.ECS_INVOCATION and c.change in ("create", "replace"))
     for change in changes:
         if not change.custom:
             continue
@@ -317,7 +318,8 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                 p in _first_boot_inputs(change.name, impact.reconfigured)
                 for p in change.because):
             impact.first_boot_config.append(change.name)
-        if change.type == t.SCALING_CONFIGURATION and kind == "update" and "imageId" in change.because \
+        if change.type == t.SCALING_CONFIGURATION and kind == "update" \
+                and "imageId" in change.because \
                 and not any(c.type == t.INSTANCE_REFRESH and c.change in ("create", "replace")
                             for c in changes):
             impact.old_image.append(change.name)
