@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from gpu_infra_facts import allowed
+from gpu_infra_facts.load_balancers import TLS_POLICIES
 from gpu_infra_policies.audit import TRAIL_ALL
 from gpu_infra_policies.gpu import PERFORMANCE_LEVELS
 from gpu_infra_policies.storage import PUBLIC_ACLS
@@ -171,11 +172,13 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
 """Each name of gpu_infra_facts.allowed that bounds a provider input -> its values (both ends of a
 range) and the provider arguments they are passed to; and the provider values the policy
 rules look for (a misspelt one would let a rule never fire)."""
-UNDOCUMENTED = {"TargetMetric", "ESS_MAX_INSTANCE_TYPES", "MAX_LAUNCH_DAYS_AHEAD",
-                "AlarmStatistic", "AlarmPeriod", "SNAPSHOT_RETENTION_DAYS",
-                "REGISTRY_PERIODS_MONTHS", "AckWeekday"}
+UNDOCUMENTED = {"NAS_CAPACITY_GIB", "TargetMetric", "ESS_MAX_INSTANCE_TYPES",
+                "MAX_LAUNCH_DAYS_AHEAD", "AlarmStatistic", "AlarmPeriod",
+                "SNAPSHOT_RETENTION_DAYS", "REGISTRY_PERIODS_MONTHS", "AckWeekday"}
 """Names the provider documents no list or bound for (their docstrings in gpu_infra_facts.allowed
 give the source, or UNCONFIRMED). Helpers built only from checked names are not listed."""
+FORMATS = {"SPOT_PRICE_DECIMALS": ("ecs.Instance.spot_price_limit", "Three decimals")}
+"""Names that bound a value's format, and the words of the SDK docstring that state it."""
 DERIVED = {"ArchiveClass", "ARCHIVE_CLASSES", "SPOT_STRATEGIES", "ASSURANCE_TERMS_MONTHS",
            "assurance_period"}
 """Names made from checked ones (StorageClass, SpotStrategy, ASSURANCE_MONTHS/YEARS)."""
@@ -262,7 +265,7 @@ def test_every_name_in_limits_allowed_is_checked_or_says_why_not():
               if isinstance(node, ast.AnnAssign) else node.targets[0].id
               for node in tree.body
               if isinstance(node, (ast.FunctionDef, ast.AnnAssign, ast.Assign))}
-    assert public - set(LIMITS) - UNDOCUMENTED - DERIVED == set()
+    assert public - set(LIMITS) - UNDOCUMENTED - DERIVED - set(FORMATS) == set()
     assert (UNDOCUMENTED | DERIVED) - public == set()
 
 
@@ -353,3 +356,15 @@ def test_planned_values_of_variants_are_documented(variant, plan_cluster):
     found = planned_values([{"type": r.type, "inputs": r.inputs} for r in plan.resources])
     problems = sorted({p for argument, value in found if (p := refusal(argument, value))})
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_formats_are_stated_by_the_provider(name):
+    argument, words = FORMATS[name]
+    assert words in (sdk_text(argument) or ""), f"{argument}: {words!r} not in its docstring"
+
+
+def test_the_tls_policies_are_the_nlb_listeners_system_policies():
+    """load_balancer.tls.policy takes exactly the system policies nlb.Listener documents."""
+    text = (sdk_text("nlb.Listener.security_policy_id") or "").replace("\\_", "_")
+    assert set(TLS_POLICIES) == set(re.findall(r"`(tls_cipher_policy\w*)`", text))

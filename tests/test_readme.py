@@ -138,8 +138,6 @@ NEEDS_THE_CLOUD = {
                             "it against a fake CloudMonitor)",
 }
 """Commands of the README that cannot run offline, with the reason; they are only parsed."""
-WAITING_FOR_A_FIX: dict[str, str] = {}
-"""README lines known to fail today, with why; one that passes must leave this list."""
 NEEDS_GIT_MAIN = ("--compare-revision main", "--against main")
 """Command lines that read the stack file at git revision `main`: run in the repository."""
 
@@ -177,10 +175,7 @@ def test_every_readme_command_runs(tmp_path, capsys, monkeypatch):
         code = main(arguments)
         captured = capsys.readouterr()
         ran += 1
-        waiting = " ".join(arguments) in WAITING_FOR_A_FIX
-        if waiting and code == 0:
-            failures.append(f"{line}\n  runs now: remove it from WAITING_FOR_A_FIX")
-        elif code != 0 and not waiting:
+        if code != 0:
             failures.append(f"{line}\n  exit {code}: {captured.err.strip()[:600]}")
     assert not failures, "\n".join(failures)
     assert ran >= len(command_lines()) - len(NEEDS_THE_CLOUD) - len(NEEDS_GIT_MAIN)

@@ -45,6 +45,19 @@ def test_more_reserved_than_nodes_warns_even_in_prod():
     assert findings(cluster) == [("WARNING", "fleet.reserved.reserved_instances.count")]
 
 
+@pytest.mark.parametrize("environment", ["dev", "prod"])
+def test_a_thousand_reserved_for_eight_nodes_is_a_finding_with_its_field_path(
+        environment, tmp_path, capsys):
+    """Hostile input (issue 28): validate names the field and the idle part, in one line."""
+    write_stack(tmp_path, "many", merged(BASE_TRAINING, environment=environment, fleet={
+        **BASE_TRAINING["fleet"], "nodes": 8, "reserved": {"reserved_instances": {
+            "count": 1000}}}))
+    assert main(["validate", str(tmp_path / "Pulumi.many.yaml")]) == 0
+    [line] = [line for line in capsys.readouterr().err.splitlines() if RULE in line]
+    assert "fleet.reserved.reserved_instances.count" in line
+    assert "1000 reserved, more than the 8 node(s) the fleet runs" in line
+
+
 def test_reservations_the_on_demand_nodes_use_pass():
     cluster = merged(BASE_TRAINING, fleet={**BASE_TRAINING["fleet"], "reserved": {
         "reserved_instances": {"count": 2}}})

@@ -53,7 +53,9 @@ SCHEMA_REFUSES: dict[str, tuple[dict[str, Any], str]] = {
         f"{P}.storage.disks[0].size_gib: 40000 GiB is above the 32768 GiB an ESS scaling "
         "configuration takes"),
     "loadbalancer.py::_check": (
-        merged(BASE_INFERENCE, network={"vpc_cidr": "10.2.0.0/16", "zones": ZONES}),
+        merged(BASE_INFERENCE, network={"vpc_cidr": "10.2.0.0/16", "zones": ZONES,
+                                        "declared_zones": ["cn-hangzhou-c", "cn-hangzhou-d",
+                                                           "cn-hangzhou-l"]}),
         f"{P}.network.zones: 11 zones; the load balancer maps at most 10"),
 }
 """Block check -> a stack that reaches it, and the line validate and plan print."""

@@ -28,6 +28,12 @@ KMS_DEFAULT_KEY_ROTATION_DAYS: Final = 365
 KMS_PENDING_WINDOW_DAYS: Final = (7, 366)
 """Days a deleted key waits before it is gone (`pending_window_in_days`)."""
 
+# nas.FileSystem
+NAS_CAPACITY_GIB: Final = {"extreme": (100, 262144), "cpfs": (3600, 1024000)}
+"""`capacity` in GiB by file system type: Extreme NAS 100 GiB to 256 TiB, CPFS 3,600 GiB to
+1,000 TiB (NAS CreateFileSystem Capacity and the purchase pages the SDK docstring points to;
+UNCONFIRMED: the SDK states no range)."""
+
 # ecs.AutoSnapshotPolicy
 SNAPSHOT_HOURS: Final = (0, 23)
 """`time_points`: hours of the day, UTC+8."""
@@ -43,6 +49,9 @@ provider, whose docstring names only -1)."""
 SpotStrategy = Literal["SpotAsPriceGo", "SpotWithPriceLimit"]
 """`spot_strategy` of a spot node: follow the market price, or cap it. NoSpot (the third
 provider value) is what on-demand capacity passes."""
+SPOT_PRICE_DECIMALS: Final = 3
+"""`spot_price_limit`: "Three decimals is allowed at most" (ecs.Instance docstring), so the
+smallest price is 0.001 CNY/hour."""
 SPOT_STRATEGIES: Final = get_args(SpotStrategy)
 """The spot strategies as a tuple (the policy rules and the cost estimate look for them)."""
 PerformanceLevel = Literal["PL0", "PL1", "PL2", "PL3"]

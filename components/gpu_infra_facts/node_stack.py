@@ -42,6 +42,12 @@ PUBLIC_IMAGE_ID = re.compile(r"^[a-z0-9_]+_x64_\d+G_[a-z0-9_]+\.vhd$")
 """Shape of a public image id (e.g. ubuntu_22_04_x64_20G_alibase_20250917.vhd)."""
 CUSTOM_IMAGE_ID = re.compile(r"^m-[a-z0-9]+$")
 """Shape of a custom, shared or Marketplace image id."""
+IMAGE_ID_MAX_CHARS = 128
+"""Longest image id accepted: public ids are image names (2-128 characters, ECS CreateImage
+ImageName); custom ids are m- plus about 20 characters."""
+IMAGE_NAME = re.compile(r"^[A-Za-z一-龥][A-Za-z0-9一-龥:._-]{1,127}$")
+"""A custom image name (ECS CreateImage ImageName): 2-128 characters, a letter (or Chinese
+character) first, then letters, digits, colons, underscores, periods and hyphens."""
 
 DriverRoute = Literal["auto_install", "preinstalled", "grid"]
 """auto_install: Alibaba's first-boot script installs driver, CUDA and cuDNN (Tesla families);

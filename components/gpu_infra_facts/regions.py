@@ -1,7 +1,11 @@
-"""Alibaba Cloud region ids accepted in `alicloud:region`.
+"""Alibaba Cloud region ids accepted in `alicloud:region`, and the zones of each.
 
-Source: Alibaba Cloud "Regions and zones" documentation (public regions, checked 2026-11).
+Source: Alibaba Cloud "Regions and zones" documentation (public regions, checked 2026-11);
+the zones are in zones.json beside this module, with their source and date.
 """
+
+import json
+from importlib import resources
 
 REGIONS: frozenset[str] = frozenset(
     {
@@ -27,3 +31,18 @@ def zone_belongs_to(zone_id: str, region: str) -> bool:
 def zone_letter(zone_id: str) -> str:
     """The zone's letter: `cn-hangzhou-i` -> `i`."""
     return zone_id[-1]
+
+
+ZONES_FILE = resources.files(__package__) / "zones.json"
+_ZONE_DATA = json.loads(ZONES_FILE.read_text(encoding="utf-8"))
+ZONES: dict[str, frozenset[str]] = {region: frozenset(zones)
+                                    for region, zones in _ZONE_DATA["zones"].items()}
+"""Region -> the zone ids it has (zones.json: sources, date and what is UNCONFIRMED there)."""
+ZONES_CHECKED: str = _ZONE_DATA["checked"]
+"""The date the zone list was last read against its sources."""
+
+
+def known_zone(zone_id: str, region: str) -> bool:
+    """Whether `zone_id` is a zone of `region` the floor lists (a new zone is declared in
+    the stack: network.declared_zones)."""
+    return zone_id in ZONES.get(region, frozenset())

@@ -234,3 +234,7 @@ def number(value: Any) -> float | None:
         return float(value)
     except (TypeError, ValueError):
         return None
+
+
+PORT_SCHEMA = {"type": "integer", "minimum": 1, "maximum": 65535}
+"""A TCP/UDP port in a policy config: a whole number from 1 to 65535 (not 443.5, not 1e308)."""

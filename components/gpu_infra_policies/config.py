@@ -47,6 +47,7 @@ def _type_problem(value: Any, schema: Mapping[str, Any]) -> str | None:
     kind = schema.get("type")
     checks = {"number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
               and math.isfinite(v),
+              "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
               "string": lambda v: isinstance(v, str), "boolean": lambda v: isinstance(v, bool),
               "array": lambda v: isinstance(v, list)}
     if kind in checks and not checks[kind](value):
@@ -56,6 +57,8 @@ def _type_problem(value: Any, schema: Mapping[str, Any]) -> str | None:
         return f"must be one of {', '.join(map(str, schema['enum']))}, got {json.dumps(value)}"
     if "minimum" in schema and value < schema["minimum"]:
         return f"must be at least {schema['minimum']}, got {value}"
+    if "maximum" in schema and value > schema["maximum"]:
+        return f"must be at most {schema['maximum']}, got {value}"
     if kind == "array" and "items" in schema:
         for index, item in enumerate(value):
             problem = _type_problem(item, schema["items"])

@@ -18,6 +18,7 @@ from gpu_infra_facts.addresses import (
     world_open,
 )
 from gpu_infra_policies.base import (
+    PORT_SCHEMA,
     Context,
     Resource,
     ResourceRule,
@@ -331,7 +332,7 @@ WORLD_INGRESS_TYPES = frozenset({
     *t.LISTENER_PORT_KEYS, *ACL_ENTRIES, t.SLB_ACL_ENTRY, t.ALB_ACL_ENTRY,
     t.ALB_SECURITY_GROUP_ATTACHMENT, t.ALB_SERVER_GROUP, t.NLB_SERVER_GROUP,
     t.NLB_SERVER_ATTACHMENT, t.FORWARD_ENTRY, *WHITELISTS, t.K8S_SERVICE})
-PUBLIC_PORTS_SCHEMA = {"type": "array", "items": {"type": "number"},
+PUBLIC_PORTS_SCHEMA = {"type": "array", "items": PORT_SCHEMA,
                        "description": "Ports that may face the internet (load balancer "
                                       "listeners, DNAT, LoadBalancer Services). Default "
                                       "[80, 443]."}

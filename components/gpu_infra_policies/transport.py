@@ -12,6 +12,7 @@ from typing import Any
 from gpu_infra_facts import types as t
 from gpu_infra_facts.addresses import exposure
 from gpu_infra_policies.base import (
+    PORT_SCHEMA,
     Context,
     Resource,
     ResourceRule,
@@ -231,7 +232,7 @@ TRANSPORT_RULES: tuple[Rule, ...] = (
               "redirect plain HTTP to HTTPS, or list the port in plainListenerPorts; set API "
               "Gateway APIs to HTTPS.", tls_listeners, concern="transport security",
               reviews=frozenset({*TLS_PROTOCOLS, *t.LOAD_BALANCERS, t.API_GATEWAY_API}),
-              schema={"plainListenerPorts": {"type": "array", "items": {"type": "number"},
+              schema={"plainListenerPorts": {"type": "array", "items": PORT_SCHEMA,
                                              "description": "Ports where an internet-facing "
                                                             "listener may be plain. Default "
                                                             "none."}},

@@ -20,6 +20,10 @@ class NetworkConfigArgs(TypedDict):
     zones: list[str]
     """Zones that get a vSwitch, e.g. [cn-hangzhou-i]. Required; each must be a zone of
     `alicloud:region`. Training clusters use one zone; inference fleets at least two."""
+    declared_zones: NotRequired[list[str]]
+    """Zones of `alicloud:region` the gpu-infra zone list (gpu_infra_facts/zones.json) does
+    not have yet, e.g. one opened since it was checked: `zones` may then use them. Default
+    none: every zone must be a listed one."""
     vswitch_prefix: NotRequired[int]
     """Prefix length of each vSwitch. Default: the VPC prefix + 5 (e.g. /21 in a /16)."""
     vswitch_cidrs: NotRequired[dict[str, str]]
@@ -964,6 +968,21 @@ class ScalingFleetArgs(TypedDict):
     (30-21600). null: no hook. Default 600."""
 
 
+class ListenerTlsArgs(TypedDict):
+    """TLS on the load balancer's listeners: an NLB listens TCPSSL, an ALB HTTPS, with the
+    certificate and TLS policy given; the fleet behind still gets plain TCP/HTTP."""
+
+    certificate_id: str
+    """The server certificate's id in Certificate Management Service (e.g.
+    12345678-cn-hangzhou). Required."""
+    policy: NotRequired[str]
+    """The listener's TLS security policy. Default tls_cipher_policy_1_2_strict_with_1_3
+    (TLS 1.2 and 1.3, strong ciphers); the provider's default would be
+    tls_cipher_policy_1_0.
+    One of: tls_cipher_policy_1_0, tls_cipher_policy_1_1, tls_cipher_policy_1_2,
+    tls_cipher_policy_1_2_strict, tls_cipher_policy_1_2_strict_with_1_3."""
+
+
 class LoadBalancerConfigArgs(TypedDict):
     """A load balancer across the fleet's zones, one listener per `security.service_ports`,
     reachable only from `security.client_cidrs`."""
@@ -973,7 +992,11 @@ class LoadBalancerConfigArgs(TypedDict):
     Default nlb.
     One of: nlb, alb."""
     internet_facing: NotRequired[bool]
-    """Give the load balancer a public address. Default false (intranet only)."""
+    """Give the load balancer a public address. Default false (intranet only). Public
+    listeners need `tls` to pass the policy pack's tls-on-public-listeners rule."""
+    tls: NotRequired[ListenerTlsArgs]
+    """Terminate TLS on every listener with this certificate. Default none (plain TCP for an
+    NLB, HTTP for an ALB)."""
     health_check_path: NotRequired[str]
     """HTTP path checked on each backend, e.g. /v2/health/ready: 1-80 URL characters
     starting with `/`. Default none: a TCP connect check on the service port."""
@@ -1106,6 +1129,7 @@ __all__ = [
     "ImageChoiceArgs",
     "InferenceConfigArgs",
     "LifecycleConfigArgs",
+    "ListenerTlsArgs",
     "LoadBalancerConfigArgs",
     "LogsConfigArgs",
     "MaintenanceWindowArgs",

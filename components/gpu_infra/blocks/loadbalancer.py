@@ -14,7 +14,12 @@ import pulumi_alicloud as alicloud
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.blocks.security import NIC_TYPE, POLICY, PRIORITY, SECURITY_GROUP_TYPE, port_range
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
-from gpu_infra_facts.load_balancers import NAME, ZONES_RANGE
+from gpu_infra_facts.load_balancers import (
+    ALB_TLS_PROTOCOL,
+    NAME,
+    NLB_TLS_PROTOCOL,
+    ZONES_RANGE,
+)
 
 ADDRESS_TYPES = ("Internet", "Intranet")
 """nlb.LoadBalancer address_type: public or VPC-only address."""
@@ -72,7 +77,7 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
       `config.internet_facing`;
     - per service port of `ports`: an Instance server group health-checked over TCP (HTTP
       on `config.health_check_path` when given) on the backend's port, and a listener
-      forwarding to it (TCP for an NLB, HTTP for an ALB);
+      forwarding to it (TCP for an NLB, HTTP for an ALB; TCPSSL or HTTPS with `config.tls`);
     - a dedicated security group on the load balancer whose only rules are ingress on the
       service ports from each of `client_cidrs`. A world-open CIDR (0.0.0.0/0) is only
       acceptable here, on a load balancer's public service ports, never on the fleet
@@ -105,6 +110,7 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
         self._name_prefix = name
         self._conventions = conventions
         self._kind = kind = config.kind
+        self._tls = config.tls
         health_check_path = config.health_check_path
         self._create_security_group(vpc_id, ports, client_cidrs)
         address_type = ADDRESS_TYPES[0] if config.internet_facing else ADDRESS_TYPES[1]
@@ -220,8 +226,12 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
             name, server_group_name=name, server_group_type=SERVER_GROUP_TYPE,
             protocol=PROTOCOL, vpc_id=vpc_id, health_check=health_check, tags=tags, opts=opts)
         name, tags = self._child(f"listener-{port}")
+        tls = self._tls
         self.listeners[port] = alicloud.nlb.Listener(
-            name, load_balancer_id=self.load_balancer.id, listener_protocol=PROTOCOL,
+            name, load_balancer_id=self.load_balancer.id,
+            listener_protocol=NLB_TLS_PROTOCOL if tls else PROTOCOL,
+            certificate_ids=[tls.certificate_id] if tls else None,
+            security_policy_id=tls.policy if tls else None,
             listener_port=port, server_group_id=self.server_groups[port].id,
             listener_description=name, tags=tags, opts=opts)
 
@@ -234,8 +244,13 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
             protocol=ALB_PROTOCOL, vpc_id=vpc_id, health_check_config=health_check,
             tags=tags, opts=opts)
         name, tags = self._child(f"listener-{port}")
+        tls = self._tls
         self.listeners[port] = alicloud.alb.Listener(
-            name, load_balancer_id=self.load_balancer.id, listener_protocol=ALB_PROTOCOL,
+            name, load_balancer_id=self.load_balancer.id,
+            listener_protocol=ALB_TLS_PROTOCOL if tls else ALB_PROTOCOL,
+            certificates=alicloud.alb.ListenerCertificatesArgs(
+                certificate_id=tls.certificate_id) if tls else None,
+            security_policy_id=tls.policy if tls else None,
             listener_port=port, listener_description=name, default_actions=[{
                 "type": ALB_ACTION, "forward_group_config": {
                     "server_group_tuples": [{"server_group_id": self.server_groups[port].id}]}}],

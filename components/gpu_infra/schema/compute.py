@@ -26,6 +26,7 @@ from gpu_infra_facts.allowed import (
     REFRESH_MAX_HEALTHY_PERCENT,
     REFRESH_MIN_HEALTHY_PERCENT,
     REFRESH_MULTI_AZ_POLICY,
+    SPOT_PRICE_DECIMALS,
     DeploymentSetStrategy,
     EssAlarmPeriod,
     HealthCheckType,
@@ -128,6 +129,11 @@ class FleetBase(StrictModel):
 
     def _spot_problems(self, uses_spot: bool) -> list[str]:
         problems: list[str] = []
+        limit = self.spot_price_limit
+        low = 10 ** -SPOT_PRICE_DECIMALS
+        if limit is not None and (limit < low or round(limit, SPOT_PRICE_DECIMALS) != limit):
+            problems.append(f"spot_price_limit: {limit:g} CNY/hour; at least {low:g}, with at "
+                            f"most {SPOT_PRICE_DECIMALS} decimals (ECS SpotPriceLimit)")
         if self.spot_strategy == "SpotWithPriceLimit" and self.spot_price_limit is None:
             problems.append("spot_price_limit: required with spot_strategy SpotWithPriceLimit")
         if self.spot_price_limit is not None and (
@@ -558,6 +564,11 @@ class ScalingFleet(FleetBase):
     @model_validator(mode="after")
     def _check_sizes(self) -> ScalingFleet:
         problems = self._spot_problems(self.uses_spot)
+        room = self.max_size - self.min_size
+        steps = self.queue_scaling.steps if self.queue_scaling else None
+        problems += [f"queue_scaling.steps[{index}].adjustment: {step.adjustment} instances; a "
+                     f"step adds at most max_size - min_size = {room}"
+                     for index, step in enumerate(steps or ()) if step.adjustment > max(room, 1)]
         if self.min_size > self.max_size:
             problems.append(f"min_size: {self.min_size} is above max_size {self.max_size}")
         if self.desired_size is not None and not (

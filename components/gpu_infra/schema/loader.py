@@ -73,13 +73,24 @@ def read_stack_file(path: Path) -> StackFile:
     secret_keys: list[str] = []
     config = {key: _strip_secrets(value, key, secret_keys)
               for key, value in document["config"].items()}
+    wrong = [key for key in secret_keys if key.endswith(NOT_CIPHERTEXT)]
+    if wrong:
+        raise ConfigError(source, [
+            f"{key.removesuffix(NOT_CIPHERTEXT)}: secure: must hold the encrypted text "
+            "`pulumi config set --secret` writes (a non-empty string)" for key in wrong])
     return StackFile(stack_name_of(path), path, config, secret_keys)
+
+
+NOT_CIPHERTEXT = " (not ciphertext)"
+"""Marks a `secure:` value that is no string (a number, null, a mapping) in the found list."""
 
 
 def _strip_secrets(value: Any, path: str, found: list[str]) -> Any:
     if isinstance(value, dict):
         if set(value) == {"secure"}:
-            found.append(path)
+            ciphertext = value["secure"]
+            ok = isinstance(ciphertext, str) and ciphertext.strip()
+            found.append(path if ok else path + NOT_CIPHERTEXT)
             return SECRET_PLACEHOLDER
         return {key: _strip_secrets(item, f"{path}.{key}", found) for key, item in value.items()}
     if isinstance(value, list):
@@ -113,6 +124,13 @@ def load_cluster_config(path: Path) -> tuple[StackFile, ClusterConfig]:
     """Read the stack file at `path` and validate its cluster config (secrets only where
     the schema marks them)."""
     stack_file = read_stack_file(path)
+    raw = stack_file.config.get(CLUSTER_KEY)
+    layout = raw.get("layout") if isinstance(raw, dict) else None
+    model = LAYOUT_MODELS.get(layout) if isinstance(layout, str) else None
+    if model is not None:  # first: a secret's placeholder would also fail a field's pattern
+        problems = misplaced_secrets(model, CLUSTER_KEY, stack_file.secret_keys)
+        if problems:
+            raise ConfigError(str(path), problems)
     cluster = parse_cluster_config(stack_file.config, str(path))
     problems = misplaced_secrets(type(cluster), CLUSTER_KEY, stack_file.secret_keys)
     if problems:

@@ -27,6 +27,10 @@ class NetworkConfig(StrictModel):
     zones: list[str] = Field(min_length=1)
     """Zones that get a vSwitch, e.g. [cn-hangzhou-i]. Required; each must be a zone of
     `alicloud:region`. Training clusters use one zone; inference fleets at least two."""
+    declared_zones: list[str] = []
+    """Zones of `alicloud:region` the gpu-infra zone list (gpu_infra_facts/zones.json) does
+    not have yet, e.g. one opened since it was checked: `zones` may then use them. Default
+    none: every zone must be a listed one."""
     vswitch_prefix: int | None = Field(default=None, ge=VSWITCH_PREFIX_BITS[0],
                                        le=VSWITCH_PREFIX_BITS[1])
     """Prefix length of each vSwitch. Default: the VPC prefix + 5 (e.g. /21 in a /16)."""

@@ -20,6 +20,8 @@ from gpu_infra_facts.node_stack import (
     DEFAULT_IMAGES,
     DEFAULT_OS,
     DRIVER_VERSION,
+    IMAGE_ID_MAX_CHARS,
+    IMAGE_NAME,
     PUBLIC_IMAGE_ID,
     OperatingSystem,
 )
@@ -34,10 +36,10 @@ class ImageChoice(StrictModel):
     default public image of `os`. The image only changes when this section changes (no
     "newest image" lookup), since a new image replaces each node's system disk."""
 
-    id: str | None = None
+    id: str | None = Field(default=None, max_length=IMAGE_ID_MAX_CHARS)
     """An image id: a public one (ubuntu_22_04_x64_20G_alibase_20250917.vhd) or a custom,
     shared or Marketplace one (m-...). Default none."""
-    name: str | None = Field(default=None, min_length=2, max_length=128)
+    name: str | None = Field(default=None, pattern=IMAGE_NAME.pattern)
     """The exact name of one of your custom images (e.g. the baked image's), looked up at each
     run; ERROR at plan time if no or several images have it. Default none."""
     os: OperatingSystem = DEFAULT_OS

@@ -16,14 +16,20 @@ def shorten(text: str, limit: int = MAX_PROBLEM_CHARS) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def capped(lines: list[str], what: str = "problem") -> list[str]:
+    """`lines` cut to MAX_PROBLEM_CHARS each and to MAX_PROBLEMS in all (then a count)."""
+    kept = [shorten(line) for line in lines[:MAX_PROBLEMS]]
+    if len(lines) > MAX_PROBLEMS:
+        kept.append(f"... and {len(lines) - MAX_PROBLEMS} more {what}(s)")
+    return kept
+
+
 class ConfigError(Exception):
     """A stack file (or value) that cannot be used; `problems` holds one line per problem,
     each at most MAX_PROBLEM_CHARS long, at most MAX_PROBLEMS of them (then a count)."""
 
     def __init__(self, source: str, problems: list[str]):
-        lines = [shorten(line) for line in problems[:MAX_PROBLEMS]]
-        if len(problems) > MAX_PROBLEMS:
-            lines.append(f"... and {len(problems) - MAX_PROBLEMS} more problem(s)")
+        lines = capped(problems)
         super().__init__("\n".join(lines))
         self.source = shorten(source)
         self.problems = lines

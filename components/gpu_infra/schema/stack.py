@@ -30,9 +30,10 @@ from gpu_infra.schema.problems import choice_problems, shorten
 from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
 from gpu_infra_facts.allowed import ACK_PREPAID_MONTHS, ESS_DATA_DISK_GIB, HealthCheckType
-from gpu_infra_facts.load_balancers import ZONES_RANGE
+from gpu_infra_facts.load_balancers import MAX_LISTENERS, ZONES_RANGE
 from gpu_infra_facts.naming import UNIQUE_NAMES
-from gpu_infra_facts.regions import REGIONS, zone_belongs_to
+from gpu_infra_facts.quotas import SECURITY_GROUP_RULES
+from gpu_infra_facts.regions import REGIONS, ZONES, ZONES_CHECKED, known_zone, zone_belongs_to
 from gpu_infra_facts.tags import (
     FORBIDDEN_TAG_TEXT,
     MAX_TAG_KEY_CHARS,
@@ -146,8 +147,17 @@ class ClusterCommon(StrictModel):
         return profile_for(self.environment)
 
     def _zone_problems(self) -> list[str]:
-        return [f"network.zones: {zone} is not a zone of region {self.region}"
-                for zone in self.network.zones if not zone_belongs_to(zone, self.region)]
+        network = self.network
+        problems = [f"network.zones: {zone} is not a zone of region {self.region}"
+                    for zone in [*network.zones, *network.declared_zones]
+                    if not zone_belongs_to(zone, self.region)]
+        known = ", ".join(sorted(ZONES.get(self.region, ())))
+        problems += [f"network.zones: {zone} is not a zone gpu-infra knows in {self.region} "
+                     f"(zones.json, checked {ZONES_CHECKED}: {known}); if it is new, list it "
+                     "in network.declared_zones"
+                     for zone in network.zones if zone_belongs_to(zone, self.region)
+                     and not known_zone(zone, self.region) and zone not in network.declared_zones]
+        return problems
 
     @model_validator(mode="after")
     def _check_across_sections(self) -> ClusterCommon:
@@ -224,7 +234,8 @@ class ClusterBase(ClusterCommon):
             problems += [f"security.{field}: {why}: not allowed in {self.environment}; list "
                          "the CIDRs that need access"
                          for field, why in self.security.world_open_fields()]
-        problems += self._bucket_prefix_problems() + self._declared_type_problems()
+        problems += (self._bucket_prefix_problems() + self._declared_type_problems()
+                     + self._rule_quota_problems() + self._expected_size_problems())
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
@@ -251,6 +262,40 @@ class ClusterBase(ClusterCommon):
         return [f"storage.buckets.bucket_prefix: {prefix!r} is too long; bucket `{shape}` "
                 f"must be at most {limit} characters, so at most {room}"]
 
+
+    def security_group_rules(self) -> dict[str, int]:
+        """Rules each security group of the stack gets, by the `security` field that adds
+        most of them: the cluster's group (blocks.security.ClusterSecurity) has one rule for
+        its members, one SSH rule per admin CIDR, one per service port and client CIDR, and
+        one egress rule."""
+        security = self.security
+        return {"cluster": 2 + len(security.admin_cidrs)
+                + len(security.service_ports) * len(security.client_cidrs)}
+
+    def _rule_quota_problems(self) -> list[str]:
+        """Each security group fits the default rule quota (gpu_infra_facts.quotas); layouts
+        with a load balancer add its quotas."""
+        security = self.security
+        field = ("admin_cidrs" if len(security.admin_cidrs)
+                 >= len(security.service_ports) * len(security.client_cidrs) else "client_cidrs")
+        return [f"security.{field if group == 'cluster' else 'client_cidrs'}: the {group} "
+                f"security group would hold {count} rules ({len(security.admin_cidrs)} admin "
+                f"CIDRs, {len(security.service_ports)} service ports x "
+                f"{len(security.client_cidrs)} client CIDRs); a security group takes "
+                f"{SECURITY_GROUP_RULES} by default (ECS quota): list fewer, wider CIDRs"
+                for group, count in self.security_group_rules().items()
+                if count > SECURITY_GROUP_RULES]
+
+    def _expected_size_problems(self) -> list[str]:
+        """`storage.buckets.expected_gib` only for buckets the stack creates."""
+        buckets = self.storage.buckets
+        if buckets.purposes is not None:
+            return []  # BucketsConfig checks them against the explicit purposes
+        created = self.default_bucket_purposes
+        return [f"storage.buckets.expected_gib.{purpose}: the layout creates no {purpose} "
+                f"bucket (it creates {', '.join(created) or 'none'}); set "
+                "storage.buckets.purposes to create it, or remove the size"
+                for purpose in buckets.expected_gib if purpose not in created]
 
     def _declared_type_problems(self) -> list[str]:
         """Declared types: well-formed names the catalog does not list, known regions."""
@@ -406,6 +451,26 @@ class InferenceConfig(PlatformChoice):
             problems.append("load_balancer: ECS only; on ACK the model servers' Service is "
                             "the job layer's")
         return problems + _kept_disk_problems(self.storage)
+
+    def _rule_quota_problems(self) -> list[str]:
+        """Also (ECS): one listener per service port fits the load balancer's listener
+        quota."""
+        problems = super()._rule_quota_problems()
+        if not self.on_ack and len(self.security.service_ports) > MAX_LISTENERS:
+            problems.append(f"security.service_ports: {len(self.security.service_ports)} ports "
+                            f"make as many listeners; a load balancer takes {MAX_LISTENERS} by "
+                            "default (NLB quota nlb_quota_loadbalancer_listeners_num)")
+        return problems
+
+    def security_group_rules(self) -> dict[str, int]:
+        """On ECS the cluster's group also admits each service port from the load balancer's
+        group, and the load balancer's own group has one rule per service port and client
+        CIDR (on ACK there is no load balancer of the stack's)."""
+        ports, clients = len(self.security.service_ports), len(self.security.client_cidrs)
+        rules = super().security_group_rules()
+        if self.on_ack:
+            return rules
+        return {"cluster": rules["cluster"] + ports, "load balancer": ports * clients}
 
     @property
     def health_check_types(self) -> list[HealthCheckType]:

@@ -11,6 +11,7 @@ from gpu_infra.schema.base import StrictModel
 from gpu_infra_facts.allowed import (
     ARCHIVE_CLASSES,
     KEEP_SNAPSHOTS_UNTIL_DELETED,
+    NAS_CAPACITY_GIB,
     SNAPSHOT_HOURS,
     SNAPSHOT_RETENTION_DAYS,
     SNAPSHOT_WEEKDAYS,
@@ -128,6 +129,10 @@ class SharedFileSystemConfig(StrictModel):
                              "billed by use (remove it)")
         if self.kind not in CAPACITY_KINDS and self.zone is not None:
             raise ValueError(f"zone: only for kinds extreme and cpfs, not {self.kind}")
+        low, high = NAS_CAPACITY_GIB.get(self.kind, (1, 0))
+        if self.capacity_gib is not None and not low <= self.capacity_gib <= high:
+            raise ValueError(f"capacity_gib: {self.capacity_gib} GiB; an {self.kind} file "
+                             f"system holds {low} to {high} GiB (NAS CreateFileSystem)")
         return self
 
 

@@ -10,6 +10,7 @@ written (a full or read-only disk, a full stdout; nothing half-written is left b
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 from collections.abc import Sequence
@@ -113,6 +114,8 @@ def _describe(parser: argparse.ArgumentParser, command: ModuleType) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gpu-infra` console script."""
+    if sys.stdout is None:  # started with stdout closed (`>&-`): Python has no stream for it
+        return stdout_failed(OSError(errno.EBADF, "standard output is closed"))
     with exit_on_interrupt():
         try:
             try:

@@ -47,6 +47,8 @@ def stdout_failed(error: OSError) -> int:
     traceback, when Python exits."""
     closed = isinstance(error, BrokenPipeError)
     for stream in (sys.stdout, sys.stderr) if closed else (sys.stdout,):
+        if stream is None:  # closed when Python started
+            continue
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, stream.fileno())

@@ -8,6 +8,7 @@ import sys
 from gpu_infra.knowhow import errors_in
 from gpu_infra.layouts import judge_stack
 from gpu_infra.schema import ConfigError, load_cluster_config
+from gpu_infra.schema.problems import capped
 from gpu_infra_tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -38,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         return report_problems(error)
     findings = judge_stack(cluster)
-    for finding in findings:
-        print(finding.line(), file=sys.stderr)
+    for line in capped([finding.line() for finding in findings], "finding"):
+        print(line, file=sys.stderr)
     if errors_in(findings):
         print(f"invalid stack: {path}: {len(errors_in(findings))} validator error(s)",
               file=sys.stderr)

@@ -572,6 +572,26 @@ export interface LifecycleConfigArgs {
 }
 
 /**
+ * TLS on the load balancer's listeners: an NLB listens TCPSSL, an ALB HTTPS, with the
+ * certificate and TLS policy given; the fleet behind still gets plain TCP/HTTP.
+ */
+export interface ListenerTlsArgs {
+    /**
+     * The server certificate's id in Certificate Management Service (e.g.
+     * 12345678-cn-hangzhou). Required.
+     */
+    certificateId: string;
+    /**
+     * The listener's TLS security policy. Default tls_cipher_policy_1_2_strict_with_1_3
+     * (TLS 1.2 and 1.3, strong ciphers); the provider's default would be
+     * tls_cipher_policy_1_0.
+     * One of: tls_cipher_policy_1_0, tls_cipher_policy_1_1, tls_cipher_policy_1_2,
+     * tls_cipher_policy_1_2_strict, tls_cipher_policy_1_2_strict_with_1_3.
+     */
+    policy?: string;
+}
+
+/**
  * A load balancer across the fleet's zones, one listener per `security.service_ports`,
  * reachable only from `security.client_cidrs`.
  */
@@ -582,7 +602,8 @@ export interface LoadBalancerConfigArgs {
      */
     healthCheckPath?: string;
     /**
-     * Give the load balancer a public address. Default false (intranet only).
+     * Give the load balancer a public address. Default false (intranet only). Public
+     * listeners need `tls` to pass the policy pack's tls-on-public-listeners rule.
      */
     internetFacing?: boolean;
     /**
@@ -591,6 +612,11 @@ export interface LoadBalancerConfigArgs {
      * One of: nlb, alb.
      */
     kind?: string;
+    /**
+     * Terminate TLS on every listener with this certificate. Default none (plain TCP for an
+     * NLB, HTTP for an ALB).
+     */
+    tls?: ListenerTlsArgs;
 }
 
 /**
@@ -720,6 +746,12 @@ export interface NamingConfigArgs {
  * vSwitches theirs in the upper half, so the two can never overlap.
  */
 export interface NetworkConfigArgs {
+    /**
+     * Zones of `alicloud:region` the gpu-infra zone list (gpu_infra_facts/zones.json) does
+     * not have yet, e.g. one opened since it was checked: `zones` may then use them. Default
+     * none: every zone must be a listed one.
+     */
+    declaredZones?: string[];
     /**
      * Bring your own VPC: its id (vpc-...). Default none (a VPC is created). `vpc_cidr`
      * must then state the existing VPC's CIDR; it scopes security and NAS rules.
