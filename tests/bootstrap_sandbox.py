@@ -16,12 +16,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_infra.blocks.bootstrap import BootstrapSpec, user_data
+from gpu_infra.blocks.bootstrap import BootstrapSpec, trust_names, user_data
 
 HOSTNAME = "t01-gpu-node-000"
 SCRATCH_SERIAL = "2ze0scratch000000001"
 """The serial of the sandbox's default `scratch` disk (its id is d-<serial>)."""
 INSTANCE_TYPE = "ecs.gn8v-8x.48xlarge"
+TRUST = trust_names("t01-gpu", None)
+USER_KEY_PARAMETER, HOST_KEY_PARAMETER = TRUST.user_key, TRUST.host_key
+"""The sandbox fleet's trust parameters (the stand-in API's `secret` reads secrets/<name>)."""
 
 OS_RELEASES = {"ubuntu-22.04": 'ID=ubuntu\nVERSION_ID="22.04"\n',
                "ubuntu-24.04": 'ID=ubuntu\nVERSION_ID="24.04"\n',
@@ -118,11 +121,12 @@ esac
     "hostname": f"echo {HOSTNAME}\n",
     "ssh-keygen": r'''
 while [ $# -gt 0 ]; do [ "$1" = -f ] && key=$2; shift; done
-echo "PRIVATE" > "$key"; echo "ssh-ed25519 AAAAnodekey gpu-infra" > "$key.pub"
+read -r kind name < "$key" && [ "$kind" = PRIVATE ] && echo "ssh-ed25519 PUB$name"
 ''',
     "gpu-infra-api": r'''
 case $1 in
   peers) cat "$SANDBOX/peers.tsv" ;;
+  secret) cat "$SANDBOX/secrets/$2" ;;
   oss-get) if [ -f "$SANDBOX/objects/$3" ]; then cp "$SANDBOX/objects/$3" "$4"
            else cp "$SANDBOX/grid.run" "$4"; fi ;;
   gpu-check) [ ! -f "$SANDBOX/state/no-$2" ] ;;
@@ -213,8 +217,7 @@ class Sandbox:
         module = self.root / "sys/module/nvidia"
         module.mkdir(parents=True)
         (module / "version").symlink_to(self.state / "driver")  # loaded while state/driver is
-        (self.root / "etc/ssh/ssh_host_ed25519_key.pub").write_text(
-            "ssh-ed25519 AAAAhostkey root@node\n")
+        (self.root / "etc/ssh/ssh_host_ed25519_key").write_text("PRIVATE own-host-key\n")
         (self.state / "gpus").write_text(f"{gpus}\n")
         for name, body in STAND_INS.items():
             stand_in = bin_dir / name
@@ -228,10 +231,18 @@ class Sandbox:
         (meta / "vswitch-cidr-block").write_text("10.1.0.0/24")
         rows = peers or ((HOSTNAME, "10.1.0.10", "healthy"),)
         (directory / "peers.tsv").write_text("".join(
-            f"{host}\t{ip}\tAAAA{host}\tHOST{host}\t{health}\t{kind}\n"
+            f"{host}\t{ip}\t{health}\t{kind}\n"
             for host, ip, health, *rest in rows for kind in [rest[0] if rest else INSTANCE_TYPE]))
+        self.set_secret(USER_KEY_PARAMETER, "user-key")
+        self.set_secret(HOST_KEY_PARAMETER, "host-key")
         if scratch:
             self.attach_disk("scratch", SCRATCH_SERIAL, "vdb")
+
+    def set_secret(self, parameter: str, name: str) -> None:
+        """Encrypted parameter `parameter` holds the stand-in private key `name` (ssh-keygen
+        -y prints `ssh-ed25519 PUB<name>` for it)."""
+        (self.dir / "secrets").mkdir(exist_ok=True)
+        (self.dir / "secrets" / parameter).write_text(f"PRIVATE {name}\n")
 
     def attach_disk(self, name: str, serial: str, device: str, *, late: bool = False,
                     link: str = "virtio-{serial}") -> None:

@@ -106,7 +106,7 @@ def record():
 def provider_class(type_token: str) -> type:
     """alicloud:vpc/switch:Switch -> pulumi_alicloud.vpc.Switch;
     kubernetes:storage.k8s.io/v1:StorageClass -> pulumi_kubernetes.storage.v1.StorageClass;
-    pulumi:providers:kubernetes -> pulumi_kubernetes.Provider."""
+    pulumi:providers:kubernetes -> pulumi_kubernetes.Provider; tls:... -> pulumi_tls."""
     if type_token == "pulumi:providers:kubernetes":
         return importlib.import_module("pulumi_kubernetes").Provider
     package, module_path, name = type_token.split(":")
@@ -115,6 +115,8 @@ def provider_class(type_token: str) -> type:
         module = importlib.import_module(
             f"pulumi_kubernetes.{group.split('.')[0]}.{version}")
         return getattr(module, name)
+    if package == "tls":  # tls:index/privateKey:PrivateKey -> pulumi_tls.PrivateKey
+        return getattr(importlib.import_module("pulumi_tls"), name)
     module = importlib.import_module(f"pulumi_alicloud.{module_path.split('/')[0]}")
     return getattr(module, name)
 

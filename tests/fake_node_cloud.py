@@ -1,6 +1,12 @@
 """A small HTTP stand-in for what gpu-infra-api talks to: per-node instance metadata (token,
-instance id, role credentials) and the ECS, ESS and CloudMonitor RPC actions the nodes call,
-with the state they change (tags, one scale-out lifecycle action, instance health, events).
+instance id, role credentials) and the ECS, ESS, OOS and CloudMonitor RPC actions the nodes
+call, with the state they change (tags, one scale-out lifecycle action, instance health,
+events, parameters).
+
+Every call is signed, and authorized as RAM would: the caller (its STS token names it) holds
+a RAM policy document, by default the stack's node policy given to FakeNodeCloud, and an
+action on a resource no statement allows is refused (403 Forbidden.RAM). Statements match
+actions and resources by wildcard and honour `acs:ResourceTag/<key>` StringEquals conditions.
 
 ESS is played as the API reference documents it: CompleteLifecycleAction takes a hook id and
 a token (no instance id) and applies its result to every instance of the action; a second
@@ -11,10 +17,13 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 TOKEN = "metadata-token"
+ACCOUNT = "1234567890123456"
+SCALING_GROUP = "asg-1"
 ACTIVITY = "asa-batch"
 ACTION_TOKEN = "lifecycle-token-1"
 HOOK = "ash-ready"
@@ -33,6 +42,16 @@ class CloudState:
     unhealthy: list[str] = field(default_factory=list)
     """Instances set Unhealthy (SetInstanceHealth)."""
     events: list[dict[str, str]] = field(default_factory=list)
+    instances: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Instance id -> HostName, PrivateIp, InstanceType (DescribeInstances answers these)."""
+    parameters: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)
+    """OOS parameters and encrypted parameters, by name."""
+    policy: str | None = None
+    """The RAM policy document of every caller without one of its own (None: allow all)."""
+    caller_policies: dict[str, str] = field(default_factory=dict)
+    denied: list[tuple[str, str, str]] = field(default_factory=list)
+    """(caller, action, resource) of every refused call."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def health(self, instance: str) -> str | None:
@@ -58,7 +77,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         url = urlparse(self.path)
         parts = url.path.lstrip("/").split("/", 2)
-        if parts[0] in ("ecs", "ess", "cms"):
+        if parts[0] in ("ecs", "ess", "cms", "oos"):
             params = {k: v[0] for k, v in parse_qs(url.query).items()}
             with self.state.lock:
                 status, body = self._rpc(params)
@@ -77,10 +96,33 @@ class _Handler(BaseHTTPRequestHandler):
     def _caller(self, params: dict[str, str]) -> str:
         return params["SecurityToken"].removeprefix("token-of-")
 
+    def _denied(self, params: dict[str, str]) -> bool:
+        """Whether RAM refuses the call (recorded in state.denied)."""
+        state, caller = self.state, self._caller(params)
+        policy = state.caller_policies.get(caller, state.policy)
+        if policy is None:
+            return False
+        for action, resource, tags in requested(params, state):
+            if not allowed(policy, action, resource, tags):
+                state.denied.append((caller, action, resource))
+                return True
+        return False
+
     def _rpc(self, params: dict[str, str]) -> tuple[int, object]:
         state, action = self.state, params["Action"]
         if "Signature" not in params:
             return 400, {"Code": "IncompleteSignature"}
+        if self._denied(params):
+            return 403, {"Code": "Forbidden.RAM"}
+        if action in ("GetParameter", "GetSecretParameter"):
+            store = state.secrets if action == "GetSecretParameter" else state.parameters
+            if params["Name"] not in store:
+                return 404, {"Code": "EntityNotExists.Parameter"}
+            return 200, {"Parameter": {"Name": params["Name"], "Value": store[params["Name"]]}}
+        if action in ("UpdateParameter", "UpdateSecretParameter"):
+            store = state.secrets if action == "UpdateSecretParameter" else state.parameters
+            store[params["Name"]] = params["Value"]
+            return 200, {}
         if action == "TagResources":
             tags = state.tags.setdefault(params["ResourceId.1"], {})
             index = 1
@@ -92,8 +134,9 @@ class _Handler(BaseHTTPRequestHandler):
             ids = json.loads(params["InstanceIds"])
             return 200, {"Instances": {"Instance": [
                 {"InstanceId": i, "Tags": {"Tag": [{"TagKey": k, "TagValue": v}
-                                                   for k, v in state.tags.get(i, {}).items()]}}
-                for i in ids]}}
+                                                   for k, v in state.tags.get(i, {}).items()]},
+                 **described(state.instances.get(i, {}))}
+                for i in ids if i in state.instances or not state.instances]}}
         if action == "DescribeScalingActivities":
             return 200, {"ScalingActivities": {"ScalingActivity": [
                 {"ScalingActivityId": ACTIVITY}]}}
@@ -122,11 +165,61 @@ class _Handler(BaseHTTPRequestHandler):
         return 400, {"Code": "UnsupportedAction"}
 
 
-class FakeNodeCloud:
-    """Serve CloudState on 127.0.0.1 (a free port) while the context is open."""
+def described(instance: dict[str, str]) -> dict[str, object]:
+    """The DescribeInstances fields of a known instance (none for an unknown one)."""
+    if not instance:
+        return {}
+    return {"HostName": instance["HostName"], "InstanceType": instance["InstanceType"],
+            "VpcAttributes": {"PrivateIpAddress": {"IpAddress": [instance["PrivateIp"]]}}}
 
-    def __init__(self, batch: list[str]):
-        self.state = CloudState(batch=list(batch))
+
+def requested(params: dict[str, str],
+              state: CloudState) -> list[tuple[str, str, dict[str, str]]]:
+    """(RAM action, resource ARN, the resource's tags) of one call, as RAM sees it."""
+    action, region = params["Action"], params.get("RegionId", "")
+    prefix = {"TagResources": "ecs", "DescribeInstances": "ecs", "PutCustomEvent": "cms",
+              "GetParameter": "oos", "GetSecretParameter": "oos", "UpdateParameter": "oos",
+              "UpdateSecretParameter": "oos"}.get(action, "ess")
+    if action == "TagResources":
+        ids = [v for k, v in params.items() if k.startswith("ResourceId.")]
+        return [(f"ecs:{action}", f"acs:ecs:{region}:{ACCOUNT}:instance/{i}",
+                 state.tags.get(i, {})) for i in ids]
+    if prefix == "oos":
+        kind = "secretparameter" if "Secret" in action else "parameter"
+        return [(f"oos:{action}", f"acs:oos:{region}:{ACCOUNT}:{kind}/{params['Name']}", {})]
+    resource = {"ecs": f"acs:ecs:{region}:{ACCOUNT}:instance/*",
+                "cms": f"acs:cms:{region}:{ACCOUNT}:*",
+                "ess": f"acs:ess:{region}:{ACCOUNT}:scalinggroup/{SCALING_GROUP}"}[prefix]
+    return [(f"{prefix}:{action}", resource, {})]
+
+
+def allowed(policy: str, action: str, resource: str, tags: dict[str, str]) -> bool:
+    """Whether an Allow statement of RAM policy document `policy` covers the call."""
+    for statement in json.loads(policy)["Statement"]:
+        actions, resources = statement["Action"], statement["Resource"]
+        condition = statement.get("Condition", {}).get("StringEquals", {})
+        if statement["Effect"] == "Allow" and \
+                any(fnmatchcase(action, a) for a in as_list(actions)) and \
+                any(fnmatchcase(resource, r) for r in as_list(resources)) and \
+                all(tags.get(key.removeprefix("acs:ResourceTag/")) == value
+                    for key, value in condition.items()):
+            return True
+    return False
+
+
+def as_list(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else value
+
+
+class FakeNodeCloud:
+    """Serve CloudState on 127.0.0.1 (a free port) while the context is open; `policy`: the
+    RAM policy document of every caller (None: every call allowed)."""
+
+    def __init__(self, batch: list[str], policy: str | None = None, fleet: str = "t01-gpu"):
+        """`batch`: the instances of the pending scale-out, tagged GpuFleet=`fleet` (as
+        ESS tags them from the scaling configuration)."""
+        self.state = CloudState(batch=list(batch), policy=policy,
+                                tags={i: {"GpuFleet": fleet} for i in batch})
         handler = type("Handler", (_Handler,), {"state": self.state})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
@@ -144,4 +237,4 @@ class FakeNodeCloud:
         return {"METADATA_URL": f"{self.url}/{node}/meta-data",
                 "METADATA_TOKEN_URL": f"{self.url}/{node}/api/token",
                 "ECS_ENDPOINT": f"{self.url}/ecs", "ESS_ENDPOINT": f"{self.url}/ess",
-                "CMS_ENDPOINT": f"{self.url}/cms"}
+                "CMS_ENDPOINT": f"{self.url}/cms", "OOS_ENDPOINT": f"{self.url}/oos"}

@@ -49,7 +49,7 @@ def test_fleets_boot_the_baked_image_and_install_nothing(layout, tmp_path):
     for node in nodes:
         assert node.inputs.get("imageId") == BAKED_ID
         script = node.inputs["userData"]
-        assert "readonly INSTALL=0" in script and "readonly DRIVER_ROUTE=preinstalled" in script
+        assert "\nINSTALL=0" in script and "\nDRIVER_ROUTE=preinstalled" in script
         assert "health" in planned_steps(script)
     if layout != "training":
         [hook] = [h for h in plan.by_type(HOOK) if h.inputs["lifecycleTransition"] == "SCALE_OUT"]
@@ -114,11 +114,11 @@ def test_jumbo_frames_enable_them_on_the_nodes_and_set_mtu_8500(tmp_path):
     assert errors_in(plan.findings) == []
     for node in plan.by_type(INSTANCE):
         assert node.inputs["enableJumboFrame"] is True
-        assert "readonly ERDMA_MTU=8500" in node.inputs["userData"]
+        assert "\nERDMA_MTU=8500" in node.inputs["userData"]
     plain = run_plan(write_stack(tmp_path, "plain", ERDMA_TRAINING, "cn-beijing"))
     for node in plain.by_type(INSTANCE):
         assert "enableJumboFrame" not in node.inputs
-        assert "readonly ERDMA_MTU=1400" in node.inputs["userData"]
+        assert "\nERDMA_MTU=1400" in node.inputs["userData"]
 
 
 def test_jumbo_frames_without_erdma_are_an_error():

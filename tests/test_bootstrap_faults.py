@@ -11,7 +11,13 @@ import subprocess
 
 import pytest
 
-from gpu_infra.blocks.bootstrap import GridPackage, SharedFsMount, config_command, config_script
+from gpu_infra.blocks.bootstrap import (
+    GridPackage,
+    SharedFsMount,
+    config_command,
+    config_script,
+    node_release,
+)
 from gpu_infra_facts import node_stack
 
 from .bootstrap_sandbox import INSTANCE_TYPE, OS_RELEASES, Sandbox, clear_calls
@@ -286,3 +292,20 @@ def test_the_channel_leaves_a_running_bootstrap_alone(tmp_path):
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and "its next run reads the new config.sh" in done.stdout
     assert "systemctl start" not in (sandbox.dir / "calls.log").read_text()
+
+
+def test_the_channel_leaves_a_node_of_another_release_alone(tmp_path):
+    """A node booted with another release's steps reads that release's settings: the channel
+    does not write this release's config.sh there (a failed invocation says to replace it)."""
+    sandbox = ready_node(tmp_path)
+    config = sandbox.root / "opt/gpu-infra/config.sh"
+    older = config.read_text().replace(f"NODE_RELEASE={node_release()}",
+                                       "NODE_RELEASE=0123456789abcdef")
+    config.write_text(older)
+    clear_calls(sandbox)
+    on = dataclasses.replace(PREINSTALLED, shared_fs=SharedFsMount("nas:/share", "hard"))
+    done = subprocess.run([dash(), "-c", config_command(on)], env=sandbox.env(),
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1 and "another gpu-infra release" in done.stderr
+    assert config.read_text() == older
+    assert not (sandbox.dir / "calls.log").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from gpu_infra.blocks.bootstrap import trust_names
 from gpu_infra.blocks.bootstrap.permissions import bootstrap_policy_document
 from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.plan.fake_cloud import ACCOUNT_ID
@@ -25,11 +26,22 @@ def actions(document: dict) -> dict[str, list[str]]:
             for action in statement["Action"]}
 
 
-def test_training_nodes_may_tag_their_fleet_and_list_it():
+def test_training_nodes_may_tag_their_fleet_list_it_and_only_read_their_trust():
     document, plan = bootstrap_policy("training-prod")
     granted = actions(document)
     instances = f"acs:ecs:cn-beijing:{ACCOUNT_ID}:instance/*"
-    assert granted == {"ecs:TagResources": [instances], "ecs:DescribeInstances": [instances]}
+    names = {p.inputs["secretParameterName"]
+             for p in plan.by_type("alicloud:oos/secretParameter:SecretParameter")}
+    [node_list] = [p.inputs["parameterName"]
+                   for p in plan.by_type("alicloud:oos/parameter:Parameter")]
+    oos = f"acs:oos:cn-beijing:{ACCOUNT_ID}"
+    granted["oos:GetSecretParameter"].sort()
+    assert granted == {
+        "ecs:TagResources": [instances], "ecs:DescribeInstances": [instances],
+        "cms:PutCustomEvent": [f"acs:cms:cn-beijing:{ACCOUNT_ID}:*"],
+        "oos:GetSecretParameter": sorted(f"{oos}:secretparameter/{n}" for n in names),
+        "oos:GetParameter": [f"{oos}:parameter/{node_list}", f"{oos}:parameter/{node_list}-*"]}
+    assert not [a for a in granted if a.startswith("oos:") and not a.startswith("oos:Get")]
     tagging = document["Statement"][0]
     assert tagging["Condition"] == {
         "StringEquals": {"acs:ResourceTag/GpuFleet": "llm-pretrain-gpu"}}
@@ -44,16 +56,17 @@ def test_scaling_nodes_may_finish_only_their_groups_lifecycle_actions():
     document, plan = bootstrap_policy("inference-prod")
     group = plan.one("alicloud:ess/scalingGroup:ScalingGroup")
     granted = actions(document)
-    assert set(granted) == {"ecs:TagResources", "ess:DescribeScalingActivities",
-                            "ess:DescribeLifecycleActions", "ess:CompleteLifecycleAction"}
+    assert set(granted) == {"ecs:TagResources", "ecs:DescribeInstances", "cms:PutCustomEvent",
+                            "ess:DescribeScalingActivities", "ess:DescribeLifecycleActions",
+                            "ess:CompleteLifecycleAction", "ess:SetInstanceHealth"}
     assert granted["ess:CompleteLifecycleAction"] == [
         f"acs:ess:cn-hangzhou:{ACCOUNT_ID}:scalinggroup/{group.id}"]
-    assert "ecs:DescribeInstances" not in granted  # no peers outside training
+    assert not [a for a in granted if a.startswith("oos:")]  # no trust outside training
 
 
 def test_no_statement_grants_everything():
-    document = json.loads(bootstrap_policy_document("cn-hangzhou", "1", "f", peers=True,
-                                                    scaling_group_id="asg-1"))
+    document = json.loads(bootstrap_policy_document(
+        "cn-hangzhou", "1", "f", trust=trust_names("f", None), scaling_group_id="asg-1"))
     for statement in document["Statement"]:
         assert "*" not in statement["Resource"] and statement["Effect"] == "Allow"
         assert all(not action.endswith("*") for action in statement["Action"])

@@ -12,7 +12,15 @@ import pytest
 from gpu_infra.blocks.bootstrap import BootstrapSpec, GridPackage, SharedFsMount
 from gpu_infra_facts import node_stack
 
-from .bootstrap_sandbox import HOSTNAME, INSTANCE_TYPE, SCRATCH_SERIAL, Sandbox, clear_calls
+from .bootstrap_sandbox import (
+    HOST_KEY_PARAMETER,
+    HOSTNAME,
+    INSTANCE_TYPE,
+    SCRATCH_SERIAL,
+    TRUST,
+    Sandbox,
+    clear_calls,
+)
 
 pytestmark = pytest.mark.slow  # runs the node bootstrap in a shell sandbox
 
@@ -22,8 +30,8 @@ TRAINING = BootstrapSpec(
     fleet="t01-gpu", region="cn-beijing", gpu_counts={INSTANCE_TYPE: 8},
     route="auto_install", driver=PIN, erdma=True, fabric_manager=True,
     data_disks=("scratch",), shared_fs=SharedFsMount("nas.example:/share", "vers=3,nolock"),
-    cluster=True)
-SCALING = dataclasses.replace(TRAINING, erdma=False, fabric_manager=False, cluster=False,
+    trust=TRUST)
+SCALING = dataclasses.replace(TRAINING, erdma=False, fabric_manager=False, trust=None,
                               shared_fs=None, scaling_group_id="asg-1",
                               lifecycle_hook_id="ash-ready")
 
@@ -98,7 +106,7 @@ def test_second_boot_installs_nothing_again(tmp_path):
     second = sandbox.boot()
     assert second.code == 0, second.output
     commands = second.commands()
-    for installer in ("auto_install", "env_setup", "cms_installer", "mkfs.xfs", "ssh-keygen"):
+    for installer in ("auto_install", "env_setup", "cms_installer", "mkfs.xfs"):
         assert installer not in commands
     assert second.file("/etc/fstab").count("/mnt/scratch") == 1
     assert second.file("/etc/fstab").count("/mnt/shared") == 1
@@ -275,8 +283,11 @@ PEERS = (("t01-gpu-node-002", "10.1.0.12", "healthy"),
 
 def test_peers_give_hostfile_torchrun_env_and_ssh_trust(tmp_path):
     sandbox = Sandbox(tmp_path, peers=PEERS)
+    (sandbox.root / "root/.ssh").mkdir(parents=True)
+    (sandbox.root / "root/.ssh/authorized_keys").write_text("ssh-ed25519 OPERATOR ops@laptop\n")
     sandbox.install(TRAINING)
-    assert sandbox.boot().code == 0
+    boot = sandbox.boot()
+    assert boot.code == 0, boot.output
     run = sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers")
     assert run.code == 0, run.output
     assert run.file("/etc/gpu-infra/hostfile").splitlines() == [
@@ -284,13 +295,38 @@ def test_peers_give_hostfile_torchrun_env_and_ssh_trust(tmp_path):
     assert run.file("/etc/gpu-infra/torchrun.env").splitlines() == [
         "MASTER_ADDR=10.1.0.10", "MASTER_PORT=29500", "NNODES=3", "NPROC_PER_NODE=8",
         "NODE_RANK=0"]
+    # the fleet's keys from the stack's encrypted parameters, not the node's own
+    assert run.file("/root/.ssh/id_ed25519") == "PRIVATE user-key\n"
+    assert run.file("/etc/ssh/ssh_host_ed25519_key") == "PRIVATE host-key\n"
+    assert "systemctl try-restart sshd.service" in boot.calls  # sshd serves the new host key
     keys = run.file("/root/.ssh/authorized_keys")
-    assert "ssh-ed25519 AAAAt01-gpu-node-003 gpu-infra-peer-t01-gpu-node-003" in keys
-    assert "node-001" not in keys  # unhealthy nodes are not trusted
-    assert "10.1.0.12,t01-gpu-node-002 ssh-ed25519 HOSTt01-gpu-node-002" in run.file(
-        "/etc/gpu-infra/known_hosts")
-    again = sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers")
-    assert again.file("/root/.ssh/authorized_keys") == keys
+    assert keys.splitlines() == ["ssh-ed25519 OPERATOR ops@laptop",
+                                 "ssh-ed25519 PUBuser-key gpu-infra-fleet"]
+    known = run.file("/etc/gpu-infra/known_hosts").splitlines()
+    assert "10.1.0.12,t01-gpu-node-002 ssh-ed25519 PUBhost-key" in known
+    assert not [line for line in known if "node-001" in line]  # unhealthy: not a peer
+    clear_calls(sandbox)
+    again = sandbox.boot()
+    assert again.code == 0 and again.file("/root/.ssh/authorized_keys") == keys
+    assert "systemctl try-restart sshd.service" not in again.calls  # same key: no restart
+
+
+def test_a_node_list_not_written_yet_waits_and_a_wrong_key_fails(tmp_path):
+    sandbox = Sandbox(tmp_path, peers=PEERS)
+    sandbox.install(TRAINING)
+    assert sandbox.boot().code == 0
+    (sandbox.dir / "bin/gpu-infra-api").write_text(
+        "#!/bin/bash\n[ \"$1\" != peers ] || exit 75\n")
+    run = sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers")
+    assert run.code == 75 and "no node list yet" in run.output
+    other = Sandbox(tmp_path / "other")
+    (other.dir / "secrets" / HOST_KEY_PARAMETER).write_text("not a key\n")
+    other.install(TRAINING)
+    failed = other.boot()
+    assert failed.code != 0
+    assert other.root.joinpath("var/lib/gpu-infra/unhealthy").read_text() == "cluster_ssh\n"
+    assert other.root.joinpath("etc/ssh/ssh_host_ed25519_key").read_text() == (
+        "PRIVATE own-host-key\n")  # nothing half-installed
 
 
 @pytest.mark.parametrize("spec", [TRAINING, SCALING])
@@ -378,7 +414,7 @@ def test_image_build_fails_when_the_driver_is_missing_after_its_reboot(tmp_path)
 
 def test_preinstalled_route_never_downloads_a_missing_piece(tmp_path):
     spec = dataclasses.replace(TRAINING, route="preinstalled", data_disks=(), shared_fs=None,
-                               cluster=False)
+                               trust=None)
     sandbox = Sandbox(tmp_path)
     sandbox.knob("driver", PIN.driver)
     sandbox.knob("agent")

@@ -85,6 +85,9 @@ MEMBERS = "llm-pretrain-alarms-node-group-members"
 MEMBERS_RESIZED = ("update", False, ["instances.instanceId", "instances.instanceName",
                                      "instances.regionId", "instances.category"])
 MEMBERS_RENEWED = ("update", False, ["instances.instanceId"])
+NODE_LIST = "*-gpu-nodes-1"
+"""The fleet's node list (blocks.compute.trust): the peers the nodes trust follow the nodes."""
+NODE_LIST_UPDATE = ("update", False, ["value"])
 DISKS = "llm-pretrain-gpu-node-00?-scratch"
 REATTACHED = ("replace", False, ["instanceId"])
 """A replaced node's disk is detached and attached to the new node (the disk stays)."""
@@ -95,7 +98,8 @@ def test_nodes_up_creates_only_the_new_nodes(report):
     expect(result, {"llm-pretrain-gpu-node-00[89]": ("create", False, []),
                     "llm-pretrain-gpu-node-00[89]-role": ("create", False, []),
                     "llm-pretrain-gpu-node-00[89]-scratch*": ("create", False, []),
-                    ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
+                    ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED,
+                    NODE_LIST: NODE_LIST_UPDATE})
     assert result.impact.gpu_nodes == {"created": ["llm-pretrain-gpu-node-008",
                                                    "llm-pretrain-gpu-node-009"]}
     assert result.impact.cost_after > result.impact.cost_before
@@ -107,7 +111,8 @@ def test_nodes_down_in_prod_names_the_nodes_and_is_blocked(report):
     expect(result, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
                     "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
                     "llm-pretrain-gpu-node-00[67]-scratch*": ("delete", False, []),
-                    ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
+                    ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED,
+                    NODE_LIST: NODE_LIST_UPDATE})
     assert result.impact.gpu_nodes["deleted"] == ["llm-pretrain-gpu-node-006",
                                                   "llm-pretrain-gpu-node-007"]
     assert rules(result) == {"replaces-gpu-nodes": "ERROR", "blocked-by-protection": "ERROR"}
@@ -140,7 +145,8 @@ def test_spot_strategy_replaces_the_node_outside_prod_as_a_warning(report):
                     "llm-train-gpu-node-000-role": ("replace", False, ["instanceId"]),
                     "llm-train-gpu-node-000-scratch-attachment": REATTACHED,
                     "llm-train-alarms-[!n]*": ALARM_UPDATE,
-                    "llm-train-alarms-node-group-members": MEMBERS_RENEWED})
+                    "llm-train-alarms-node-group-members": MEMBERS_RENEWED,
+                    NODE_LIST: NODE_LIST_UPDATE})
     assert rules(result) == {"replaces-gpu-nodes": "WARNING"}
     assert not result.blocked
 
@@ -150,7 +156,8 @@ def test_erdma_off_replaces_every_node(report):
     expect(result, {NODES: ("replace", False, ["networkInterfaceTrafficMode"]),
                     ROLES: ("replace", False, ["instanceId"]), ALARMS: ALARM_UPDATE,
                     f"{DISKS}-attachment": REATTACHED,
-                    MEMBERS: MEMBERS_RENEWED})
+                    MEMBERS: MEMBERS_RENEWED,
+                    NODE_LIST: NODE_LIST_UPDATE})
     assert result.impact.gpu_causes == {"networkInterfaceTrafficMode": 8}
 
 
@@ -413,7 +420,8 @@ def test_scale_in_in_prod_takes_two_documented_steps(report, tmp_path):
     expect(step2, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
                    "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
                    "llm-pretrain-gpu-node-00[67]-scratch*": ("delete", False, []),
-                   ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED})
+                   ALARMS: ALARM_UPDATE, MEMBERS: MEMBERS_RESIZED,
+                    NODE_LIST: NODE_LIST_UPDATE})
     assert rules(step2) == {"replaces-gpu-nodes": "INFO"}
     assert not step2.blocked
 

@@ -48,9 +48,9 @@ def test_a_declared_type_plans_with_its_gpus_erdma_placement_and_fabric_manager(
     assert deployment_set.inputs["strategy"] == "LowLatency"
     user_data = nodes[0].inputs["userData"]
     assert f'readonly -A GPU_COUNTS=(["{NEW_TYPE}"]=8)' in user_data
-    assert "readonly FABRIC_MANAGER=1\n" in user_data
+    assert "\nFABRIC_MANAGER=1\n" in user_data
     without = plan_cluster(training({**DECLARED, "nvswitch": False, "erdma": False}))
-    assert "readonly FABRIC_MANAGER=0\n" in without.by_type(INSTANCE)[0].inputs["userData"]
+    assert "\nFABRIC_MANAGER=0\n" in without.by_type(INSTANCE)[0].inputs["userData"]
 
 
 def test_the_cost_estimate_uses_the_declared_price_and_the_policy_rules_accept_it(

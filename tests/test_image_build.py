@@ -83,9 +83,9 @@ def test_component_content_runs_the_bake_steps_in_order(shipped):
         ("Install", "RunShellCommand"), ("Reboot", "Reboot"),
         ("InstallAfterReboot", "RunShellCommand"), ("Clean", "RunShellCommand")]
     config = tasks[0]["Properties"]["commandContent"]
-    assert f"readonly DRIVER_VERSION={DEFAULT_DRIVER_STACK.driver}" in config
-    assert "readonly ERDMA=1" in config and "readonly FABRIC_MANAGER=1" in config
-    assert "readonly INSTALL=1" in config
+    assert f"\nDRIVER_VERSION={DEFAULT_DRIVER_STACK.driver}" in config
+    assert "\nERDMA=1" in config and "\nFABRIC_MANAGER=1" in config
+    assert "\nINSTALL=1" in config
     program = tasks[2]["Properties"]["commandContent"]
     assert planned_steps(program, "bake") == ["gpu_driver", "erdma", "fabric_manager",
                                               "cloudmonitor", "logs_install"]
@@ -115,7 +115,7 @@ def test_a_changed_install_makes_a_new_template_and_image_name(tmp_path):
     [one], [two] = first.by_type(PIPELINE), second.by_type(PIPELINE)
     assert one.inputs["name"] != two.inputs["name"]
     assert one.inputs["imageName"] != two.inputs["imageName"]
-    assert "readonly DRIVER_VERSION=535.161.08" in second.by_type(COMPONENT)[0].inputs["content"]
+    assert " DRIVER_VERSION=535.161.08\n" in second.by_type(COMPONENT)[0].inputs["content"]
 
 
 def test_sharing_copying_and_a_chosen_prefix_reach_the_template(tmp_path):
@@ -129,7 +129,7 @@ def test_sharing_copying_and_a_chosen_prefix_reach_the_template(tmp_path):
     assert pipeline.inputs["addAccounts"] == ["1234567890123456"]
     assert pipeline.inputs["toRegionIds"] == ["cn-shanghai"]
     assert pipeline.inputs["deleteInstanceOnFailure"] is False
-    assert "readonly ERDMA=0" in plan.by_type(COMPONENT)[0].inputs["content"]
+    assert " ERDMA=0\n" in plan.by_type(COMPONENT)[0].inputs["content"]
 
 
 @pytest.mark.parametrize(("image", "problem"), [

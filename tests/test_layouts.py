@@ -35,14 +35,17 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 59, {":Instance": 1, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+    ("training-dev", 64, {":Instance": 1, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+                          ":PrivateKey": 2, ":SecretParameter": 2, ":oos/parameter:Parameter": 1,
                           ":EcsDisk": 1, ":EcsDiskAttachment": 1,
                           ":EcsDeploymentSet": 1, ":Bucket": 4, ":BucketObject": 1,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
                           ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 100, {":Instance": 8, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+    ("training-prod", 105, {":Instance": 8, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+                            ":PrivateKey": 2, ":SecretParameter": 2,
+                            ":oos/parameter:Parameter": 1,
                             ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1, ":BucketObject": 1,
                             ":EcsDisk": 8, ":EcsDiskAttachment": 8,
                             ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
@@ -128,7 +131,7 @@ def test_training_dev_is_spot_and_unprotected_and_mounts_the_shared_file_system(
     mount = plan.one("alicloud:nas/mountTarget:MountTarget")
     domain = plan.outputs["mount_command"].split("mount -t nfs")[1].split()[2].split(":")[0]
     assert domain.endswith(".nas.aliyuncs.com")
-    assert f"readonly SHARED_FS_SOURCE={domain}:/\n" in node.inputs["userData"]
+    assert f"\nSHARED_FS_SOURCE={domain}:/\n" in node.inputs["userData"]
     assert "readonly -a DATA_DISKS=(scratch)" in node.inputs["userData"] and mount.id
     assert plan.outputs["node_private_ips"] == ["10.10.64.4"]
 
@@ -419,7 +422,7 @@ def test_every_fleet_stack_ships_its_node_logs_to_its_own_sls_project(stack):
     user_data = next(r.inputs["userData"] for r in plan.resources
                      if r.type in ("alicloud:ecs/instance:Instance",
                                    "alicloud:ess/scalingConfiguration:ScalingConfiguration"))
-    assert f"readonly LOG_ID={machine_id}\n" in user_data
+    assert f"\nLOG_ID={machine_id}\n" in user_data
     assert plan.outputs["log_project"] == project.inputs["projectName"]
 
 

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from gpu_infra.blocks.bootstrap import GridPackage, bake_tasks, config_script, node_files
+from gpu_infra.blocks.bootstrap.permissions import bootstrap_policy_document
 
 from .bootstrap_sandbox import Sandbox
-from .fake_node_cloud import FakeNodeCloud
+from .fake_node_cloud import ACCOUNT, SCALING_GROUP, FakeNodeCloud
 from .node_systems import PYTHONS, dash, python_of
 from .test_bootstrap_run import SCALING, TRAINING
 
@@ -33,8 +34,8 @@ def install_node(root: Path, settings: dict[str, str], wait_seconds: int = 600) 
         target.write_text(files[path][0])
     values = {**settings, "SCALE_OUT_WAIT_SECONDS": str(wait_seconds)}
     lines = [line for line in config_script(SCALING).splitlines()
-             if line.split("=", 1)[0].removeprefix("readonly ") not in values]
-    lines += [f"readonly {key}={shlex.quote(value)}" for key, value in values.items()]
+             if line.split("=", 1)[0] not in values]
+    lines += [f"{key}={shlex.quote(value)}" for key, value in values.items()]
     (root / "opt/gpu-infra/config.sh").write_text("\n".join(lines) + "\n")
     return root / "opt/gpu-infra/bin/gpu-infra-api"
 
@@ -53,7 +54,9 @@ def run_batch(tmp_path, python: str, health: dict[str, str | None],
               wait_seconds: int = 600) -> FakeNodeCloud:
     """One scale-out batch: every node whose health is given reports it at once; None stays
     silent (hung). The stand-in after every reporting node has finished."""
-    with FakeNodeCloud(list(health)) as cloud:
+    policy = bootstrap_policy_document(SCALING.region, ACCOUNT, SCALING.fleet,
+                                       scaling_group_id=SCALING_GROUP)
+    with FakeNodeCloud(list(health), policy=policy) as cloud:
         nodes = []
         for node, status in health.items():
             if status is None:
@@ -63,6 +66,7 @@ def run_batch(tmp_path, python: str, health: dict[str, str | None],
         for process in nodes:
             output, _ = process.communicate(timeout=120)
             assert process.returncode == 0, output
+    assert cloud.state.denied == []  # the stack's node policy allows every call they make
     return cloud
 
 
@@ -101,7 +105,9 @@ def test_a_silent_instance_does_not_hold_the_batch_past_the_deadline(tmp_path):
 def test_the_failure_event_reaches_cloudmonitor(tmp_path, system):
     stderr = tmp_path / "gpu_driver.err"
     stderr.write_text("".join(f"line {n}\n" for n in range(30)) + "E: dpkg was interrupted\n")
-    with FakeNodeCloud([]) as cloud:
+    policy = bootstrap_policy_document(SCALING.region, ACCOUNT, SCALING.fleet,
+                                       scaling_group_id=SCALING_GROUP)
+    with FakeNodeCloud([], policy=policy) as cloud:
         api = install_node(tmp_path / "node", cloud.settings("i-node0"))
         done = subprocess.run([python_of(system), str(api), "event", "unhealthy", "gpu_driver",
                                str(stderr)], env={"GPU_INFRA_ROOT": str(tmp_path / "node")},
@@ -131,7 +137,7 @@ def test_every_shipped_python_file_compiles_under_the_systems_python(tmp_path, s
             assert done.returncode == 0, (path, done.stderr)
             compiled.append(Path(path).name)
     assert {"gpu-infra-api", "gpu_infra_scale_out.py", "gpu_infra_nvlink.py",
-            "gpu_infra_oss.py"} <= set(compiled)
+            "gpu_infra_oss.py", "gpu_infra_peers.py"} <= set(compiled)
 
 
 @pytest.mark.parametrize("spec", [TRAINING, SCALING])

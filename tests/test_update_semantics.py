@@ -99,7 +99,7 @@ def test_optional_features_reach_the_optional_types(creatable_types):
 
 @pytest.mark.parametrize("token", sorted(covered_types()))
 def test_rule_paths_are_inputs_of_the_sdk(token):
-    """Every top-level path the file names is an argument of the pulumi-alicloud class."""
+    """Every top-level path the file names is an argument of the SDK's class."""
     parameters = inspect.signature(provider_class(token)._internal_init).parameters
     camel = {"".join(w.capitalize() if i else w for i, w in enumerate(p.split("_")))
              for p in parameters}
@@ -109,6 +109,8 @@ def test_rule_paths_are_inputs_of_the_sdk(token):
             assert path.split(".")[0] in camel, f"{token}: {path} is not an input"
     if token.startswith("alicloud:"):
         assert rules.file.startswith("alicloud/resource_alicloud_")
+    elif token.startswith("tls:"):  # terraform-provider-tls, which pulumi-tls bridges
+        assert rules.file.startswith("internal/provider/resource_")
     else:  # Kubernetes objects: what pulumi-kubernetes replaces (its diff.go)
         assert rules.file == "provider/pkg/provider/diff.go"
 

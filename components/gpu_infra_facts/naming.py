@@ -23,6 +23,11 @@ Sources (read 2026-12-01):
   [SLS]  Log projects: the SDK's log.Project docstring (pulumi-alicloud 4.0.0): 3-63
          lowercase letters, digits and hyphens, starting and ending with a letter or digit,
          globally unique in Alibaba Cloud.
+  [OOS]  OOS parameters and encrypted parameters: 2-180 letters, digits, hyphens, underscores
+         and slashes, not starting with ALIYUN, ACS, ALIBABA, ALICLOUD or OOS, unique per
+         region of an account (provider resource_alicloud_oos_parameter.go line 45,
+         terraform-provider-alicloud 81c43b672; OOS GetSecretParameter API reference, read
+         2026-12-02: Name up to 180 characters).
   Not listed: names the cloud does not keep unique (VPCs, vSwitches, security groups,
   deployment sets, scaling groups and configurations, EIPs, NAT gateways, alarms) and KMS
   aliases (unique per region of an account, but gpu-infra creates none).
@@ -54,6 +59,8 @@ from gpu_infra_facts.types import (
     LOG_PROJECT,
     MNS_QUEUE,
     NAS_ACCESS_GROUP,
+    OOS_PARAMETER,
+    OOS_SECRET_PARAMETER,
     RAM_POLICY,
     RAM_ROLE,
     RESOURCE_GROUP,
@@ -81,6 +88,9 @@ class UniqueName:
     source: str
 
 
+OOS_NAME_PATTERN = re.compile(r"^(?!ALIYUN|ACS|ALIBABA|ALICLOUD|OOS)[A-Za-z0-9_/-]{2,180}$")
+"""OOS (encrypted) parameter names [OOS]."""
+
 UNIQUE_NAMES: dict[str, UniqueName] = {
     BUCKET: UniqueName("bucket", "alibaba", 63, BUCKET_NAME_PATTERN, "OSS"),
     RAM_ROLE: UniqueName("roleName", "account", 64, re.compile(r"^[A-Za-z0-9.-]{1,64}$"),
@@ -99,6 +109,9 @@ UNIQUE_NAMES: dict[str, UniqueName] = {
     RESOURCE_GROUP: UniqueName("resourceGroupName", "account", 50,
                                re.compile(r"^[A-Za-z][A-Za-z0-9-]{2,49}$"), "RM"),
     LOG_PROJECT: UniqueName("projectName", "alibaba", 63, BUCKET_NAME_PATTERN, "SLS"),
+    OOS_PARAMETER: UniqueName("parameterName", "region", 180, OOS_NAME_PATTERN, "OOS"),
+    OOS_SECRET_PARAMETER: UniqueName("secretParameterName", "region", 180, OOS_NAME_PATTERN,
+                                     "OOS"),
 }
 """Type token -> its unique name input. The suffix goes on every one of them."""
 

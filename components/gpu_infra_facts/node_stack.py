@@ -216,9 +216,9 @@ def cloudmonitor_installer_url(region: str) -> str:
             f"{CLOUDMONITOR_INSTALLER}")
 
 
-def api_endpoint(product: Literal["ecs", "ess", "metrics"], region: str) -> str:
+def api_endpoint(product: Literal["ecs", "ess", "metrics", "oos"], region: str) -> str:
     """Regional OpenAPI endpoint the nodes call (with NAT; VPC endpoints UNCONFIRMED);
-    CloudMonitor's (cms 2019-01-01) is `metrics`."""
+    CloudMonitor's (cms 2019-01-01) is `metrics`, OOS's (2019-06-01) `oos`."""
     return f"{product}.{region}.aliyuncs.com"
 
 

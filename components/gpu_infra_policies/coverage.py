@@ -58,6 +58,12 @@ NO_CONCERN: dict[str, str] = {
                             "endpoint ACLs' business (registry-private, no-world-ingress)",
     t.REGISTRY_VPC_ENDPOINT: "links the registry to a VPC: private access",
     t.K8S_NAMESPACE: "a name scope; what runs in it is judged on the workloads",
+    t.TLS_PRIVATE_KEY: "a key generated into the state (a Pulumi secret); where it goes is "
+                       "judged on the resource holding it",
+    t.OOS_PARAMETER: "a plain value in the region's parameter store; who reads or writes it "
+                     "is the RAM policies' business (the identity rules)",
+    t.OOS_SECRET_PARAMETER: "a value KMS encrypts at rest; who decrypts it is the RAM "
+                            "policies' business (the identity rules)",
     t.K8S_STORAGE_CLASS: "how volumes are provisioned (encryption: the disks' rules)",
     t.K8S_PERSISTENT_VOLUME_CLAIM: "a claim on a volume the volume rules judge",
     t.K8S_SECRET: "holds secrets the way Kubernetes means to; RBAC decides who reads them",

@@ -19,6 +19,7 @@ from gpu_infra.blocks.bootstrap import (
     config_command,
     job_tools,
     job_tools_installer,
+    trust_names,
     user_data,
 )
 from gpu_infra.blocks.conventions import Conventions, stack_tags
@@ -297,7 +298,8 @@ class LayoutBase(Layout):
             fabric_manager=may_have_nvswitch(fleet, cluster.gpu_types),
             data_disks=tuple(disk.name for disk in cluster.storage.disks),
             shared_fs=SharedFsMount(shared_fs_source, NFS_OPTIONS) if shared_fs_source else None,
-            cluster=cls.wires_cluster(), grid=grid_package(fleet.driver),
+            trust=trust_names(fleet_name, global_suffix) if cls.wires_cluster() else None,
+            grid=grid_package(fleet.driver),
             scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id,
             log_machine_id=machine_group_id(fleet_name, global_suffix)
             if cluster.logs.enabled else None,

@@ -16,12 +16,14 @@ from gpu_infra.blocks.bootstrap import (
     SpotWatch,
     job_tools,
     job_tools_installer,
+    trust_names,
 )
 from gpu_infra.blocks.bootstrap.permissions import grant_bootstrap
 from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.nodes import GpuNodes, NodeDiskArgs
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
+from gpu_infra.blocks.compute.trust import NodeTrust
 from gpu_infra.blocks.storage.buckets import Bucket
 from gpu_infra.knowhow.placement import erdma_for
 from gpu_infra.layouts.base import LaunchSpec, LayoutBase, gpu_fleet_name
@@ -68,6 +70,7 @@ class TrainingCluster(LayoutBase):
     FIXED_NODES = True
     cluster: TrainingConfig
     nodes: GpuNodes
+    trust: NodeTrust
     reserved: ReservedCapacity | None
 
     def fleet_zones(self) -> list[str]:
@@ -83,12 +86,19 @@ class TrainingCluster(LayoutBase):
         fleet = self.cluster.fleet
         zone = self.fleet_zones()[0]
         self.job_tools = self._job_tools_object(name)
+        names = trust_names(gpu_fleet_name(name), self.conventions.global_suffix)
+        self.trust = NodeTrust(gpu_fleet_name(name), names=names, conventions=self.conventions,
+                               kms_key_id=self.kms_key_id, opts=self.child)
+        # the nodes' first boot reads the keys: the user data waits for their parameters
+        user_data = pulumi.Output.all(self.node_user_data(gpu_fleet_name(name)),
+                                      *[key.id for key in self.trust.keys]).apply(
+            lambda values: str(values[0]))
         self.nodes = GpuNodes(
             gpu_fleet_name(name), config=fleet, vswitch_id=self.network.vswitch_ids[zone],
             security_group_ids=[self.security.security_group_id],
             image_id=image_id_for(fleet.image),
             conventions=self.conventions, key_name=self.security.key_pair_name,
-            role_name=self.role_name, user_data=self.node_user_data(gpu_fleet_name(name)),
+            role_name=self.role_name, user_data=user_data,
             config_command=self.node_config_command(gpu_fleet_name(name)),
             kms_key_id=self.kms_key_id, gpu_types=self.cluster.gpu_types,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.job_tools])
@@ -98,9 +108,10 @@ class TrainingCluster(LayoutBase):
             f"{name}-reserved", config=fleet.reserved, instance_type=fleet.instance_type,
             zone_id=zone, conventions=self.conventions,
             opts=self.child) if fleet.reserved else None
+        self.trust.publish_nodes(self.nodes.instance_ids)
         self.bootstrap_grant = grant_bootstrap(
             gpu_fleet_name(name), role_name=self.role_name, account=account_id(self),
-            conventions=self.conventions, parent=self.nodes, peers=True)
+            conventions=self.conventions, parent=self.nodes, trust=names)
         return gpu_fleet_name(name), pulumi.Output.all(*self.nodes.instance_ids)
 
     def _job_tools_home(self) -> Bucket | None:

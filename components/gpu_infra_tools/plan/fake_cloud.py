@@ -73,6 +73,9 @@ class FakeCloud:
                 "nodePoolId": f"np{rid[:16]}", "scalingGroupId": f"asg-{rid[:12]}"},
             t.NAT_GATEWAY: lambda rid, _: {
                 "snatTableIds": f"stb-{rid[-12:]}", "forwardTableIds": f"ftb-{rid[-12:]}"},
+            t.TLS_PRIVATE_KEY: lambda rid, _: {
+                "privateKeyOpenssh": f"(offline plan: the key {rid} is generated at pulumi up)",
+                "publicKeyOpenssh": f"ssh-ed25519 (offline plan: {rid})"},
         }
 
     def new_resource(self, type_token: str, name: str,

@@ -12,6 +12,7 @@ whatever the fleet's size.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 import re
@@ -22,6 +23,7 @@ from importlib import resources
 
 from gpu_infra.blocks.bootstrap.minify import strip_python, strip_shell
 from gpu_infra_facts import jobs, node_stack
+from gpu_infra_facts.naming import with_suffix
 from gpu_infra_facts.node_stack import DriverRoute, DriverStack
 
 DATA_ROOT = "/mnt"
@@ -29,12 +31,9 @@ DATA_ROOT = "/mnt"
 SHARED_FS_MOUNT_POINT = f"{DATA_ROOT}/shared"
 HEALTH_TAG_KEY = "GpuInfraHealth"
 """Instance tag the node sets to `healthy` or `unhealthy` (readiness, visible in the console)."""
-SSH_KEY_TAG_KEY = "GpuInfraSshKey"
-HOST_KEY_TAG_KEY = "GpuInfraHostKey"
-"""Instance tags with the node's public SSH key and ed25519 host key (public halves only)."""
-NODE_WRITTEN_TAGS = (HEALTH_TAG_KEY, SSH_KEY_TAG_KEY, HOST_KEY_TAG_KEY)
+NODE_WRITTEN_TAGS = (HEALTH_TAG_KEY,)
 """Tags the nodes set on their own instance: an update after a refresh must not strip them
-(fixed nodes ignore them, blocks.compute.nodes)."""
+(fixed nodes ignore them, blocks.compute.nodes). No trust comes from a tag (NodeTrustNames)."""
 MASTER_PORT = 29500
 """torchrun rendezvous port on node 0 (inside the cluster's security group)."""
 MAX_REBOOTS = 2
@@ -131,11 +130,31 @@ class JobTools:
 
 
 @dataclass(frozen=True)
+class NodeTrustNames:
+    """The OOS parameters a training fleet's trust comes from, which the stack writes and the
+    node role may only read (blocks.compute.trust): the fleet's SSH user key and host key
+    (encrypted parameters) and its node list (the instance ids, in pages: a page ending in
+    "+" goes on in `<node_list>-2`, `-3`, ...)."""
+
+    user_key: str
+    host_key: str
+    node_list: str
+
+
+def trust_names(fleet: str, global_suffix: str | None) -> NodeTrustNames:
+    """The parameter names of fleet `fleet`: `<fleet>-ssh-user-key`, `<fleet>-ssh-host-key`
+    and `<fleet>-nodes`, each with the stack's global suffix (unique per region)."""
+    return NodeTrustNames(*(with_suffix(f"{fleet}-{part}", global_suffix)
+                            for part in ("ssh-user-key", "ssh-host-key", "nodes")))
+
+
+@dataclass(frozen=True)
 class BootstrapSpec:
     """What one fleet's nodes need; the same for every node of the fleet."""
 
     fleet: str
-    """The fleet's GpuFleet tag value (peers are found by it)."""
+    """The fleet's GpuFleet tag value (its instances carry it; the node role may tag only
+    them)."""
     region: str
     gpu_counts: Mapping[str, int]
     """Instance type -> GPUs the health check expects."""
@@ -151,8 +170,9 @@ class BootstrapSpec:
     data_disks: tuple[str, ...] = ()
     """Data disk names (the ECS disk names): the node mounts each at DATA_ROOT/<name>."""
     shared_fs: SharedFsMount | None = None
-    cluster: bool = False
-    """Training wiring: SSH trust, hostfile and torchrun environment from the fleet's tags."""
+    trust: NodeTrustNames | None = None
+    """Training wiring (SSH trust, hostfile, torchrun environment) from these parameters;
+    None: the nodes do not know each other."""
     grid: GridPackage | None = None
     scaling_group_id: str | None = None
     lifecycle_hook_id: str | None = None
@@ -171,6 +191,11 @@ class BootstrapSpec:
     spot_watch: SpotWatch | None = None
     job_tools: JobTools | None = None
     """Where the installer of `elastic` and `spot_watch` is (None: the nodes get neither)."""
+
+    @property
+    def cluster(self) -> bool:
+        """Whether the nodes are wired as one training cluster (`trust` set)."""
+        return self.trust is not None
 
     @property
     def installs(self) -> bool:
@@ -218,22 +243,35 @@ def step_source(file_name: str) -> str:
     return (_STEPS / file_name).read_text(encoding="utf-8")
 
 
+def unit_source(file_name: str) -> str:
+    """A shipped systemd unit without its comment and blank lines (as the nodes get it)."""
+    return "".join(line for line in step_source(file_name).splitlines(keepends=True)
+                   if line.strip() and not line.startswith("#"))
+
+
 NODE_ONLY_SETTINGS = frozenset({
     "SHARED_FS_SOURCE", "SHARED_FS_OPTIONS", "SHARED_FS_MOUNT_POINT", "DATA_ROOT",
     "DISK_WAIT_SECONDS", "DISK_POLL_SECONDS", "ECS_ENDPOINT", "ESS_ENDPOINT", "CMS_ENDPOINT",
-    "SCALING_GROUP_ID", "LIFECYCLE_HOOK_ID", "SCALE_OUT_WAIT_SECONDS", "FLEET_TAG_KEY",
-    "HEALTH_TAG_KEY", "SSH_KEY_TAG_KEY", "HOST_KEY_TAG_KEY", "MASTER_PORT", "DATA_DISKS",
+    "SCALING_GROUP_ID", "LIFECYCLE_HOOK_ID", "SCALE_OUT_WAIT_SECONDS", "HEALTH_TAG_KEY",
+    "OOS_ENDPOINT", "SSH_USER_KEY", "SSH_HOST_KEY", "NODE_LIST", "MASTER_PORT", "DATA_DISKS",
     "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS", "LC_ID_FILE",
     "LOG_ID", "NODE_STEPS"})
 """Settings only the node steps read: an image build's config.sh leaves them out (its
 install steps never read them, and the nodes' user data writes the full file)."""
 LOG_SETTINGS = frozenset({"LC_URL", "LC_BINARY", "LC_ID_FILE", "LOG_ID"})
 """Settings only the log steps read: left out where nothing collects logs."""
+GRID_SETTINGS = frozenset({"GRID_BUCKET", "GRID_OBJECT", "GRID_SHA256"})
+"""Settings only the GRID route reads: left out on other routes."""
+SCALE_OUT_SETTINGS = frozenset({"ESS_ENDPOINT", "SCALING_GROUP_ID", "LIFECYCLE_HOOK_ID",
+                                "SCALE_OUT_WAIT_SECONDS"})
+"""Settings only the scale-out answer reads: left out on fixed nodes."""
 
 
 def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
-    """/opt/gpu-infra/config.sh: the fleet's settings as readonly shell variables;
-    `bake_only`: without NODE_ONLY_SETTINGS."""
+    """/opt/gpu-infra/config.sh: the fleet's settings as shell variables (`KEY=value` lines,
+    which gpu-infra-api also reads; the arrays `readonly`); `bake_only`: without
+    NODE_ONLY_SETTINGS. The scalars are plain assignments: a `readonly` on each would cost
+    about 450 bytes of the 32 KB user data."""
     erdma_url = (f"{node_stack.ERDMA_MIRROR}/erdma_installer-"
                  f"{node_stack.ERDMA_INSTALLER_VERSION}.tar.gz")
     values: dict[str, str | int] = {
@@ -271,13 +309,16 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
         - node_stack.SCALE_OUT_ANSWER_MARGIN_SECONDS,
         "SCALING_GROUP_ID": spec.scaling_group_id or "",
         "LIFECYCLE_HOOK_ID": spec.lifecycle_hook_id or "",
-        "FLEET_TAG_KEY": "GpuFleet", "HEALTH_TAG_KEY": HEALTH_TAG_KEY,
-        "SSH_KEY_TAG_KEY": SSH_KEY_TAG_KEY, "HOST_KEY_TAG_KEY": HOST_KEY_TAG_KEY,
-        "MASTER_PORT": MASTER_PORT,
+        "HEALTH_TAG_KEY": HEALTH_TAG_KEY, "NODE_RELEASE": node_release(),
     }
     if spec.job_tools:
         values.update({"JOB_TOOLS_BUCKET": spec.job_tools.bucket,
                        "JOB_TOOLS_OBJECT": spec.job_tools.key})
+    if spec.trust:
+        values.update({"OOS_ENDPOINT": node_stack.api_endpoint("oos", spec.region),
+                       "SSH_USER_KEY": spec.trust.user_key,
+                       "SSH_HOST_KEY": spec.trust.host_key,
+                       "NODE_LIST": spec.trust.node_list, "MASTER_PORT": MASTER_PORT})
     arrays = {
         "DATA_DISKS": list(spec.data_disks),
         "NVLINK_TYPES": sorted(spec.nvlink_types), "NODE_STEPS": spec.node_steps(),
@@ -288,8 +329,12 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
     skip = NODE_ONLY_SETTINGS if bake_only else frozenset()
     if not spec.collects_logs:
         skip |= LOG_SETTINGS
+    if spec.grid is None:
+        skip |= GRID_SETTINGS
+    if spec.lifecycle_hook_id is None:
+        skip |= SCALE_OUT_SETTINGS
     lines = ["# shellcheck shell=bash disable=SC2034"]
-    lines += [f"readonly {key}={shlex.quote(str(value))}" for key, value in values.items()
+    lines += [f"{key}={shlex.quote(str(value))}" for key, value in values.items()
               if key not in skip]
     lines += [f"readonly -a {key}=({' '.join(shlex.quote(item) for item in items)})"
               for key, items in arrays.items() if key not in skip]
@@ -329,9 +374,10 @@ def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
         f"{INSTALL_DIR}/bootstrap.sh": (bootstrap_program(spec), 0o755),
         f"{INSTALL_DIR}/bin/gpu-infra-api": (strip_python(step_source("gpu-infra-api")), 0o755),
         "/etc/systemd/system/gpu-infra-bootstrap.service": (
-            step_source("gpu-infra-bootstrap.service"), 0o644),
+            unit_source("gpu-infra-bootstrap.service"), 0o644),
     }
     modules = ["gpu_infra_scale_out"] if spec.lifecycle_hook_id else []
+    modules += ["gpu_infra_peers"] if spec.cluster else []
     modules += ["gpu_infra_nvlink"] if spec.nvlink_types else []
     modules += ["gpu_infra_oss"] if spec.grid else []
     for module in modules:  # gpu-infra-api's parts only some fleets use
@@ -341,8 +387,21 @@ def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
         files[f"{INSTALL_DIR}/bin/gpu-infra-peers"] = (
             strip_shell(step_source("gpu-infra-peers")), 0o755)
         for unit in ("gpu-infra-peers.service", "gpu-infra-peers.timer"):
-            files[f"/etc/systemd/system/{unit}"] = (step_source(unit), 0o644)
+            files[f"/etc/systemd/system/{unit}"] = (unit_source(unit), 0o644)
     return files
+
+
+@functools.cache
+def node_release() -> str:
+    """What identifies the node code of this release: 16 hex digits of SHA-256 over the step
+    files (which read the settings, gpu-infra-api's parser included) and the minifier that
+    renders them. config.sh carries it as NODE_RELEASE."""
+    digest = hashlib.sha256()
+    sources = sorted(_STEPS.iterdir(), key=lambda entry: entry.name)
+    for source in [*sources, resources.files(__package__) / "minify.py"]:
+        if source.is_file():
+            digest.update(source.name.encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def config_command(spec: BootstrapSpec) -> str:
@@ -350,10 +409,18 @@ def config_command(spec: BootstrapSpec) -> str:
     write this plan's config.sh (settings and NODE_STEPS, the step list) and run the
     bootstrap again, unless it is running (a node still on its first boot already has this
     configuration). The steps are idempotent, so a re-run applies what changed: the shared
-    file system on or off, NCCL settings, mounts, GPU counts after a type change."""
+    file system on or off, NCCL settings, mounts, GPU counts after a type change. Only on a
+    node of this release (its config.sh has this NODE_RELEASE): the steps a node booted with
+    read the settings of their own release, so a node of another one is left as it is, with
+    a failed invocation saying to replace it."""
+    config = f"{INSTALL_DIR}/config.sh"
     return "\n".join([
-        "set -eu", *write_files_script({f"{INSTALL_DIR}/config.sh": (config_script(spec),
-                                                                      0o644)}),
+        "set -eu",
+        f"if ! grep -qx 'NODE_RELEASE={node_release()}' \"${{GPU_INFRA_ROOT:-}}{config}\"; then",
+        "  echo 'gpu-infra: this node runs the bootstrap of another gpu-infra release; replace "
+        "it (fleet.push_user_data) to apply this configuration' >&2",
+        "  exit 1", "fi",
+        *write_files_script({config: (config_script(spec), 0o644)}),
         "if systemctl is-active --quiet gpu-infra-bootstrap.service; then",
         "  echo 'gpu-infra: the bootstrap is running; its next run reads the new config.sh'",
         "else",
@@ -416,15 +483,20 @@ def job_tools(bucket: str, installer: str) -> JobTools:
     return JobTools(bucket, f"{JOB_TOOLS_PREFIX}/{digest}.sh", digest)
 
 
+FILE_DELIMITER = "GPU_INFRA_EOF"
+"""Ends each file's here-document (no file may hold it as a line)."""
+
+
 def write_files_script(files: Mapping[str, tuple[str, int]]) -> list[str]:
-    """Shell lines writing `files` under ${GPU_INFRA_ROOT} (empty on a node)."""
-    lines = ['R=${GPU_INFRA_ROOT:-}']
+    """POSIX shell lines writing `files` under ${GPU_INFRA_ROOT} (empty on a node): one
+    function `w PATH MODE` (makes the directory, writes stdin, sets the mode) and a
+    here-document per file, so each file costs its path once."""
+    lines = ['R=${GPU_INFRA_ROOT:-}',
+             'w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }']
     for path, (content, mode) in files.items():
-        delimiter = "GPU_INFRA_EOF"
-        assert f"\n{delimiter}\n" not in f"\n{content}", path
-        lines += [f'mkdir -p "$R{path.rsplit("/", 1)[0]}"',
-                  f"cat > \"$R{path}\" <<'{delimiter}'", content.rstrip("\n"), delimiter,
-                  f'chmod {mode:o} "$R{path}"']
+        assert f"\n{FILE_DELIMITER}\n" not in f"\n{content}", path
+        lines += [f"w {path} {mode:o} <<'{FILE_DELIMITER}'", content.rstrip("\n"),
+                  FILE_DELIMITER]
     return lines
 
 
@@ -481,6 +553,7 @@ def user_data_size(text: str) -> int:
 
 
 __all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "ElasticLaunch", "GridPackage",
-           "JobTools", "SharedFsMount", "SpotWatch", "bake_tasks", "config_command",
-           "config_script", "job_tools", "job_tools_installer", "launch_files", "node_files",
-           "user_data", "user_data_size"]
+           "JobTools", "NodeTrustNames", "SharedFsMount", "SpotWatch", "bake_tasks",
+           "config_command", "config_script", "job_tools", "job_tools_installer",
+           "launch_files", "node_files", "node_release", "trust_names", "user_data",
+           "user_data_size"]

@@ -2,54 +2,51 @@
 # gpu-infra node bootstrap of fleet render-farm-gpu; log: /var/log/gpu-infra/bootstrap.log
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
-mkdir -p "$R/opt/gpu-infra"
-cat > "$R/opt/gpu-infra/config.sh" <<'GPU_INFRA_EOF'
+w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
+w /opt/gpu-infra/config.sh 644 <<'GPU_INFRA_EOF'
 # shellcheck shell=bash disable=SC2034
-readonly FLEET=render-farm-gpu
-readonly REGION=cn-hangzhou
-readonly METADATA_URL=http://100.100.100.200/latest/meta-data
-readonly METADATA_TOKEN_URL=http://100.100.100.200/latest/api/token
-readonly DRIVER_ROUTE=grid
-readonly INSTALL=1
-readonly DRIVER_VERSION=535.161.07
-readonly CUDA_VERSION=12.4.1
-readonly CUDNN_VERSION=9.2.0.82
-readonly AUTO_INSTALL_SCRIPT=auto_install_v4.0.sh
-readonly AUTO_INSTALL_PATH=/opsx/ecs/linux/binary/script
-readonly MAX_REBOOTS=2
-readonly ERDMA=0
-readonly ERDMA_MIRROR=http://mirrors.cloud.aliyuncs.com/erdma
-readonly ERDMA_INSTALLER_URL=http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-1.5.9.tar.gz
-readonly ERDMA_INSTALLER_SHA256=''
-readonly ERDMA_MTU=1400
-readonly FABRIC_MANAGER=0
-readonly CUDA_REPOS=https://developer.download.nvidia.com/compute/cuda/repos
-readonly CMS_INSTALLER_URL=https://cms-agent-cn-hangzhou.oss-cn-hangzhou-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh
-readonly CMS_AGENT_VERSION=3.5.10
-readonly LC_URL=https://aliyun-observability-release-cn-hangzhou.oss-cn-hangzhou.aliyuncs.com/loongcollector/linux64/latest/loongcollector.sh
-readonly LC_BINARY=/usr/local/ilogtail/loongcollector
-readonly LC_ID_FILE=/etc/ilogtail/user_defined_id
-readonly LOG_ID=render-farm-gpu
-readonly SHARED_FS_SOURCE=9f4d56ef59-905b8.cn-hangzhou.nas.aliyuncs.com:/
-readonly SHARED_FS_OPTIONS=vers=3,nolock,proto=tcp,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport
-readonly SHARED_FS_MOUNT_POINT=/mnt/shared
-readonly DATA_ROOT=/mnt
-readonly DISK_WAIT_SECONDS=600
-readonly DISK_POLL_SECONDS=5
-readonly GRID_BUCKET=render-farm-prod-datasets
-readonly GRID_OBJECT=drivers/NVIDIA-Linux-x86_64-535.161.07-grid.run
-readonly GRID_SHA256=''
-readonly ECS_ENDPOINT=ecs.cn-hangzhou.aliyuncs.com
-readonly ESS_ENDPOINT=ess.cn-hangzhou.aliyuncs.com
-readonly CMS_ENDPOINT=metrics.cn-hangzhou.aliyuncs.com
-readonly SCALE_OUT_WAIT_SECONDS=1500
-readonly SCALING_GROUP_ID=asg-31883e18ec597d641
-readonly LIFECYCLE_HOOK_ID=e06103399a861c651
-readonly FLEET_TAG_KEY=GpuFleet
-readonly HEALTH_TAG_KEY=GpuInfraHealth
-readonly SSH_KEY_TAG_KEY=GpuInfraSshKey
-readonly HOST_KEY_TAG_KEY=GpuInfraHostKey
-readonly MASTER_PORT=29500
+FLEET=render-farm-gpu
+REGION=cn-hangzhou
+METADATA_URL=http://100.100.100.200/latest/meta-data
+METADATA_TOKEN_URL=http://100.100.100.200/latest/api/token
+DRIVER_ROUTE=grid
+INSTALL=1
+DRIVER_VERSION=535.161.07
+CUDA_VERSION=12.4.1
+CUDNN_VERSION=9.2.0.82
+AUTO_INSTALL_SCRIPT=auto_install_v4.0.sh
+AUTO_INSTALL_PATH=/opsx/ecs/linux/binary/script
+MAX_REBOOTS=2
+ERDMA=0
+ERDMA_MIRROR=http://mirrors.cloud.aliyuncs.com/erdma
+ERDMA_INSTALLER_URL=http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-1.5.9.tar.gz
+ERDMA_INSTALLER_SHA256=''
+ERDMA_MTU=1400
+FABRIC_MANAGER=0
+CUDA_REPOS=https://developer.download.nvidia.com/compute/cuda/repos
+CMS_INSTALLER_URL=https://cms-agent-cn-hangzhou.oss-cn-hangzhou-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh
+CMS_AGENT_VERSION=3.5.10
+LC_URL=https://aliyun-observability-release-cn-hangzhou.oss-cn-hangzhou.aliyuncs.com/loongcollector/linux64/latest/loongcollector.sh
+LC_BINARY=/usr/local/ilogtail/loongcollector
+LC_ID_FILE=/etc/ilogtail/user_defined_id
+LOG_ID=render-farm-gpu
+SHARED_FS_SOURCE=9f4d56ef59-905b8.cn-hangzhou.nas.aliyuncs.com:/
+SHARED_FS_OPTIONS=vers=3,nolock,proto=tcp,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport
+SHARED_FS_MOUNT_POINT=/mnt/shared
+DATA_ROOT=/mnt
+DISK_WAIT_SECONDS=600
+DISK_POLL_SECONDS=5
+GRID_BUCKET=render-farm-prod-datasets
+GRID_OBJECT=drivers/NVIDIA-Linux-x86_64-535.161.07-grid.run
+GRID_SHA256=''
+ECS_ENDPOINT=ecs.cn-hangzhou.aliyuncs.com
+ESS_ENDPOINT=ess.cn-hangzhou.aliyuncs.com
+CMS_ENDPOINT=metrics.cn-hangzhou.aliyuncs.com
+SCALE_OUT_WAIT_SECONDS=1500
+SCALING_GROUP_ID=asg-31883e18ec597d641
+LIFECYCLE_HOOK_ID=e06103399a861c651
+HEALTH_TAG_KEY=GpuInfraHealth
+NODE_RELEASE=35f9106c27dab6f8
 readonly -a DATA_DISKS=(scratch)
 readonly -a NVLINK_TYPES=()
 readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver cloudmonitor health)
@@ -57,9 +54,7 @@ readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDE
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.vgn7i-vws-m12.3xlarge"]=1 ["ecs.vgn7i-vws-m24.7xlarge"]=1)
 GPU_INFRA_EOF
-chmod 644 "$R/opt/gpu-infra/config.sh"
-mkdir -p "$R/opt/gpu-infra"
-cat > "$R/opt/gpu-infra/probe.sh" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/probe.sh 644 <<'GPU_INFRA_EOF'
 # shellcheck shell=bash
 ROOT=${GPU_INFRA_ROOT:-}
 STATE_DIR=$ROOT/var/lib/gpu-infra
@@ -160,9 +155,7 @@ log "$1 sha256 $digest"
 [ -z "$3" ] || [ "$digest" = "$3" ] || fail "$1 does not match its pinned sha256 $3"
 }
 GPU_INFRA_EOF
-chmod 644 "$R/opt/gpu-infra/probe.sh"
-mkdir -p "$R/opt/gpu-infra"
-cat > "$R/opt/gpu-infra/bootstrap.sh" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bootstrap.sh 755 <<'GPU_INFRA_EOF'
 #!/bin/bash
 set -Eeuo pipefail
 # shellcheck source=/dev/null
@@ -180,7 +173,7 @@ local status=$1 step=$2 err=$STATE_DIR/steps/$2.err
 "$API" tag "$HEALTH_TAG_KEY=$status" || log "could not tag the instance $status"
 [ -f "$err" ] || err=/dev/null
 "$API" event "$status" "$step" "$err" || log "could not send the CloudMonitor event"
-if [ -n "$LIFECYCLE_HOOK_ID" ]; then
+if [ -n "${LIFECYCLE_HOOK_ID:-}" ]; then
 "$API" answer-scale-out || log "could not answer the scale-out"
 fi
 log "reported $status ($step)"
@@ -606,12 +599,10 @@ fi
 }
 main "$@"
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bootstrap.sh"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu-infra-api" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
-"""usage: gpu-infra-api tag KEY=VALUE... | peers | answer-scale-out | event STATUS STEP FILE
-| oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
+"""usage: gpu-infra-api tag KEY=VALUE... | peers | secret NAME | answer-scale-out
+| event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
 import base64
 import ctypes
 import datetime
@@ -627,7 +618,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01"}
+VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos": "2019-06-01"}
 EVENT_LINES = 20
 @functools.lru_cache(maxsize=None)
 def config():
@@ -636,8 +627,8 @@ def config():
  with open(path, encoding="utf-8") as handle:
   for line in handle:
    words = shlex.split(line, comments=True)
-   if len(words) == 2 and words[0] == "readonly" and "=" in words[1]:
-    key, _, value = words[1].partition("=")
+   if len(words) == 1 and "=" in words[0]:
+    key, _, value = words[0].partition("=")
     values[key] = value
  return values
 def metadata(item):
@@ -677,7 +668,8 @@ def call(product, endpoint, action, **params):
   except urllib.error.HTTPError as error:
    code = error_code(error)
    if attempt == 4 or (error.code < 500 and "Throttling" not in code):
-    raise SystemExit(f"gpu-infra-api: {action} failed: {error.code} {code}") from None
+    print(f"gpu-infra-api: {action} failed: {error.code} {code}", file=sys.stderr)
+    raise SystemExit(75 if code.startswith("EntityNotExists") else 1) from None
   except OSError as error:
    if attempt == 4:
     raise SystemExit(f"gpu-infra-api: {action} failed: {error}") from None
@@ -695,24 +687,6 @@ def tag(cfg, pairs):
   key, _, value = pair.partition("=")
   params.update({f"Tag.{index}.Key": key, f"Tag.{index}.Value": value})
  call("ecs", cfg["ECS_ENDPOINT"], "TagResources", **params)
-def peers(cfg):
- page = 1
- while True:
-  answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
-   Status="Running", PageSize=100, PageNumber=page,
-   **{"Tag.1.Key": cfg["FLEET_TAG_KEY"], "Tag.1.Value": cfg["FLEET"]})
-  instances = answer.get("Instances", {}).get("Instance", [])
-  for instance in instances:
-   tags = {t["TagKey"]: t["TagValue"] for t in instance.get("Tags", {}).get("Tag", [])}
-   ips = instance.get("VpcAttributes", {}).get("PrivateIpAddress", {}).get(
-    "IpAddress", [])
-   row = [instance.get("HostName", ""), ips[0] if ips else "",
-    tags.get(cfg["SSH_KEY_TAG_KEY"], "-"), tags.get(cfg["HOST_KEY_TAG_KEY"], "-"),
-    tags.get(cfg["HEALTH_TAG_KEY"], "unknown"), instance.get("InstanceType", "-")]
-   print("\t".join(row))
-  if len(instances) < 100:
-   return
-  page += 1
 def event(cfg, status, step, path):
  with open(path, encoding="utf-8", errors="replace") as handle:
   lines = handle.read().splitlines()[-EVENT_LINES:]
@@ -742,8 +716,9 @@ def main(argv):
  command, args = (argv[0], argv[1:]) if argv else ("", [])
  if command == "tag" and args:
   tag(cfg, args)
- elif command == "peers":
-  peers(cfg)
+ elif command in ("peers", "secret") and len(args) == (command == "secret"):
+  import gpu_infra_peers
+  gpu_infra_peers.main(cfg, call, command, args)
  elif command == "answer-scale-out" and not args:
   import gpu_infra_scale_out
   gpu_infra_scale_out.answer_scale_out(cfg, call, metadata)
@@ -759,27 +734,20 @@ def main(argv):
 if __name__ == "__main__":
  main(sys.argv[1:])
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-api"
-mkdir -p "$R/etc/systemd/system"
-cat > "$R/etc/systemd/system/gpu-infra-bootstrap.service" <<'GPU_INFRA_EOF'
+w /etc/systemd/system/gpu-infra-bootstrap.service 644 <<'GPU_INFRA_EOF'
 [Unit]
 Description=gpu-infra node bootstrap: driver, eRDMA, agent, cluster wiring, health check
 Documentation=file:///var/log/gpu-infra/bootstrap.log
 Wants=network-online.target
 After=network-online.target
-
 [Service]
 Type=simple
 ExecStart=/opt/gpu-infra/bootstrap.sh
-# a run still going after 2 hours is stopped (SIGTERM): the node is marked unhealthy
 RuntimeMaxSec=2h
-
 [Install]
 WantedBy=multi-user.target
 GPU_INFRA_EOF
-chmod 644 "$R/etc/systemd/system/gpu-infra-bootstrap.service"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu_infra_scale_out.py" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu_infra_scale_out.py 644 <<'GPU_INFRA_EOF'
 import json
 import os
 import sys
@@ -853,9 +821,7 @@ def answer_scale_out(cfg: Config, call: Call, metadata: Callable[[str], str]) ->
      InstanceId=instance_id, HealthStatus="Unhealthy")
   return
 GPU_INFRA_EOF
-chmod 644 "$R/opt/gpu-infra/bin/gpu_infra_scale_out.py"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu_infra_oss.py" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu_infra_oss.py 644 <<'GPU_INFRA_EOF'
 import base64
 import email.utils
 import hashlib
@@ -879,7 +845,6 @@ def oss_get(cfg: Dict[str, str], creds: Dict[str, str], bucket: str, key: str,
   for chunk in iter(lambda: answer.read(1 << 20), b""):
    out.write(chunk)
 GPU_INFRA_EOF
-chmod 644 "$R/opt/gpu-infra/bin/gpu_infra_oss.py"
 systemctl daemon-reload
 systemctl enable gpu-infra-bootstrap.service
 systemctl start --no-block gpu-infra-bootstrap.service

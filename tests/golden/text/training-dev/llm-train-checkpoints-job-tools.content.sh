@@ -2,8 +2,8 @@
 # gpu-infra job tools (the job_tools step runs this)
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu-infra-torchrun" <<'GPU_INFRA_EOF'
+w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
+w /opt/gpu-infra/bin/gpu-infra-torchrun 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
 # shellcheck disable=SC1090,SC1091
 set -eu
@@ -19,9 +19,7 @@ exec torchrun --nnodes="${NNODES_MIN:-$NNODES}:$NNODES" --nproc-per-node="$NPROC
   --max-restarts="${GPU_INFRA_MAX_RESTARTS:-$MAX_RESTARTS}" --no-python \
   "$(dirname "$0")/gpu-infra-resume" "${PYTHON:-python3}" "$@"
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-torchrun"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu-infra-resume" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu-infra-resume 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
 set -eu
 dir=${GPU_INFRA_CHECKPOINT_DIR:?GPU_INFRA_CHECKPOINT_DIR is not set}
@@ -45,9 +43,7 @@ echo "$say no complete checkpoint in $dir" >&2
 fi
 exec "$@"
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-resume"
-mkdir -p "$R/etc/gpu-infra"
-cat > "$R/etc/gpu-infra/elastic.env" <<'GPU_INFRA_EOF'
+w /etc/gpu-infra/elastic.env 644 <<'GPU_INFRA_EOF'
 NNODES_MIN=1
 RDZV_PORT=29400
 RDZV_ID=llm-train-gpu
@@ -55,9 +51,7 @@ MAX_RESTARTS=3
 GPU_INFRA_CHECKPOINT_DIR=/mnt/shared/checkpoints
 GPU_INFRA_SPOT_NOTICE=/run/gpu-infra/spot/termination-time
 GPU_INFRA_EOF
-chmod 644 "$R/etc/gpu-infra/elastic.env"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu-infra-spot-watch" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu-infra-spot-watch 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
 set -u
 base=${GPU_INFRA_METADATA:-http://100.100.100.200/latest}
@@ -88,9 +82,7 @@ restore=$restore" || say "cannot write the report"
 fi
 while :; do nap 3600; done
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-spot-watch"
-mkdir -p "$R/etc/systemd/system"
-cat > "$R/etc/systemd/system/gpu-infra-spot-watch.service" <<'GPU_INFRA_EOF'
+w /etc/systemd/system/gpu-infra-spot-watch.service 644 <<'GPU_INFRA_EOF'
 [Unit]
 Description=gpu-infra: turn a spot reclaim notice into the job's last-checkpoint signal
 After=network-online.target
@@ -105,14 +97,11 @@ RestartSec=2
 [Install]
 WantedBy=multi-user.target
 GPU_INFRA_EOF
-chmod 644 "$R/etc/systemd/system/gpu-infra-spot-watch.service"
-mkdir -p "$R/etc/gpu-infra"
-cat > "$R/etc/gpu-infra/spot-watch.env" <<'GPU_INFRA_EOF'
+w /etc/gpu-infra/spot-watch.env 644 <<'GPU_INFRA_EOF'
 GPU_INFRA_SPOT_NOTICE_DIR=/run/gpu-infra/spot
 GPU_INFRA_SPOT_POLL_SECONDS=5
 GPU_INFRA_RESTORE_COMMAND='pulumi up --refresh --stack training-dev'
 GPU_INFRA_REPORT_DIR=/mnt/shared/.gpu-infra/reclaims
 GPU_INFRA_EOF
-chmod 644 "$R/etc/gpu-infra/spot-watch.env"
 systemctl daemon-reload
 systemctl enable --now --no-block gpu-infra-spot-watch.service

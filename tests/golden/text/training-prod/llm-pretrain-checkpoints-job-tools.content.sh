@@ -2,8 +2,8 @@
 # gpu-infra job tools (the job_tools step runs this)
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu-infra-torchrun" <<'GPU_INFRA_EOF'
+w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
+w /opt/gpu-infra/bin/gpu-infra-torchrun 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
 # shellcheck disable=SC1090,SC1091
 set -eu
@@ -19,9 +19,7 @@ exec torchrun --nnodes="${NNODES_MIN:-$NNODES}:$NNODES" --nproc-per-node="$NPROC
   --max-restarts="${GPU_INFRA_MAX_RESTARTS:-$MAX_RESTARTS}" --no-python \
   "$(dirname "$0")/gpu-infra-resume" "${PYTHON:-python3}" "$@"
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-torchrun"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu-infra-resume" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu-infra-resume 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
 set -eu
 dir=${GPU_INFRA_CHECKPOINT_DIR:?GPU_INFRA_CHECKPOINT_DIR is not set}
@@ -45,13 +43,10 @@ echo "$say no complete checkpoint in $dir" >&2
 fi
 exec "$@"
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-resume"
-mkdir -p "$R/etc/gpu-infra"
-cat > "$R/etc/gpu-infra/elastic.env" <<'GPU_INFRA_EOF'
+w /etc/gpu-infra/elastic.env 644 <<'GPU_INFRA_EOF'
 RDZV_PORT=29400
 RDZV_ID=llm-pretrain-gpu
 MAX_RESTARTS=3
 GPU_INFRA_CHECKPOINT_DIR=/mnt/shared/checkpoints
 GPU_INFRA_SPOT_NOTICE=/run/gpu-infra/spot/termination-time
 GPU_INFRA_EOF
-chmod 644 "$R/etc/gpu-infra/elastic.env"

@@ -2,56 +2,51 @@
 # gpu-infra node bootstrap of fleet llm-pretrain-gpu; log: /var/log/gpu-infra/bootstrap.log
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
-mkdir -p "$R/opt/gpu-infra"
-cat > "$R/opt/gpu-infra/config.sh" <<'GPU_INFRA_EOF'
+w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
+w /opt/gpu-infra/config.sh 644 <<'GPU_INFRA_EOF'
 # shellcheck shell=bash disable=SC2034
-readonly FLEET=llm-pretrain-gpu
-readonly REGION=cn-beijing
-readonly METADATA_URL=http://100.100.100.200/latest/meta-data
-readonly METADATA_TOKEN_URL=http://100.100.100.200/latest/api/token
-readonly DRIVER_ROUTE=auto_install
-readonly INSTALL=1
-readonly DRIVER_VERSION=550.127.08
-readonly CUDA_VERSION=12.4.1
-readonly CUDNN_VERSION=9.2.0.82
-readonly AUTO_INSTALL_SCRIPT=auto_install_v4.0.sh
-readonly AUTO_INSTALL_PATH=/opsx/ecs/linux/binary/script
-readonly MAX_REBOOTS=2
-readonly ERDMA=1
-readonly ERDMA_MIRROR=http://mirrors.cloud.aliyuncs.com/erdma
-readonly ERDMA_INSTALLER_URL=http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-1.5.9.tar.gz
-readonly ERDMA_INSTALLER_SHA256=''
-readonly ERDMA_MTU=1400
-readonly FABRIC_MANAGER=1
-readonly CUDA_REPOS=https://developer.download.nvidia.com/compute/cuda/repos
-readonly CMS_INSTALLER_URL=https://cms-agent-cn-beijing.oss-cn-beijing-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh
-readonly CMS_AGENT_VERSION=3.5.10
-readonly LC_URL=https://aliyun-observability-release-cn-beijing.oss-cn-beijing.aliyuncs.com/loongcollector/linux64/latest/loongcollector.sh
-readonly LC_BINARY=/usr/local/ilogtail/loongcollector
-readonly LC_ID_FILE=/etc/ilogtail/user_defined_id
-readonly LOG_ID=llm-pretrain-gpu
-readonly SHARED_FS_SOURCE=8fcab25bdf-50ef7.cn-beijing.nas.aliyuncs.com:/share
-readonly SHARED_FS_OPTIONS=vers=3,nolock,proto=tcp,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport
-readonly SHARED_FS_MOUNT_POINT=/mnt/shared
-readonly DATA_ROOT=/mnt
-readonly DISK_WAIT_SECONDS=600
-readonly DISK_POLL_SECONDS=5
-readonly GRID_BUCKET=''
-readonly GRID_OBJECT=''
-readonly GRID_SHA256=''
-readonly ECS_ENDPOINT=ecs.cn-beijing.aliyuncs.com
-readonly ESS_ENDPOINT=ess.cn-beijing.aliyuncs.com
-readonly CMS_ENDPOINT=metrics.cn-beijing.aliyuncs.com
-readonly SCALE_OUT_WAIT_SECONDS=3300
-readonly SCALING_GROUP_ID=''
-readonly LIFECYCLE_HOOK_ID=''
-readonly FLEET_TAG_KEY=GpuFleet
-readonly HEALTH_TAG_KEY=GpuInfraHealth
-readonly SSH_KEY_TAG_KEY=GpuInfraSshKey
-readonly HOST_KEY_TAG_KEY=GpuInfraHostKey
-readonly MASTER_PORT=29500
-readonly JOB_TOOLS_BUCKET=llm-pretrain-prod-checkpoints
-readonly JOB_TOOLS_OBJECT=gpu-infra/job-tools/ed1dab644dd6136bf4e8aff9c4c52266f0462ca80ab59cceb3449d4bc10ff11e.sh
+FLEET=llm-pretrain-gpu
+REGION=cn-beijing
+METADATA_URL=http://100.100.100.200/latest/meta-data
+METADATA_TOKEN_URL=http://100.100.100.200/latest/api/token
+DRIVER_ROUTE=auto_install
+INSTALL=1
+DRIVER_VERSION=550.127.08
+CUDA_VERSION=12.4.1
+CUDNN_VERSION=9.2.0.82
+AUTO_INSTALL_SCRIPT=auto_install_v4.0.sh
+AUTO_INSTALL_PATH=/opsx/ecs/linux/binary/script
+MAX_REBOOTS=2
+ERDMA=1
+ERDMA_MIRROR=http://mirrors.cloud.aliyuncs.com/erdma
+ERDMA_INSTALLER_URL=http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-1.5.9.tar.gz
+ERDMA_INSTALLER_SHA256=''
+ERDMA_MTU=1400
+FABRIC_MANAGER=1
+CUDA_REPOS=https://developer.download.nvidia.com/compute/cuda/repos
+CMS_INSTALLER_URL=https://cms-agent-cn-beijing.oss-cn-beijing-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh
+CMS_AGENT_VERSION=3.5.10
+LC_URL=https://aliyun-observability-release-cn-beijing.oss-cn-beijing.aliyuncs.com/loongcollector/linux64/latest/loongcollector.sh
+LC_BINARY=/usr/local/ilogtail/loongcollector
+LC_ID_FILE=/etc/ilogtail/user_defined_id
+LOG_ID=llm-pretrain-gpu
+SHARED_FS_SOURCE=8fcab25bdf-50ef7.cn-beijing.nas.aliyuncs.com:/share
+SHARED_FS_OPTIONS=vers=3,nolock,proto=tcp,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport
+SHARED_FS_MOUNT_POINT=/mnt/shared
+DATA_ROOT=/mnt
+DISK_WAIT_SECONDS=600
+DISK_POLL_SECONDS=5
+ECS_ENDPOINT=ecs.cn-beijing.aliyuncs.com
+CMS_ENDPOINT=metrics.cn-beijing.aliyuncs.com
+HEALTH_TAG_KEY=GpuInfraHealth
+NODE_RELEASE=35f9106c27dab6f8
+JOB_TOOLS_BUCKET=llm-pretrain-prod-checkpoints
+JOB_TOOLS_OBJECT=gpu-infra/job-tools/2a295d41e1fc3d1db389a482068982066cc6e49a7e6b9003debcc9819cc67b01.sh
+OOS_ENDPOINT=oos.cn-beijing.aliyuncs.com
+SSH_USER_KEY=llm-pretrain-gpu-ssh-user-key
+SSH_HOST_KEY=llm-pretrain-gpu-ssh-host-key
+NODE_LIST=llm-pretrain-gpu-nodes
+MASTER_PORT=29500
 readonly -a DATA_DISKS=(scratch)
 readonly -a NVLINK_TYPES=(ecs.ebmgn7ex.32xlarge)
 readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver erdma fabric_manager cloudmonitor nccl_env cluster_ssh job_tools health cluster_peers)
@@ -59,9 +54,7 @@ readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDE
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.ebmgn7ex.32xlarge"]=8)
 GPU_INFRA_EOF
-chmod 644 "$R/opt/gpu-infra/config.sh"
-mkdir -p "$R/opt/gpu-infra"
-cat > "$R/opt/gpu-infra/probe.sh" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/probe.sh 644 <<'GPU_INFRA_EOF'
 # shellcheck shell=bash
 ROOT=${GPU_INFRA_ROOT:-}
 STATE_DIR=$ROOT/var/lib/gpu-infra
@@ -162,9 +155,7 @@ log "$1 sha256 $digest"
 [ -z "$3" ] || [ "$digest" = "$3" ] || fail "$1 does not match its pinned sha256 $3"
 }
 GPU_INFRA_EOF
-chmod 644 "$R/opt/gpu-infra/probe.sh"
-mkdir -p "$R/opt/gpu-infra"
-cat > "$R/opt/gpu-infra/bootstrap.sh" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bootstrap.sh 755 <<'GPU_INFRA_EOF'
 #!/bin/bash
 set -Eeuo pipefail
 # shellcheck source=/dev/null
@@ -182,7 +173,7 @@ local status=$1 step=$2 err=$STATE_DIR/steps/$2.err
 "$API" tag "$HEALTH_TAG_KEY=$status" || log "could not tag the instance $status"
 [ -f "$err" ] || err=/dev/null
 "$API" event "$status" "$step" "$err" || log "could not send the CloudMonitor event"
-if [ -n "$LIFECYCLE_HOOK_ID" ]; then
+if [ -n "${LIFECYCLE_HOOK_ID:-}" ]; then
 "$API" answer-scale-out || log "could not answer the scale-out"
 fi
 log "reported $status ($step)"
@@ -530,16 +521,28 @@ sed 's/^/export /' "$env_file" > "$ROOT/etc/profile.d/gpu-infra-nccl.sh"
 log "NCCL over ${#devices[@]} eRDMA device(s)"
 }
 step_cluster_ssh() {
-local key=$ROOT/root/.ssh/id_ed25519 host_key=$ROOT/etc/ssh/ssh_host_ed25519_key.pub
-mkdir -p "$ROOT/root/.ssh"
-chmod 700 "$ROOT/root/.ssh"
-[ -f "$key" ] || ssh-keygen -q -t ed25519 -N '' -C "gpu-infra $(hostname)" -f "$key"
-[ -f "$host_key" ] || fail "no ed25519 host key at /etc/ssh/ssh_host_ed25519_key.pub"
-"$API" tag "$SSH_KEY_TAG_KEY=$(cut -d ' ' -f 2 "$key.pub")" \
-    "$HOST_KEY_TAG_KEY=$(cut -d ' ' -f 2 "$host_key")"
+local ssh=$ROOT/root/.ssh
+mkdir -p "$ssh"
+chmod 700 "$ssh"
+fleet_key "$SSH_USER_KEY" "$ssh/id_ed25519"
+KEY_CHANGED=0
+fleet_key "$SSH_HOST_KEY" "$ROOT/etc/ssh/ssh_host_ed25519_key"
+[ "$KEY_CHANGED" = 0 ] || systemctl try-restart sshd.service
+touch "$ssh/authorized_keys"
+grep -v ' gpu-infra-fleet$' "$ssh/authorized_keys" > "$ssh/keys" || [ $? -eq 1 ]
+echo "$(cut -d ' ' -f 1,2 "$ssh/id_ed25519.pub") gpu-infra-fleet" >> "$ssh/keys"
+chmod 600 "$ssh/keys"
+mv "$ssh/keys" "$ssh/authorized_keys"
 printf 'GlobalKnownHostsFile /etc/gpu-infra/known_hosts /etc/ssh/ssh_known_hosts\n' \
     > "$ROOT/etc/ssh/ssh_config.d/gpu-infra.conf"
 systemctl enable gpu-infra-peers.timer
+}
+fleet_key() {
+(umask 077 && "$API" secret "$1" > "$2.new")
+ssh-keygen -y -f "$2.new" > "$2.pub.new"
+cmp -s "$2.new" "$2" || KEY_CHANGED=1
+mv "$2.pub.new" "$2.pub"
+mv "$2.new" "$2"
 }
 step_cluster_peers() {
 "$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
@@ -644,12 +647,10 @@ fi
 }
 main "$@"
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bootstrap.sh"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu-infra-api" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
-"""usage: gpu-infra-api tag KEY=VALUE... | peers | answer-scale-out | event STATUS STEP FILE
-| oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
+"""usage: gpu-infra-api tag KEY=VALUE... | peers | secret NAME | answer-scale-out
+| event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
 import base64
 import ctypes
 import datetime
@@ -665,7 +666,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01"}
+VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos": "2019-06-01"}
 EVENT_LINES = 20
 @functools.lru_cache(maxsize=None)
 def config():
@@ -674,8 +675,8 @@ def config():
  with open(path, encoding="utf-8") as handle:
   for line in handle:
    words = shlex.split(line, comments=True)
-   if len(words) == 2 and words[0] == "readonly" and "=" in words[1]:
-    key, _, value = words[1].partition("=")
+   if len(words) == 1 and "=" in words[0]:
+    key, _, value = words[0].partition("=")
     values[key] = value
  return values
 def metadata(item):
@@ -715,7 +716,8 @@ def call(product, endpoint, action, **params):
   except urllib.error.HTTPError as error:
    code = error_code(error)
    if attempt == 4 or (error.code < 500 and "Throttling" not in code):
-    raise SystemExit(f"gpu-infra-api: {action} failed: {error.code} {code}") from None
+    print(f"gpu-infra-api: {action} failed: {error.code} {code}", file=sys.stderr)
+    raise SystemExit(75 if code.startswith("EntityNotExists") else 1) from None
   except OSError as error:
    if attempt == 4:
     raise SystemExit(f"gpu-infra-api: {action} failed: {error}") from None
@@ -733,24 +735,6 @@ def tag(cfg, pairs):
   key, _, value = pair.partition("=")
   params.update({f"Tag.{index}.Key": key, f"Tag.{index}.Value": value})
  call("ecs", cfg["ECS_ENDPOINT"], "TagResources", **params)
-def peers(cfg):
- page = 1
- while True:
-  answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
-   Status="Running", PageSize=100, PageNumber=page,
-   **{"Tag.1.Key": cfg["FLEET_TAG_KEY"], "Tag.1.Value": cfg["FLEET"]})
-  instances = answer.get("Instances", {}).get("Instance", [])
-  for instance in instances:
-   tags = {t["TagKey"]: t["TagValue"] for t in instance.get("Tags", {}).get("Tag", [])}
-   ips = instance.get("VpcAttributes", {}).get("PrivateIpAddress", {}).get(
-    "IpAddress", [])
-   row = [instance.get("HostName", ""), ips[0] if ips else "",
-    tags.get(cfg["SSH_KEY_TAG_KEY"], "-"), tags.get(cfg["HOST_KEY_TAG_KEY"], "-"),
-    tags.get(cfg["HEALTH_TAG_KEY"], "unknown"), instance.get("InstanceType", "-")]
-   print("\t".join(row))
-  if len(instances) < 100:
-   return
-  page += 1
 def event(cfg, status, step, path):
  with open(path, encoding="utf-8", errors="replace") as handle:
   lines = handle.read().splitlines()[-EVENT_LINES:]
@@ -780,8 +764,9 @@ def main(argv):
  command, args = (argv[0], argv[1:]) if argv else ("", [])
  if command == "tag" and args:
   tag(cfg, args)
- elif command == "peers":
-  peers(cfg)
+ elif command in ("peers", "secret") and len(args) == (command == "secret"):
+  import gpu_infra_peers
+  gpu_infra_peers.main(cfg, call, command, args)
  elif command == "answer-scale-out" and not args:
   import gpu_infra_scale_out
   gpu_infra_scale_out.answer_scale_out(cfg, call, metadata)
@@ -797,27 +782,50 @@ def main(argv):
 if __name__ == "__main__":
  main(sys.argv[1:])
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-api"
-mkdir -p "$R/etc/systemd/system"
-cat > "$R/etc/systemd/system/gpu-infra-bootstrap.service" <<'GPU_INFRA_EOF'
+w /etc/systemd/system/gpu-infra-bootstrap.service 644 <<'GPU_INFRA_EOF'
 [Unit]
 Description=gpu-infra node bootstrap: driver, eRDMA, agent, cluster wiring, health check
 Documentation=file:///var/log/gpu-infra/bootstrap.log
 Wants=network-online.target
 After=network-online.target
-
 [Service]
 Type=simple
 ExecStart=/opt/gpu-infra/bootstrap.sh
-# a run still going after 2 hours is stopped (SIGTERM): the node is marked unhealthy
 RuntimeMaxSec=2h
-
 [Install]
 WantedBy=multi-user.target
 GPU_INFRA_EOF
-chmod 644 "$R/etc/systemd/system/gpu-infra-bootstrap.service"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu_infra_nvlink.py" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu_infra_peers.py 644 <<'GPU_INFRA_EOF'
+import json
+import typing
+def parameter(cfg, call, name, secret=False):
+ extra = {"WithDecryption": "true"} if secret else {}
+ answer = call("oos", cfg["OOS_ENDPOINT"], "GetSecretParameter" if secret else "GetParameter",
+  RegionId=cfg["REGION"], Name=name, **extra)
+ return str(answer["Parameter"]["Value"])
+def peers(cfg, call):
+ ids, page = [], 1
+ while page == 1 or ids[-1:] == ["+"]:
+  del ids[-1:]
+  name = cfg["NODE_LIST"] + ("-%d" % page if page > 1 else "")
+  ids += [i for i in parameter(cfg, call, name).split(",") if i]
+  page += 1
+ for start in range(0, len(ids), 100):
+  answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
+   Status="Running", PageSize=100,
+   InstanceIds=json.dumps(ids[start:start + 100]))
+  for i in answer.get("Instances", {}).get("Instance", []):
+   tags = {t["TagKey"]: t["TagValue"] for t in i.get("Tags", {}).get("Tag", [])}
+   ips = i.get("VpcAttributes", {}).get("PrivateIpAddress", {}).get("IpAddress", [""])
+   print(i.get("HostName", ""), ips[0], tags.get(cfg["HEALTH_TAG_KEY"], "unknown"),
+    i.get("InstanceType", "-"), sep="\t")
+def main(cfg, call, command, args):
+ if command == "peers":
+  peers(cfg, call)
+ else:
+  print(parameter(cfg, call, args[0], secret=True).rstrip("\n"))
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_nvlink.py 644 <<'GPU_INFRA_EOF'
 import ctypes
 NVLINK_MAX_LINKS = 18
 def check_nvlink() -> None:
@@ -838,9 +846,7 @@ def check_nvlink() -> None:
   if not links:
    raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
 GPU_INFRA_EOF
-chmod 644 "$R/opt/gpu-infra/bin/gpu_infra_nvlink.py"
-mkdir -p "$R/opt/gpu-infra/bin"
-cat > "$R/opt/gpu-infra/bin/gpu-infra-peers" <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu-infra-peers 755 <<'GPU_INFRA_EOF'
 #!/bin/bash
 set -euo pipefail
 ROOT=${GPU_INFRA_ROOT:-}
@@ -859,16 +865,16 @@ rm -f "$ETC_DIR/torchrun.env"
 log "this node has not passed its health check: no rank"
 exit 75
 fi
-"$API" peers > "$rows"
-if awk -F '\t' '$5 != "healthy" && $5 != "unhealthy" {found = 1} END {exit !found}' "$rows"; then
+"$API" peers > "$rows" || { code=$?; [ "$code" -eq 75 ] && log "no node list yet"; exit "$code"; }
+if awk -F '\t' '$3 != "healthy" && $3 != "unhealthy" {found = 1} END {exit !found}' "$rows"; then
 log "waiting for every node of fleet $FLEET to tell its health"
 exit 75
 fi
-awk -F '\t' '$5 == "healthy"' "$rows" | sort -k 1,1 > "$peers"
+awk -F '\t' '$3 == "healthy"' "$rows" | sort -k 1,1 > "$peers"
 rank=$(awk -v me="$me" '$1 == me {print NR - 1}' "$peers")
 [ -n "$rank" ] || fail "$me is healthy but not tagged healthy in fleet $FLEET"
 declare -A slots=()
-while IFS=$'\t' read -r host _ _ _ _ type; do
+while IFS=$'\t' read -r host _ _ type; do
 slots[$host]=${GPU_COUNTS[$type]:-}
 [ -n "${slots[$host]}" ] || fail "$host: instance type $type is not one of the fleet's"
 done < "$peers"
@@ -896,37 +902,26 @@ chmod --reference="$1" "$1.new"
 mv "$1.new" "$1"
 }
 replace_block "$ROOT/etc/hosts" "$(awk -F '\t' '{print $2, $1}' "$peers")"
-awk -F '\t' '{print $2 "," $1, "ssh-ed25519", $4}' "$peers" > "$ETC_DIR/known_hosts"
-replace_block "$ROOT/root/.ssh/authorized_keys" \
-  "$(awk -F '\t' '{print "ssh-ed25519", $3, "gpu-infra-peer-" $1}' "$peers")"
-chmod 600 "$ROOT/root/.ssh/authorized_keys"
+host_key=$(cut -d ' ' -f 1,2 "$ROOT/etc/ssh/ssh_host_ed25519_key.pub")
+awk -F '\t' -v key="$host_key" '{print $2 "," $1, key}' "$peers" > "$ETC_DIR/known_hosts"
 GPU_INFRA_EOF
-chmod 755 "$R/opt/gpu-infra/bin/gpu-infra-peers"
-mkdir -p "$R/etc/systemd/system"
-cat > "$R/etc/systemd/system/gpu-infra-peers.service" <<'GPU_INFRA_EOF'
+w /etc/systemd/system/gpu-infra-peers.service 644 <<'GPU_INFRA_EOF'
 [Unit]
 Description=gpu-infra: refresh the fleet's hostfile, torchrun environment and SSH trust
-
 [Service]
 Type=oneshot
 ExecStart=/opt/gpu-infra/bin/gpu-infra-peers
-# 75: waiting for every node of the fleet to tell its health
 SuccessExitStatus=75
 GPU_INFRA_EOF
-chmod 644 "$R/etc/systemd/system/gpu-infra-peers.service"
-mkdir -p "$R/etc/systemd/system"
-cat > "$R/etc/systemd/system/gpu-infra-peers.timer" <<'GPU_INFRA_EOF'
+w /etc/systemd/system/gpu-infra-peers.timer 644 <<'GPU_INFRA_EOF'
 [Unit]
 Description=gpu-infra: refresh the fleet's peers every 2 minutes
-
 [Timer]
 OnBootSec=2min
 OnUnitActiveSec=2min
-
 [Install]
 WantedBy=timers.target
 GPU_INFRA_EOF
-chmod 644 "$R/etc/systemd/system/gpu-infra-peers.timer"
 systemctl daemon-reload
 systemctl enable gpu-infra-bootstrap.service
 systemctl start --no-block gpu-infra-bootstrap.service

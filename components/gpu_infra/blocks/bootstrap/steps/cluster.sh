@@ -1,19 +1,38 @@
-# Training nodes reach each other: each node has its own SSH key and publishes only the public
-# halves (its key and host key) as instance tags; gpu-infra-peers (at boot, every 2 minutes and
-# at job start) lists the fleet's healthy nodes and writes the hostfile, the torchrun
-# environment, authorized_keys and known_hosts. No secret is in the Pulumi state or user data,
-# and no node list is in the user data: adding or removing nodes changes nothing on the others.
+# Training nodes reach each other as root over SSH with the fleet's two ED25519 keys, which the
+# stack generates and keeps in encrypted OOS parameters the node role may only read
+# (blocks.compute.trust): the user key (root's id_ed25519, the one key of the fleet in
+# authorized_keys) and the host key (every node's ssh_host_ed25519_key, which known_hosts pins
+# for the fleet's names). Nothing a node, or anyone who may tag its instances, writes changes
+# what a node trusts. gpu-infra-peers (at boot, every 2 minutes and at job start) lists the
+# stack's node list as the hostfile, the torchrun environment, /etc/hosts and known_hosts.
 step_cluster_ssh() {
-  local key=$ROOT/root/.ssh/id_ed25519 host_key=$ROOT/etc/ssh/ssh_host_ed25519_key.pub
-  mkdir -p "$ROOT/root/.ssh"
-  chmod 700 "$ROOT/root/.ssh"
-  [ -f "$key" ] || ssh-keygen -q -t ed25519 -N '' -C "gpu-infra $(hostname)" -f "$key"
-  [ -f "$host_key" ] || fail "no ed25519 host key at /etc/ssh/ssh_host_ed25519_key.pub"
-  "$API" tag "$SSH_KEY_TAG_KEY=$(cut -d ' ' -f 2 "$key.pub")" \
-    "$HOST_KEY_TAG_KEY=$(cut -d ' ' -f 2 "$host_key")"
+  local ssh=$ROOT/root/.ssh
+  mkdir -p "$ssh"
+  chmod 700 "$ssh"
+  fleet_key "$SSH_USER_KEY" "$ssh/id_ed25519"
+  KEY_CHANGED=0
+  fleet_key "$SSH_HOST_KEY" "$ROOT/etc/ssh/ssh_host_ed25519_key"
+  [ "$KEY_CHANGED" = 0 ] || systemctl try-restart sshd.service
+  # root's authorized_keys: what it held (the login key pair's key) and the fleet's key
+  touch "$ssh/authorized_keys"
+  grep -v ' gpu-infra-fleet$' "$ssh/authorized_keys" > "$ssh/keys" || [ $? -eq 1 ]
+  echo "$(cut -d ' ' -f 1,2 "$ssh/id_ed25519.pub") gpu-infra-fleet" >> "$ssh/keys"
+  chmod 600 "$ssh/keys"
+  mv "$ssh/keys" "$ssh/authorized_keys"
   printf 'GlobalKnownHostsFile /etc/gpu-infra/known_hosts /etc/ssh/ssh_known_hosts\n' \
     > "$ROOT/etc/ssh/ssh_config.d/gpu-infra.conf"
   systemctl enable gpu-infra-peers.timer
+}
+
+# fleet_key PARAMETER FILE: the private key in encrypted parameter PARAMETER as FILE (mode
+# 600) and its public half as FILE.pub (ssh-keygen -y fails on anything but a private key);
+# KEY_CHANGED=1 when FILE held another key.
+fleet_key() {
+  (umask 077 && "$API" secret "$1" > "$2.new")
+  ssh-keygen -y -f "$2.new" > "$2.pub.new"
+  cmp -s "$2.new" "$2" || KEY_CHANGED=1
+  mv "$2.pub.new" "$2.pub"
+  mv "$2.new" "$2"
 }
 
 # step_cluster_peers: after the health check (only a healthy node takes a rank); exit 75 is

@@ -33,7 +33,7 @@ report() {
   "$API" tag "$HEALTH_TAG_KEY=$status" || log "could not tag the instance $status"
   [ -f "$err" ] || err=/dev/null
   "$API" event "$status" "$step" "$err" || log "could not send the CloudMonitor event"
-  if [ -n "$LIFECYCLE_HOOK_ID" ]; then
+  if [ -n "${LIFECYCLE_HOOK_ID:-}" ]; then
     "$API" answer-scale-out || log "could not answer the scale-out"
   fi
   log "reported $status ($step)"
