@@ -181,9 +181,22 @@ def test_a_fixed_inference_pool_never_gets_a_scaling_config(plan_cluster):
 
 def test_large_training_fleets_get_one_pool_per_deployment_set(plan_cluster):
     plan = plan_cluster(merged(ACK_TRAINING, fleet={**ACK_TRAINING["fleet"], "nodes": 45}))
-    gpu = [pool.inputs for pool in plan.by_type(t.NODE_POOL) if "taints" in pool.inputs]
-    assert [pool["desiredSize"] for pool in gpu] == ["15", "15", "15"]
-    assert len({pool["deploymentSetId"] for pool in gpu}) == 3
+    gpu = {pool.name: pool.inputs for pool in plan.by_type(t.NODE_POOL)
+           if "taints" in pool.inputs}
+    assert {name: pool["desiredSize"] for name, pool in gpu.items()} == {
+        "t01-gpu-pool": "20", "t01-gpu-pool-001": "20", "t01-gpu-pool-002": "5"}
+    assert len({pool["deploymentSetId"] for pool in gpu.values()}) == 3
+
+
+def test_an_autoscaled_pool_leaves_its_size_to_the_autoscaler(plan_cluster):
+    """The provider reads desired_size back from the cloud: without ignoreChanges, a stack
+    that never sets it would diff against the autoscaler's count on every run."""
+    autoscaled = plan_cluster(ACK_INFERENCE)
+    fixed = plan_cluster(merged(ACK_INFERENCE, fleet={**ACK_INFERENCE["fleet"],
+                                                      "desired_size": 3}))
+    for plan, ignored in ((autoscaled, ["desiredSize"]), (fixed, [])):
+        (gpu,) = [p for p in plan.by_type(t.NODE_POOL) if "taints" in p.inputs]
+        assert list(gpu.to_json().get("ignoreChanges", [])) == ignored
 
 
 def test_addons_are_pinned_and_erdma_only_where_the_nodes_have_it(plan_cluster):

@@ -104,7 +104,8 @@ def test_rule_paths_are_inputs_of_the_sdk(token):
     camel = {"".join(w.capitalize() if i else w for i, w in enumerate(p.split("_")))
              for p in parameters}
     rules = semantics(token)
-    for section in (rules.replace, rules.restart, rules.ignored, rules.suppressed):
+    for section in (rules.replace, rules.restart, rules.ignored, rules.suppressed,
+                    rules.grow_only, rules.nodes, rules.kept_if_removed):
         for path in section:
             assert path.split(".")[0] in camel, f"{token}: {path} is not an input"
     if token.startswith("alicloud:"):
@@ -141,3 +142,26 @@ def test_unknown_type_names_the_file():
 
 def test_provider_source_is_pinned():
     assert len(provider_source()["commit"]) == 40
+
+
+POOL_LEVEL = {"clusterId", "nodePoolName", "management", "updateNodes", "scalingConfig",
+              "resourceGroupId"}
+"""Node pool inputs about the pool itself, not its nodes (names, the autoscaler, repair)."""
+
+
+def test_node_pool_updates_say_how_they_reach_the_nodes(creatable_resources):
+    """Every input of a node pool the program sets either replaces the pool, says how it
+    reaches the nodes (the change report's new-nodes-only and scale lines), or is about the
+    pool itself."""
+    pool = semantics("alicloud:cs/nodePool:NodePool")
+    inputs = {key for r in creatable_resources if r["type"] == "alicloud:cs/nodePool:NodePool"
+              for key in r["inputs"]}
+    unexplained = sorted(inputs - set(pool.replace) - set(pool.nodes) - POOL_LEVEL)
+    assert not unexplained, f"say how these reach the nodes: {unexplained}"
+    assert {rule.how for rule in pool.nodes.values()} == {
+        "new-nodes", "running-nodes", "scale", "rolling"}
+    assert not set(pool.nodes) & set(pool.replace)
+    assert pool.reaching_nodes("dataDisks.size").how == "new-nodes"
+    assert pool.reaching_nodes("taints.effect").how == "running-nodes"
+    assert pool.kept_when_removed("scalingConfig.maxSize") is not None
+    assert pool.kept_when_removed("desiredSize") is None

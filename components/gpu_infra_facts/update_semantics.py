@@ -25,7 +25,13 @@ Per type:
   ignored:    changes the provider accepts and never applies (the cloud keeps the old value).
   suppressed: inputs whose changes the provider's DiffSuppressFunc hides unless the inputs
               in `applies_when` have those values (then the field's other rules apply).
-  grow_only:  numeric inputs updated in place upward only: the API refuses a smaller value.
+  grow_only:  inputs updated in place upward only (numbers, or a version such as ACK's
+              `1.34.1-aliyun.1`): the API refuses a smaller value.
+  nodes:      for node pools, how an in-place update reaches the pool's nodes (`how`):
+              new-nodes (running nodes keep the old value), running-nodes (applied to
+              them), scale (nodes added or removed), rolling (applied node by node).
+  kept_if_removed: in-place Optional+Computed inputs: removing one keeps the cloud's value
+              (no diff), so the removal does nothing.
   on_delete:  what deleting (and so replacing) the resource does beyond removing it.
   unique_name: the input holding a name the cloud keeps unique (per account or region); a
               create-before-delete replacement with that name unchanged collides on it.
@@ -53,7 +59,8 @@ class Rule:
     line: int
     note: str = ""
     how: str = ""
-    """For restarts: `stop-start` or `reboot`."""
+    """For restarts: `stop-start` or `reboot`; for node pools' `nodes`: new-nodes,
+    running-nodes, scale or rolling."""
     computed: bool = False
     """Optional+Computed: removing the input keeps the cloud's value (no diff)."""
     applies_when: Mapping[str, Any] = field(default_factory=dict)
@@ -72,7 +79,11 @@ class ResourceSemantics:
     ignored: Mapping[str, Rule]
     suppressed: Mapping[str, Rule]
     grow_only: Mapping[str, Rule] = field(default_factory=dict)
-    """Numeric inputs the provider changes in place only upward (the API refuses less)."""
+    """Inputs the provider changes in place only upward (the API refuses less)."""
+    nodes: Mapping[str, Rule] = field(default_factory=dict)
+    """Node pools: how an in-place update of each input reaches the pool's nodes."""
+    kept_if_removed: Mapping[str, Rule] = field(default_factory=dict)
+    """In-place Optional+Computed inputs: removing one keeps the cloud's value."""
     on_delete: Rule | None = None
     unique_name: str | None = None
     billing: str | None = None
@@ -88,6 +99,17 @@ class ResourceSemantics:
         if self._suppressed(path, inputs):
             return None
         return _covering(self.replace, path)
+
+    def reaching_nodes(self, path: str) -> Rule | None:
+        """How a node pool's in-place update at `path` reaches its nodes (None: not at all)."""
+        return _covering(self.nodes, path)
+
+    def kept_when_removed(self, path: str) -> Rule | None:
+        """The rule under which removing the input at `path` keeps the cloud's value."""
+        rule = self.replace.get(path)
+        if rule is not None and rule.computed:
+            return rule
+        return _covering(self.kept_if_removed, path)
 
     def restarting(self, path: str) -> Rule | None:
         """The rule that makes a change at `path` stop/start or reboot the instance."""
@@ -131,6 +153,7 @@ def _load() -> tuple[dict[str, Any], dict[str, ResourceSemantics]]:
             type=token, tf=spec["tf"], file=spec["file"], replace=_rules(spec.get("replace")),
             restart=_rules(spec.get("restart")), ignored=_rules(spec.get("ignored")),
             suppressed=_rules(spec.get("suppressed")), grow_only=_rules(spec.get("grow_only")),
+            nodes=_rules(spec.get("nodes")), kept_if_removed=_rules(spec.get("kept_if_removed")),
             on_delete=Rule(path="", **on_delete) if on_delete else None,
             unique_name=spec.get("unique_name"), billing=spec.get("billing"),
             notes=spec.get("notes", ""))

@@ -36,6 +36,7 @@ from gpu_infra.schema.loader import stack_name_of
 from gpu_infra.schema.network import NetworkConfig
 from gpu_infra.schema.problems import shorten
 from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN
+from gpu_infra_facts.ack import DEFAULT_SERVICE_CIDR
 from gpu_infra_facts.naming import AUTO_SUFFIX, NO_SUFFIX
 from gpu_infra_tools.clone.cidr import DEFAULT_POOL, PoolExhausted, allocate, translate
 from gpu_infra_tools.clone.paths import ConfigPath, Override, PathError, apply, lookup, remove_key
@@ -47,6 +48,11 @@ ENCRYPTION_KEYS = ("secretsprovider", "encryptedkey", "encryptionsalt")
 """Top-level stack-file keys that belong to the source stack's secrets provider."""
 BYO_KEYS = ("existing_vpc_id", "existing_vswitch_ids")
 """Network keys naming the source's own VPC and vSwitches (bring your own)."""
+SWITCH_KEYS = ("vswitch_cidrs", "pod_vswitch_cidrs")
+"""Explicit node and (ACK Terway) pod vSwitch CIDRs: moved into the clone's VPC."""
+SERVICE_CIDR = ConfigPath(CLUSTER_KEY, ("ack", "service_cidr"))
+REGISTRY_NAMESPACE = ConfigPath(CLUSTER_KEY, ("ack", "registry", "namespace"))
+"""An explicit ACR namespace: the source's own (namespaces are unique in a registry)."""
 DEFAULT_VPC_CIDR: IPv4Network = NetworkConfig.model_fields["vpc_cidr"].default
 NETWORK = ConfigPath(CLUSTER_KEY, ("network",))
 FLEET = ConfigPath(CLUSTER_KEY, ("fleet",))
@@ -115,6 +121,7 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
     problems = _drop_secrets(config, clone)
     _drop_byo(config, clone)
     _drop_reserved(config, clone)
+    _drop_registry_namespace(config, clone)
     problems += _apply_overrides(config, overrides, clone.secrets)
     problems += _set_name(config, name, new_stack, overrides)
     problems += _set_global_suffix(config, overrides, clone)
@@ -322,6 +329,17 @@ def _drop_reserved(config: CommentedMap, clone: Clone) -> None:
             "(add a reserved section to the clone on purpose, with --set or an edit)")
 
 
+def _drop_registry_namespace(config: CommentedMap, clone: Clone) -> None:
+    """An ACK clone pushes to its own ACR namespace (the default, its cluster name): the
+    source's would be shared, its images overwritten by the clone's pushes."""
+    namespace = lookup(config, REGISTRY_NAMESPACE)
+    registry = lookup(config, ConfigPath(CLUSTER_KEY, ("ack", "registry")))
+    if namespace is not None and isinstance(registry, CommentedMap):
+        remove_key(registry, "namespace")
+        clone.notes.append(f"dropped ack.registry.namespace ({namespace}): it is the source's "
+                           "own; the clone gets a namespace named after its cluster")
+
+
 def _apply_overrides(config: CommentedMap, overrides: Sequence[Override],
                      secrets: list[ConfigPath]) -> list[str]:
     problems: list[str] = []
@@ -407,6 +425,9 @@ def _lay_out_network(config: CommentedMap, source_cluster: ClusterConfig,
     overridden = {o.path.parts for o in overrides if o.path.key == CLUSTER_KEY}
     old_vpc = source_cluster.network.vpc_cidr
     taken = {other.stack_name: other.vpc_cidr for other in others if other.vpc_cidr}
+    service = _service_cidr(config)
+    if service is not None:
+        taken[f"the clone's {SERVICE_CIDR.pulumi()}"] = service
     if network.get("existing_vpc_id"):
         new_vpc = _cidr(network.get("vpc_cidr", DEFAULT_VPC_CIDR))
         clone.notes.append("network.existing_vpc_id is set: the clone joins that VPC; "
@@ -426,22 +447,33 @@ def _lay_out_network(config: CommentedMap, source_cluster: ClusterConfig,
             network["vpc_cidr"] = str(new_vpc)
         else:
             network.insert(0, "vpc_cidr", str(new_vpc))
-    switches = network.get("vswitch_cidrs")
-    if new_vpc is None or not isinstance(switches, dict) or any(
-            parts[:2] == ("network", "vswitch_cidrs") for parts in overridden):
+    if new_vpc is None:
         return []
-    for zone in list(switches):
-        old = _cidr(switches[zone])
-        moved = translate(old, old_vpc, new_vpc) if old else None
-        if moved is None:
-            remove_key(switches, zone)
-            clone.notes.append(f"dropped network.vswitch_cidrs.{zone} ({old}): it does not fit "
-                               f"{new_vpc} at the same offset; the zone's derived slot is used")
-        else:
-            switches[zone] = str(moved)
-    if not switches:
-        remove_key(network, "vswitch_cidrs")
+    for key in SWITCH_KEYS:
+        switches = network.get(key)
+        if not isinstance(switches, dict) or any(parts[:2] == ("network", key)
+                                                 for parts in overridden):
+            continue
+        for zone in list(switches):
+            old = _cidr(switches[zone])
+            moved = translate(old, old_vpc, new_vpc) if old else None
+            if moved is None:
+                remove_key(switches, zone)
+                clone.notes.append(f"dropped network.{key}.{zone} ({old}): it does not fit "
+                                   f"{new_vpc} at the same offset; the zone's derived slot is "
+                                   "used")
+            else:
+                switches[zone] = str(moved)
+        if not switches:
+            remove_key(network, key)
     return []
+
+
+def _service_cidr(config: CommentedMap) -> IPv4Network | None:
+    """The ACK service CIDR the clone's VPC must avoid (None on ECS)."""
+    if lookup(config, ConfigPath(CLUSTER_KEY, ("platform",))) != "ack":
+        return None
+    return _cidr(lookup(config, SERVICE_CIDR) or DEFAULT_SERVICE_CIDR)
 
 
 def _cidr(value: Any) -> IPv4Network | None:

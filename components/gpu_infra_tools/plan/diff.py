@@ -43,6 +43,8 @@ class ResourceChange:
     """Input path -> provider file:line of the rule that applies."""
     ignored: list[str] = field(default_factory=list)
     """Changed input paths the provider never applies."""
+    kept: list[str] = field(default_factory=list)
+    """Removed inputs the cloud keeps (Optional+Computed): no change, and no effect."""
     unknown: list[str] = field(default_factory=list)
     """Input paths unknown until a replaced resource they refer to exists."""
     base: dict[str, Any] | None = None
@@ -70,7 +72,7 @@ class ResourceChange:
         record: dict[str, Any] = {"change": self.change, "restart": self.restart,
                                   "because": self.because}
         for key, value in (("sources", self.sources), ("ignored", self.ignored),
-                           ("unknownUntilApply", self.unknown)):
+                           ("keptWhenRemoved", self.kept), ("unknownUntilApply", self.unknown)):
             if value:
                 record[key] = value
         return record
@@ -109,8 +111,14 @@ def _compare(old: Mapping[str, Any], new: Mapping[str, Any]) -> ResourceChange:
         return change
     rules = semantics(new["type"])
     ignore = new.get("ignoreChanges", ())
-    paths = [path for path, _, after in changed_paths(old.get("inputs"), new.get("inputs"))
-             if not _under(path, ignore) and not _kept_computed(rules, path, after)]
+    paths = []
+    for path, _, after in changed_paths(old.get("inputs"), new.get("inputs")):
+        if _under(path, ignore):
+            continue
+        if after is None and rules.kept_when_removed(path) is not None:
+            change.kept.append(path)
+        else:
+            paths.append(path)
     _classify(change, rules, paths, new.get("replaceOnChanges", ()))
     return change
 
@@ -244,9 +252,3 @@ def _under(path: str, roots: Sequence[str]) -> bool:
     """`path` is one of `roots` (Pulumi property paths) or inside one."""
     return any(path == root or path.startswith(root + ".") or path.startswith(root + "[")
                for root in roots)
-
-
-def _kept_computed(rules: ResourceSemantics, path: str, after: Any) -> bool:
-    """Removing an Optional+Computed ForceNew input keeps the cloud's value."""
-    rule = rules.replace.get(path)
-    return after is None and rule is not None and rule.computed

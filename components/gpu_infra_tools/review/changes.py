@@ -1,10 +1,12 @@
 """The change report: what applying a plan does to the cluster an earlier plan (the base)
 built, in words a reviewer reads first, and the guard rails on it.
 
-Impact: GPU nodes replaced, deleted or restarted and why; data resources (buckets, file
-systems, kept disks, KMS keys) replaced or deleted; what protection blocks (Pulumi
-`protect`, cloud deletion protection, PrePaid instances without force_delete, fixed names
-replaced create-before-delete); reserved capacity bought or left billing; changes the
+Impact: GPU nodes replaced, deleted or restarted and why (ECS instances, scaling groups, and
+ACK node pools: a replaced pool releases every node, a lower desiredSize some of them);
+data resources (buckets, file systems, kept disks, KMS keys, image repositories) replaced or
+deleted; pool settings that reach new nodes only; a control-plane upgrade; what protection
+blocks (Pulumi `protect`, cloud deletion protection, PrePaid instances without force_delete,
+fixed names replaced create-before-delete); reserved capacity bought or left billing; changes the
 provider ignores; the monthly cost before and after.
 
 Guard rails (findings): in prod, replacing or deleting GPU nodes or data, and buying or
@@ -14,6 +16,7 @@ elsewhere WARNINGs. Anything blocked is an ERROR everywhere: `pulumi up` would s
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,8 +25,9 @@ from typing import Any
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY
 from gpu_infra.knowhow import Level
 from gpu_infra_facts import types as t
+from gpu_infra_facts.ack import DRIVER_VERSION_LABEL
 from gpu_infra_facts.allowed import SPOT_STRATEGIES
-from gpu_infra_facts.update_semantics import semantics
+from gpu_infra_facts.update_semantics import ResourceSemantics, Rule, semantics
 from gpu_infra_tools.cost import Estimate, estimate
 from gpu_infra_tools.plan.diff import CHANGES, ResourceChange, diff_records
 from gpu_infra_tools.plan.engine import PlannedResource
@@ -39,9 +43,12 @@ counts (and a re-image runs the old user data on the new system disk)."""
 DATA_KINDS = {t.BUCKET: "bucket",
               t.NAS_FILE_SYSTEM: "file system",
               t.KMS_KEY: "KMS key",
-              t.ECS_DISK: "kept disk"}
+              t.ECS_DISK: "kept disk",
+              **{token: "image repository" for token in t.REGISTRY_REPOS},
+              t.REGISTRY_EE_INSTANCE: "registry instance"}
 """Resources that hold data (or, for a KMS key, the means to read it); a disk only when it
-outlives its instance (deleteWithInstance false): scratch disks go with their nodes."""
+outlives its instance (deleteWithInstance false): scratch disks go with their nodes; an
+image repository's images go with it (update_semantics on_delete)."""
 LAYOUT_PREFIX = "gpu-infra:layouts:"
 GONE = ("replace", "delete")
 
@@ -86,6 +93,15 @@ class Impact:
     """created / replaced / deleted / restarted -> GPU node (or scaling group) names."""
     gpu_causes: Counter[str] = field(default_factory=Counter)
     """Input path -> number of GPU nodes it replaces or restarts."""
+    pool_nodes: dict[str, int | None] = field(default_factory=dict)
+    """ACK node pool in gpu_nodes -> the nodes it adds or removes (None: every node of an
+    autoscaled pool, a number the plan does not know)."""
+    new_nodes_only: dict[str, list[str]] = field(default_factory=dict)
+    """ACK node pool -> changed settings that reach only nodes that join afterwards."""
+    relabelled: dict[str, list[str]] = field(default_factory=dict)
+    """ACK node pool -> labels / taints written to its running nodes."""
+    upgraded: tuple[str, str, str] | None = None
+    """(cluster, old, new) Kubernetes version of an in-place control-plane upgrade."""
     data: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """replaced / deleted / orphaned -> (kind, name) of data resources."""
     blocked: list[tuple[str, str]] = field(default_factory=list)
@@ -164,6 +180,9 @@ class ChangeReport:
                 "firstBootConfig": impact.first_boot_config,
                 "staleSharedFs": impact.stale_shared_fs, "oldImage": impact.old_image,
                 "reconfigured": impact.reconfigured,
+                "poolNodes": impact.pool_nodes, "newNodesOnly": impact.new_nodes_only,
+                "relabelled": impact.relabelled,
+                "upgraded": list(impact.upgraded) if impact.upgraded else None,
                 "monthlyCost": {"before": round(impact.cost_before, 2),
                                 "after": round(impact.cost_after, 2),
                                 "currency": impact.currency,
@@ -202,7 +221,69 @@ def _is_gpu(change: ResourceChange) -> bool:
     if change.type == t.SCALING_GROUP:
         return True
     tags = change.inputs.get("tags") or {}
-    return change.type == t.INSTANCE and FLEET_TAG_KEY in tags
+    return change.type in (t.INSTANCE, t.NODE_POOL) and FLEET_TAG_KEY in tags
+
+
+def _pool_size(inputs: dict[str, Any]) -> int | None:
+    """A node pool's fixed size (None when the autoscaler owns it)."""
+    size = inputs.get("desiredSize")
+    return int(size) if isinstance(size, str) and size.isdigit() else None
+
+
+def _pool_impact(change: ResourceChange, impact: Impact) -> None:
+    """What a GPU node pool's change does to its nodes: created, released (replaced or
+    deleted pools, a lower desiredSize), settings that reach new nodes only, labels and
+    taints written to running nodes."""
+    kind = change.change
+    if kind in ("create", *GONE):
+        impact.pool_nodes[change.name] = _pool_size(change.inputs if kind == "create"
+                                                    else change.base_inputs)
+        return
+    if kind != "update":
+        return
+    rules = semantics(t.NODE_POOL)
+    before, after = _pool_size(change.base_inputs), _pool_size(change.inputs)
+    if before is not None and after is not None and before != after:
+        key = "created" if after > before else "deleted"
+        impact.gpu_nodes.setdefault(key, []).append(change.name)
+        impact.pool_nodes[change.name] = abs(after - before)
+        if after < before:
+            impact.gpu_causes["desiredSize"] += before - after
+    new_only: list[str] = []
+    for path in change.because:
+        rule = rules.reaching_nodes(path)
+        if rule is not None and rule.how == "new-nodes":
+            new_only.append(path.split(".")[0])
+        elif rule is not None and rule.how == "running-nodes":
+            impact.relabelled.setdefault(change.name, []).append(path.split(".")[0])
+    if _label(change.base_inputs, DRIVER_VERSION_LABEL) != _label(change.inputs,
+                                                                  DRIVER_VERSION_LABEL):
+        new_only.append(f"label {DRIVER_VERSION_LABEL} (read when a node joins)")
+    if new_only:
+        impact.new_nodes_only[change.name] = list(dict.fromkeys(new_only))
+    if change.name in impact.relabelled:
+        impact.relabelled[change.name] = list(dict.fromkeys(impact.relabelled[change.name]))
+
+
+def _label(inputs: dict[str, Any], key: str) -> str | None:
+    return next((str(label.get("value")) for label in inputs.get("labels") or []
+                 if isinstance(label, dict) and label.get("key") == key), None)
+
+
+def _upgrade(change: ResourceChange) -> tuple[str, str, str] | None:
+    """(cluster, old, new) when the cluster's Kubernetes version goes up in place."""
+    if change.type != t.MANAGED_KUBERNETES or change.change != "update" \
+            or "version" not in change.because:
+        return None
+    old, new = change.base_inputs.get("version"), change.inputs.get("version")
+    if not isinstance(old, str) or not isinstance(new, str) or _version(new) < _version(old):
+        return None
+    return change.name, old, new
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """`1.34.1-aliyun.1` -> (1, 34, 1, 1): the order ACK upgrades in."""
+    return tuple(int(part) for part in re.findall(r"\d+", text))
 
 
 def _holds_data(change: ResourceChange) -> bool:
@@ -304,6 +385,9 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
             impact.gpu_nodes.setdefault(_past(kind, change.restart), []).append(change.name)
             impact.gpu_causes.update(p for p in change.because
                                      if kind == "replace" or rules.restarting(p))
+        if _is_gpu(change) and change.type == t.NODE_POOL:
+            _pool_impact(change, impact)
+        impact.upgraded = impact.upgraded or _upgrade(change)
         if kind in GONE and change.type in DATA_KINDS and _holds_data(change):
             impact.data.setdefault(_past(kind), []).append((DATA_KINDS[change.type],
                                                             change.name))
@@ -335,11 +419,22 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
         for path in change.ignored:
             rule = rules.ignoring(path, change.inputs)
             impact.ignored.append((change.name, path, rule.note if rule else ""))
+        kept = {rule.path: rule for path in change.kept
+                if (rule := _covering_kept(rules, path)) is not None}
+        impact.ignored += [(change.name, f"{path} removed", rule.note)
+                           for path, rule in kept.items()]
     if any(c.type == t.NAS_FILE_SYSTEM and c.change == "delete" for c in changes):
         impact.stale_shared_fs = sorted(
             c.name for c in changes if c.type == t.INSTANCE and _is_gpu(c)
             and c.change in ("same", "update") and not _in_fleets(c.name, impact.reconfigured))
     return impact
+
+
+def _covering_kept(rules: ResourceSemantics, path: str) -> Rule | None:
+    """The in-place Optional+Computed rule whose removal at `path` does nothing (a ForceNew
+    Computed input's removal is silent: nothing to warn about)."""
+    rule = rules.kept_when_removed(path)
+    return None if rule is None or rule.path in rules.replace else rule
 
 
 def _in_fleets(node: str, fleets: Sequence[str]) -> bool:
@@ -398,6 +493,9 @@ def _shrinks(change: ResourceChange) -> str | None:
         if rule and isinstance(before, int | float) and isinstance(after, int | float) \
                 and after < before:
             return f"{path} {before:g} -> {after:g}: {rule.note} ({rules.source(rule)})"
+        if rule and isinstance(before, str) and isinstance(after, str) \
+                and _version(after) < _version(before):
+            return f"{path} {before} -> {after}: {rule.note} ({rules.source(rule)})"
     return None
 
 
@@ -417,8 +515,8 @@ def _guard_rails(impact: Impact, guarded: bool) -> list[ChangeFinding]:
         causes = ", ".join(_few(sorted(impact.gpu_causes))) or "removed from the stack"
         findings.append(ChangeFinding(
             RULE_GPU, gate, gone_nodes,
-            f"{len(gone_nodes)} GPU node(s) or fleet(s) destroyed (running jobs and local "
-            f"disks are lost); because {causes}"))
+            f"{_count(impact, gone_nodes)} GPU node(s) or fleet(s) destroyed (running jobs "
+            f"and local disks are lost); because {causes}"))
     data = [name for key in ("replaced", "deleted", "orphaned")
             for _, name in impact.data.get(key, [])]
     if data:
@@ -442,18 +540,36 @@ def _guard_rails(impact: Impact, guarded: bool) -> list[ChangeFinding]:
         findings.append(ChangeFinding(
             RULE_RESTART, Level.WARNING, restarted,
             f"{len(restarted)} GPU node(s) stopped and started in place (running jobs stop)"))
-    stale = impact.first_boot_config + impact.stale_shared_fs + impact.old_image
+    stale = (impact.first_boot_config + impact.stale_shared_fs + impact.old_image
+             + list(impact.new_nodes_only))
     if stale:
         findings.append(ChangeFinding(
             RULE_OLD_CONFIG, Level.WARNING, sorted(set(stale)),
             "running nodes keep what their first boot configured (a new type's GPU count, a "
-            "removed shared file system, an image): see the change report for the safe way"))
+            "removed shared file system, an image, a node pool's template): see the change "
+            "report for the safe way"))
     if impact.ignored:
         findings.append(ChangeFinding(
             RULE_IGNORED, Level.WARNING, sorted({n for n, _, _ in impact.ignored}),
             "the provider never applies: " + "; ".join(
                 sorted({f"{path}: {note}" for _, path, note in impact.ignored}))))
     return findings
+
+
+def _count(impact: Impact, names: Sequence[str]) -> str:
+    """GPU nodes behind `names` (an ACK pool counts its nodes): `6`, or `at least 2` when an
+    autoscaled pool's size is the autoscaler's."""
+    counts = [impact.pool_nodes.get(name, 1) if name in impact.pool_nodes else 1
+              for name in names]
+    known = sum(c for c in counts if c is not None)
+    return f"at least {known}" if None in counts else str(known)
+
+
+def _named(impact: Impact, names: Sequence[str]) -> list[str]:
+    """Names, an ACK pool with the nodes it adds or removes: `llm-gpu-pool (2 nodes)`."""
+    return [f"{name} ({impact.pool_nodes[name]} nodes)" if impact.pool_nodes.get(name)
+            else f"{name} (every node)" if name in impact.pool_nodes else name
+            for name in names]
 
 
 def _few(names: Sequence[str], limit: int = 4) -> list[str]:
@@ -515,7 +631,25 @@ def summary_lines(report: ChangeReport) -> list[str]:
         if key in ("replaced", "restarted"):
             causes = [p for p, _ in impact.gpu_causes.most_common()]
             why = f" because {', '.join(_few(causes))} changed" if causes else ""
-        lines.append(f"GPU nodes {verb}: {len(names)}{why} ({', '.join(_few(names))}).")
+        lines.append(f"GPU nodes {verb}: {_count(impact, names)}{why} "
+                     f"({', '.join(_few(_named(impact, names)))}).")
+    if impact.upgraded:
+        cluster, old, new = impact.upgraded
+        lines.append(f"Control plane upgraded in place: {cluster} {old} -> {new} (ACK rolls "
+                     "the API servers; an upgrade is never rolled back). The node pools keep "
+                     "their kubelet version until each is upgraded (ACK console, or "
+                     "UpgradeClusterNodepool), one pool at a time within the version skew "
+                     "Kubernetes allows; check the add-on versions the new minor needs.")
+    if impact.new_nodes_only:
+        lines.append("Running nodes keep the old settings: " + _per_pool(impact.new_nodes_only)
+                     + " reach only nodes that join afterwards (a node pool is a template). "
+                     "To roll them: drain and remove nodes one at a time (`kubectl drain`, "
+                     "then remove the node with release in ACK) and let the pool add new "
+                     "ones; for a fixed pool, raise desired_size first so capacity stays.")
+    if impact.relabelled:
+        lines.append("Running nodes relabelled in place (update_nodes): "
+                     + _per_pool(impact.relabelled) + "; pods already running stay, a "
+                     "NoExecute taint evicts those that do not tolerate it.")
     for key in ("replaced", "deleted", "orphaned"):
         items = impact.data.get(key, [])
         if items:
@@ -559,6 +693,11 @@ def summary_lines(report: ChangeReport) -> list[str]:
         f"{counts[kind]} {kind}" + (f" ({restarts} restart)" if kind == "update" and restarts
                                     else "") for kind in CHANGES) + ".")
     return lines
+
+
+def _per_pool(paths: dict[str, list[str]]) -> str:
+    """`pool-a (instanceTypes, dataDisks); pool-b (tags)`."""
+    return "; ".join(f"{pool} ({', '.join(items)})" for pool, items in paths.items())
 
 
 def _few_pairs(items: Sequence[tuple[str, str]], limit: int = 6) -> list[tuple[str, str]]:

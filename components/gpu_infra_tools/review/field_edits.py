@@ -149,5 +149,70 @@ EDITS: dict[str, FieldEdit] = {
         Team="pretrain")),
     "alarm-threshold": FieldEdit("monitoring.alarms.cpu.threshold", "training-prod",
                                  "default -> 80", _set("monitoring.alarms.cpu.threshold", 80)),
+    # ACK (platform: ack): the cluster, its node pools, add-ons and registry
+    "ack-version": FieldEdit("ack.kubernetes_version", "training-ack",
+                             "1.34.1-aliyun.1 -> 1.35.0-aliyun.1",
+                             _set("ack.kubernetes_version", "1.35.0-aliyun.1"),
+                             "upgrade the node pools after the control plane, one at a time"),
+    "ack-version-down": FieldEdit("ack.kubernetes_version", "training-ack",
+                                  "1.34.1-aliyun.1 -> 1.33.4-aliyun.1",
+                                  _set("ack.kubernetes_version", "1.33.4-aliyun.1"),
+                                  "none: ACK never downgrades; a new cluster (`gpu-infra "
+                                  "clone`) on the older version"),
+    "ack-nodes-up": FieldEdit("fleet.nodes", "training-ack", "4 -> 6", _fleet(nodes=6)),
+    "ack-nodes-down": FieldEdit("fleet.nodes", "training-ack", "4 -> 2", _fleet(nodes=2),
+                                "drain the nodes first (`kubectl drain`), then apply, "
+                                "acknowledged (replaces-gpu-nodes): ACK picks which go"),
+    "ack-new-pool": FieldEdit("fleet.nodes", "training-ack", "4 -> 24 (a second pool)",
+                              _fleet(nodes=24)),
+    "ack-instance-type": FieldEdit(
+        "fleet.instance_type", "training-ack", "gn8v-8x.48xlarge -> ebmgn8v.48xlarge",
+        _fleet(instance_type="ecs.ebmgn8v.48xlarge"),
+        "running nodes keep the old type: remove them one at a time and let the pool add "
+        "nodes of the new type"),
+    "ack-instance-types": FieldEdit(
+        "fleet.instance_types", "inference-ack", "a fourth fallback type",
+        _fleet(instance_types=["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge",
+                               "ecs.gn6i-c4g1.xlarge", "ecs.gn6i-c8g1.2xlarge"]),
+        "new nodes only; running nodes stay as they are"),
+    "ack-disks": FieldEdit("storage.disks[].size_gib", "training-ack", "500 -> 600",
+                           _disk(size_gib=600),
+                           "new nodes only: running nodes keep their disks; remove them one "
+                           "at a time to roll"),
+    "ack-driver": FieldEdit("fleet.driver.version", "training-ack", "family pin -> 570.172.08",
+                            _fleet(driver={"version": "570.172.08"}),
+                            "the label changes on running nodes but ACK installs the driver "
+                            "at join: remove and re-add the nodes one at a time"),
+    "ack-spot-mix": FieldEdit("fleet.on_demand_percentage_above_base", "inference-ack",
+                              "30 -> 50", _fleet(on_demand_percentage_above_base=50),
+                              "new nodes only: the autoscaler's next nodes follow it"),
+    "ack-scaling-limits": FieldEdit("fleet.max_size", "inference-ack", "16 -> 24",
+                                    _fleet(max_size=24)),
+    "ack-desired-size": FieldEdit(
+        "fleet.desired_size", "inference-ack", "autoscaled -> 3", _fleet(desired_size=3),
+        "none in one step: the autoscaler stays on (scaling_config is kept when removed); "
+        "disable it in the ACK console first"),
+    "ack-pod-vswitch": FieldEdit(
+        "network.zones", "inference-ack", "[i, j] -> [i, j, k]",
+        _set("network.zones", ["cn-hangzhou-i", "cn-hangzhou-j", "cn-hangzhou-k"]),
+        "the new pod vSwitch is created but the cluster ignores it: add it to the "
+        "terway-eniip config (eni_conf vswitches) by hand"),
+    "ack-public-api": FieldEdit("ack.public_api", "inference-ack", "false -> true",
+                                _set("ack.public_api", True),
+                                "none by the provider (create only): bind an EIP to the API "
+                                "server in the ACK console, or reach it from the VPC"),
+    "ack-addon-version": FieldEdit(
+        "ack.addon_versions", "training-ack", "ack-nvidia-device-plugin v0.17.0 -> v0.18.0",
+        _set("ack.addon_versions", {"ack-nvidia-device-plugin": "v0.18.0"})),
+    "ack-registry-edition": FieldEdit(
+        "ack.registry.edition", "inference-ack", "personal -> enterprise",
+        _set("ack.registry.edition", "enterprise"),
+        "push the images to the new instance before the namespace goes: create the instance "
+        "in one stack, copy the images, then switch"),
+    "ack-maintenance": FieldEdit("ack.maintenance_window.start_utc", "training-ack",
+                                 "18:00 -> 20:00",
+                                 _set("ack.maintenance_window.start_utc", "20:00")),
+    "ack-system-pool": FieldEdit("ack.system_pool.nodes", "training-ack", "2 -> 3",
+                                 _set("ack.system_pool.nodes", 3)),
 }
 """Edit name -> edit, in the order the table lists them."""

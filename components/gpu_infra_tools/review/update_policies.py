@@ -15,17 +15,21 @@ from pathlib import Path
 
 import yaml
 
+from gpu_infra_facts.types import NODE_POOL
 from gpu_infra_facts.update_semantics import covered_types, provider_source, semantics
 from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review import review
 from gpu_infra_tools.review.changes import ChangeReport, change_report
 from gpu_infra_tools.review.field_edits import EDITS, FieldEdit
 
-POLICIES = ("nothing", "in place", "reconfigures running nodes", "restarts nodes",
-            "replaces nodes", "replaces data", "refused")
-"""Update policies, least to most disruptive; `reconfigures running nodes`: the nodes'
-config.sh reaches them by Cloud Assistant (the configuration channel) and their bootstrap
-runs again."""
+POLICIES = ("nothing", "in place", "partly ignored", "ignored by the provider",
+            "new nodes only", "reconfigures running nodes", "restarts nodes", "replaces nodes",
+            "replaces data", "refused")
+"""Update policies, least to most disruptive; `ignored by the provider`: accepted and never
+applied (the cloud keeps the old value), `partly ignored`: some of it; `new nodes only`: an
+ACK node pool's template changes, running nodes keep the old setting; `reconfigures running
+nodes`: the nodes' config.sh reaches them by Cloud Assistant (the configuration channel)
+and their bootstrap runs again."""
 STACKS_DIR = Path("stacks")
 
 
@@ -39,8 +43,17 @@ def policies_of(report: ChangeReport) -> list[str]:
                                or impact.gpu_nodes.get("deleted")),
         "restarts nodes": bool(impact.gpu_nodes.get("restarted")),
         "reconfigures running nodes": bool(impact.reconfigured),
+        "new nodes only": bool(impact.new_nodes_only),
+        "ignored by the provider": bool(impact.ignored) and not _applied(report),
+        "partly ignored": bool(impact.ignored) and _applied(report),
         "in place": any(c.change != "same" for c in report.changes if c.custom)}
     return [p for p in reversed(POLICIES) if found.get(p)][:3] or ["nothing"]
+
+
+def _applied(report: ChangeReport) -> bool:
+    """Whether some changed input is applied (not only ones the provider ignores)."""
+    return any(set(c.because) - set(c.ignored) or c.change in ("create", "replace", "delete")
+               for c in report.changes if c.custom and c.change != "same")
 
 
 def effects(report: ChangeReport) -> str:
@@ -76,7 +89,7 @@ def render(reports: Mapping[str, ChangeReport]) -> str:
         policy = " + ".join(p for p in policies if p != "in place" or len(policies) == 1)
         out.append(f"| `{edit.field}` | {edit.stack_name} | {edit.change} | **{policy}** | "
                    f"{effects(report)} | {safe} |")
-    out += ["", *DATA_DISKS_SECTION]
+    out += ["", *DATA_DISKS_SECTION, "", *node_pool_section()]
     out += ["", "## The provider rules behind it", "",
             "From `gpu_infra_facts/update_semantics.json` "
             f"(the Terraform provider {source['repository']} "
@@ -116,6 +129,32 @@ DATA_DISKS_SECTION = [
     "configuration in place; instances launched after it get the new disk, running ones keep "
     "theirs."]
 """The generated page's section on data disks (what the table cannot show)."""
+
+
+NODE_REACH = {"new-nodes": "reach only nodes that join afterwards (running nodes keep theirs)",
+              "running-nodes": "are written to the running nodes",
+              "scale": "scales the pool", "rolling": "roll over the running nodes"}
+"""How an in-place update of an ACK node pool reaches its nodes (update_semantics `nodes`)."""
+
+
+def node_pool_section() -> list[str]:
+    """What an ACK node pool's in-place updates do to its nodes, from update_semantics."""
+    rules = semantics(NODE_POOL)
+    out = ["## ACK node pools", "",
+           "A node pool is a template over an ESS scaling group: most edits change the "
+           f"template, not the nodes. From the provider's update function (`{rules.file}`):",
+           ""]
+    for how, words in NODE_REACH.items():
+        chosen = {path: rule for path, rule in rules.nodes.items() if rule.how == how}
+        notes = sorted({rule.note for rule in chosen.values() if rule.note})
+        if chosen:
+            out.append(f"- {', '.join(f'`{p}`' for p in chosen)} {words}"
+                       + (f": {'; '.join(notes)}." if notes else "."))
+    out += [f"- Removing `{path}`: {rule.note}." for path, rule in rules.kept_if_removed.items()]
+    out.append("- An autoscaled pool (no `desired_size`) ignores `desiredSize`: the cluster "
+               "autoscaler owns it and the provider reads the cloud's size back, so neither "
+               "`pulumi preview` nor the change report shows the autoscaler's count as drift.")
+    return out
 
 
 def edited_stack(edit: FieldEdit, directory: Path, stacks_dir: Path = STACKS_DIR) -> Path:

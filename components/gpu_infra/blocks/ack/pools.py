@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -196,11 +195,13 @@ class GpuNodePools(pulumi.ComponentResource):
     pushed to running nodes (`update_nodes`).
 
     A training fleet: its nodes in one zone, packed into deployment sets (ForceNew on the
-    pool) of at most 20, one pool per set (`<name>-pool-000`, ...), each at a fixed
-    desired_size; a capacity guarantee, when the stack has one, as the pools'
-    private_pool_options (Target). A scaling fleet: one pool over its zones with its
+    pool) of at most 20, one pool per set (`<name>-pool`, `<name>-pool-001`, ...), filled in
+    order at fixed desired_sizes, so that growing the fleet adds nodes and pools and never
+    shrinks or renames a running pool; a capacity guarantee, when the stack has one, as the
+    pools' private_pool_options (Target). A scaling fleet: one pool over its zones with its
     instance types in fallback order, on-demand base and percentage, spot pools, remedy and
-    on-demand compensation; sized by `sizing`.
+    on-demand compensation; sized by `sizing` (an autoscaled pool ignores desiredSize, which
+    the provider reads back from the cloud: the autoscaler's count is not drift).
 
     Outputs: `node_pool_ids`, `labels`, `taint` (key, value, effect)."""
 
@@ -227,10 +228,11 @@ class GpuNodePools(pulumi.ComponentResource):
         private_pool = alicloud.cs.NodePoolPrivatePoolOptionsArgs(
             private_pool_options_match_criteria=spec.private_pool_match,
             private_pool_options_id=spec.private_pool_id) if spec.private_pool_id else None
+        pool_opts = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(
+            ignore_changes=["desiredSize"])) if autoscaled(fleet) else child
         self.pools: list[alicloud.cs.NodePool] = []
         for index, count in enumerate(counts):
-            pool = child_name(name, f"pool-{index:03d}") if len(counts) > 1 \
-                else child_name(name, "pool")
+            pool = pool_name(name, index)
             self.pools.append(alicloud.cs.NodePool(
                 pool, node_pool_name=pool, cluster_id=cluster_id,
                 vswitch_ids=list(spec.vswitch_ids), instance_types=types,
@@ -247,14 +249,20 @@ class GpuNodePools(pulumi.ComponentResource):
                 tags=conventions.tags_for(pool, {FLEET_TAG_KEY: name}),
                 **_system_disk(fleet.system_disk_gib, spec.kms_key_id), **charging(fleet),
                 **sizing(fleet, count or None), **spec.extra,
-                opts=child))
+                opts=pool_opts))
         self.node_pool_ids = [pool.node_pool_id for pool in self.pools]
         self.register_outputs({"node_pool_ids": self.node_pool_ids, "labels": self.labels,
                                "taint": list(self.taint)})
 
 
+def pool_name(fleet: str, index: int) -> str:
+    """`<fleet>-pool` for the first pool (a fleet's only one keeps its name when the fleet
+    grows past a deployment set), `<fleet>-pool-001` and on for the next."""
+    return child_name(fleet, f"pool-{index:03d}" if index else "pool")
+
+
 def _split(nodes: int, size: int) -> list[int]:
-    """`nodes` in groups of at most `size`, as even as they come: 45 by 20 -> 15, 15, 15."""
-    groups = math.ceil(nodes / size)
-    base, extra = divmod(nodes, groups)
-    return [base + (1 if i < extra else 0) for i in range(groups)]
+    """`nodes` in groups of at most `size`, filled in order: 45 by 20 -> 20, 20, 5 (growing
+    the fleet never lowers a running pool's size)."""
+    full, rest = divmod(nodes, size)
+    return [size] * full + ([rest] if rest else [])
