@@ -3,13 +3,16 @@ a principal with a node's own permissions, or anyone who may tag the fleet's ins
 to add a key to root's authorized_keys, swap a peer's host key or slip an instance into the
 hostfile, and fails. The real gpu-infra-api (each system's python3) and the node scripts run
 against the signing stand-in, which applies the stack's node policy as RAM would; the keys are
-real OpenSSH ED25519 keys."""
+real OpenSSH ED25519 keys, and two sandbox nodes log in to each other through a real OpenSSH
+server (sshd on 127.0.0.1, started by the test only)."""
 
 from __future__ import annotations
 
 import shlex
 import shutil
+import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +27,9 @@ from .node_systems import PYTHONS, python_of
 from .test_bootstrap_run import TRAINING
 
 pytestmark = pytest.mark.slow  # runs the node code against an HTTP stand-in
+
+SSHD = "/usr/sbin/sshd"
+"""Debian's and Ubuntu's OpenSSH server (sshd wants its absolute path)."""
 
 NODES = {"i-node0": (HOSTNAME, "10.1.0.10"), "i-node1": ("t01-gpu-node-001", "10.1.0.11")}
 ROGUE = ("i-rogue", "a-rogue-host", "10.9.9.9")
@@ -179,3 +185,85 @@ def test_node_list_pages_go_on_and_the_node_reads_every_page(tmp_path):
         missing = signed_call(python_of("alinux-3"), root / "opt/gpu-infra/bin/gpu-infra-api",
                               root, "peers")
         assert missing.returncode == 75  # not written yet: the peers timer tries again
+
+
+def sshd(directory: Path, host_key: Path, authorized: Path) -> tuple[subprocess.Popen[str], int]:
+    """A real OpenSSH server on 127.0.0.1 playing one node: its host key and root's
+    authorized_keys are the node's files; the port it listens on."""
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = directory / "sshd_config"
+    config.write_text(f"ListenAddress 127.0.0.1:{port}\nHostKey {host_key}\n"
+                      f"AuthorizedKeysFile {authorized}\nPermitRootLogin prohibit-password\n"
+                      "PasswordAuthentication no\nKbdInteractiveAuthentication no\n"
+                      "UsePAM no\nStrictModes no\n"
+                      f"PidFile {directory / 'sshd.pid'}\n")
+    Path("/run/sshd").mkdir(exist_ok=True)  # its privilege separation directory
+    server = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], text=True,
+                              stderr=subprocess.PIPE)
+    for _ in range(100):
+        with socket.socket() as client:
+            if client.connect_ex(("127.0.0.1", port)) == 0:
+                return server, port
+        time.sleep(0.05)
+    server.kill()
+    raise AssertionError(f"sshd did not listen: {server.communicate()[1]}")
+
+
+def ssh_from(node: Sandbox, peer: str, port: int, key: Path | None = None
+             ) -> subprocess.CompletedProcess[str]:
+    """`ssh root@<peer> true` as node's root would run it: its key, its known hosts (the
+    peer's name as gpu-infra-peers wrote it), strict host key checking."""
+    return subprocess.run(
+        ["ssh", "-F", "/dev/null", "-p", str(port), "-i",
+         str(key or node.root / "root/.ssh/id_ed25519"), "-o", "BatchMode=yes",
+         "-o", "IdentitiesOnly=yes", "-o", "StrictHostKeyChecking=yes",
+         "-o", f"GlobalKnownHostsFile={node.root / 'etc/gpu-infra/known_hosts'}",
+         "-o", "UserKnownHostsFile=/dev/null", "-o", f"HostKeyAlias={peer}",
+         "root@127.0.0.1", "true"], capture_output=True, text=True, timeout=30, check=False)
+
+
+@pytest.mark.skipif(not Path(SSHD).exists(), reason="NOT TESTED: no OpenSSH server "
+                    "(apt-get install openssh-server; .ci/run installs it)")
+def test_nodes_log_in_to_each_other_and_nothing_else_passes_for_a_node(tmp_path):
+    """Two nodes booted from the same fleet keys: node 0 logs in to node 1 as root with real
+    OpenSSH, by the name gpu-infra-peers wrote; a server without the fleet's host key is
+    refused (host key verification), and a client without the fleet's key is denied."""
+    user_key, user_pub = keypair(tmp_path, "user")
+    host_key, host_pub = keypair(tmp_path, "host")
+    peers = ((HOSTNAME, "10.1.0.10", "healthy"), ("t01-gpu-node-001", "10.1.0.11", "healthy"))
+    nodes = []
+    for name in ("node0", "node1"):
+        node = Sandbox(tmp_path / name, peers=peers)
+        (node.dir / "bin/ssh-keygen").unlink()  # the real one
+        (node.dir / "secrets" / TRUST.user_key).write_text(user_key)
+        (node.dir / "secrets" / TRUST.host_key).write_text(host_key)
+        node.install(TRAINING)
+        assert node.boot().code == 0
+        nodes.append(node)
+    node0, node1 = nodes
+    assert "t01-gpu-node-001" in node0.root.joinpath("etc/hosts").read_text()
+    server, port = sshd(tmp_path, node1.root / "etc/ssh/ssh_host_ed25519_key",
+                        node1.root / "root/.ssh/authorized_keys")
+    _, stranger_pub = keypair(tmp_path, "stranger")
+    try:
+        done = ssh_from(node0, "t01-gpu-node-001", port)
+        assert done.returncode == 0, done.stderr
+        denied = ssh_from(node0, "t01-gpu-node-001", port, key=tmp_path / "stranger")
+        assert denied.returncode != 0 and "Permission denied" in denied.stderr
+    finally:
+        server.terminate()
+        server.communicate(timeout=10)
+    rogue, rogue_port = sshd(tmp_path, tmp_path / "stranger",
+                             node1.root / "root/.ssh/authorized_keys")
+    try:
+        refused = ssh_from(node0, "t01-gpu-node-001", rogue_port)
+        assert refused.returncode != 0 and "Host key verification failed" in refused.stderr
+    finally:
+        rogue.terminate()
+        rogue.communicate(timeout=10)
+    assert host_pub.split()[1] in node0.root.joinpath("etc/gpu-infra/known_hosts").read_text()
+    assert user_pub.split()[1] in node1.root.joinpath("root/.ssh/authorized_keys").read_text()
+    assert stranger_pub.split()[1] not in node1.root.joinpath(
+        "root/.ssh/authorized_keys").read_text()
