@@ -58,11 +58,12 @@ def count(plan: Plan, suffix: str) -> int:
                             ":EventRule": 3, ":ResourceGroup": 1, ":ServiceQueue": 1,
                             ":ess/notification:Notification": 1,
                             ":ServiceMetricAlarmRule": 1, ":InstanceRefresh": 0}),
-    ("rendering-batch", 68, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
+    ("rendering-batch", 74, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
                              ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 3,
                              ":BucketLogging": 2,
                              ":MonitorGroup": 2, ":Instance": 0, ":EventRule": 3,
-                             ":ResourceGroup": 1}),
+                             ":ResourceGroup": 1, ":ServiceQueue": 2, ":V3Function": 1,
+                             ":V3Trigger": 1}),
 ])
 def test_shipped_stack_plans_with_expected_resources(stack, total, expected):
     plan = shipped(stack)

@@ -33,14 +33,17 @@ def visit(node: ast.AST, scope: tuple[str, ...], relative: str, sites: set[str])
 
 NODE_PROGRAMS = BLOCKS / "bootstrap" / "steps"
 """Python the nodes run (shipped in user data), not checks made while planning."""
+FUNCTION_PROGRAMS = BLOCKS / "functions"
+"""Python Function Compute runs (shipped in the function's zip), not checks made while
+planning."""
 
 
 def raise_sites() -> set[str]:
-    """`path::Class.function` of every function in blocks/ (node programs aside) that holds a
-    raise statement."""
+    """`path::Class.function` of every function in blocks/ (node and function programs aside)
+    that holds a raise statement."""
     sites: set[str] = set()
     for path in sorted(BLOCKS.rglob("*.py")):
-        if path.is_relative_to(NODE_PROGRAMS):
+        if path.is_relative_to(NODE_PROGRAMS) or path.is_relative_to(FUNCTION_PROGRAMS):
             continue
         relative = path.relative_to(BLOCKS).as_posix()
         visit(ast.parse(path.read_text(encoding="utf-8")), (), relative, sites)

@@ -28,6 +28,10 @@ Sources (read 2026-12-01):
          region of an account (provider resource_alicloud_oos_parameter.go line 45,
          terraform-provider-alicloud 81c43b672; OOS GetSecretParameter API reference, read
          2026-12-02: Name up to 180 characters).
+  [FC]   Function Compute 3.0 function names: the provider's resource_alicloud_fcv3_function.go
+         (81c43b672): letters, digits, underscores and hyphens, starting with a letter or
+         an underscore, 1-128 characters; one per region of the account (its ARN is
+         acs:fc:{region}:{account}:functions/{name}).
   Not listed: names the cloud does not keep unique (VPCs, vSwitches, security groups,
   deployment sets, scaling groups and configurations, EIPs, NAT gateways, alarms) and KMS
   aliases (unique per region of an account, but gpu-infra creates none).
@@ -55,6 +59,7 @@ from gpu_infra_facts.types import (
     BUCKET,
     CMS_METRIC_RULE_TEMPLATE,
     EVENT_RULE,
+    FC_FUNCTION,
     KEY_PAIR,
     LOG_PROJECT,
     MNS_QUEUE,
@@ -112,6 +117,8 @@ UNIQUE_NAMES: dict[str, UniqueName] = {
     OOS_PARAMETER: UniqueName("parameterName", "region", 180, OOS_NAME_PATTERN, "OOS"),
     OOS_SECRET_PARAMETER: UniqueName("secretParameterName", "region", 180, OOS_NAME_PATTERN,
                                      "OOS"),
+    FC_FUNCTION: UniqueName("functionName", "region", 128,
+                            re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,127}$"), "FC"),
 }
 """Type token -> its unique name input. The suffix goes on every one of them."""
 

@@ -866,6 +866,20 @@ class QueueScalingArgs(TypedDict):
     missing_data_minutes: NotRequired[int]
     """Alert the contacts when no value arrived for this many minutes. Default 15; null: no
     alert."""
+    publisher: NotRequired[str]
+    """Who publishes the metric. `stack`: the stack creates the fleet's job queue (MNS
+    `<fleet>-jobs`, stack output `job_queue`; one message per job, received by the node that
+    runs it and deleted when it is done) and a Function Compute function that puts the
+    queue's backlog (waiting + running + delayed) as the metric every period. `external`:
+    you publish it (`gpu-infra publish-queue-metric`, your serving layer). Default by
+    layout: stack for rendering, external for inference (its backlog is the model servers'
+    pending requests, which only they know).
+    One of: stack, external."""
+    job_timeout_seconds: NotRequired[int]
+    """With the stack's publisher: how long a received job stays invisible to other nodes
+    (the queue's visibility timeout); a node working longer renews it
+    (ChangeMessageVisibility), a node that dies gives the job back after it. Default 1800;
+    60 to 43200 (the MNS maximum)."""
 
 
 class ScheduledScalingArgs(TypedDict):

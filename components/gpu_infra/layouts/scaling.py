@@ -50,6 +50,7 @@ class ScalingLayout(LayoutBase):
             data_disks=self.disks.scaling_disks(), kms_key_id=self.kms_key_id,
             health_check_types=self.cluster.health_check_types,
             scale_in_percent=self.cluster.scale_in_percent,
+            publishes_queue_metric=self.cluster.stack_publishes_queue_metric,
             contact_group=self.alerting.contact_group_name if self.alerting else None,
             resource_group_id=self.alerting.resource_group_id if self.alerting else None,
             opts=self.child)
@@ -71,4 +72,6 @@ class ScalingLayout(LayoutBase):
             exports["metric_group_id"] = self.fleet.metric_group_id
         if self.fleet.drain_queue_name is not None:
             exports["drain_queue"] = self.fleet.drain_queue_name
+        if self.fleet.job_queue_name is not None:
+            exports["job_queue"] = self.fleet.job_queue_name
         return exports

@@ -312,6 +312,19 @@ class QueueScaling(StrictModel):
     missing_data_minutes: int | None = Field(default=15, ge=5, le=1440)
     """Alert the contacts when no value arrived for this many minutes. Default 15; null: no
     alert."""
+    publisher: Literal["stack", "external"] | None = None
+    """Who publishes the metric. `stack`: the stack creates the fleet's job queue (MNS
+    `<fleet>-jobs`, stack output `job_queue`; one message per job, received by the node that
+    runs it and deleted when it is done) and a Function Compute function that puts the
+    queue's backlog (waiting + running + delayed) as the metric every period. `external`:
+    you publish it (`gpu-infra publish-queue-metric`, your serving layer). Default by
+    layout: stack for rendering, external for inference (its backlog is the model servers'
+    pending requests, which only they know)."""
+    job_timeout_seconds: int = Field(default=1800, ge=60, le=43200)
+    """With the stack's publisher: how long a received job stays invisible to other nodes
+    (the queue's visibility timeout); a node working longer renews it
+    (ChangeMessageVisibility), a node that dies gives the job back after it. Default 1800;
+    60 to 43200 (the MNS maximum)."""
 
     def scale_out_steps(self, max_adjustment: int) -> list[ScalingStep]:
         """`steps`, else the doubling bands sized by jobs_per_instance, capped at

@@ -485,6 +485,13 @@ class InferenceConfig(PlatformChoice):
         queue = self.fleet.queue_scaling
         return queue.scale_in_percent if queue and queue.scale_in_percent else 25
 
+    @property
+    def stack_publishes_queue_metric(self) -> bool:
+        """`fleet.queue_scaling.publisher` is `stack` (default external: only the model
+        servers know their pending requests)."""
+        queue = self.fleet.queue_scaling
+        return queue is not None and queue.publisher == "stack"
+
     @model_validator(mode="after")
     def _check_service(self) -> InferenceConfig:
         problems: list[str] = []
@@ -527,6 +534,13 @@ class RenderingConfig(ClusterBase):
         running jobs, so an empty one means the farm is idle."""
         queue = self.fleet.queue_scaling
         return queue.scale_in_percent if queue and queue.scale_in_percent else 100
+
+    @property
+    def stack_publishes_queue_metric(self) -> bool:
+        """`fleet.queue_scaling.publisher` is not `external` (default stack: the farm's
+        jobs go through the stack's job queue)."""
+        queue = self.fleet.queue_scaling
+        return queue is not None and queue.publisher != "external"
 
     @model_validator(mode="after")
     def _check_health_checks(self) -> RenderingConfig:

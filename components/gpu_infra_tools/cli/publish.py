@@ -20,8 +20,13 @@ import subprocess
 import sys
 import time
 
+from gpu_infra.blocks.functions.rpc import (
+    Credentials,
+    MetricPoint,
+    PublishError,
+    publish_queue_metric,
+)
 from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
-from gpu_infra_tools.metrics import Credentials, MetricPoint, PublishError, publish_queue_metric
 
 COMMAND_TIMEOUT_SECONDS = 30
 """A queue-length command that takes longer is abandoned for that round."""

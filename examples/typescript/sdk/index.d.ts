@@ -834,6 +834,13 @@ export interface QueueScalingArgs {
      */
     evaluationCount?: number;
     /**
+     * With the stack's publisher: how long a received job stays invisible to other nodes
+     * (the queue's visibility timeout); a node working longer renews it
+     * (ChangeMessageVisibility), a node that dies gives the job back after it. Default 1800;
+     * 60 to 43200 (the MNS maximum).
+     */
+    jobTimeoutSeconds?: number;
+    /**
      * Backlog one instance works off in about one scaling period; sizes the derived
      * scale-out steps: a backlog over the threshold below 1x this adds 1 instance, 1-2x adds 2,
      * 2-4x adds 4, from 4x adds 8 (each capped at max_size - min_size). Default 1.
@@ -853,6 +860,17 @@ export interface QueueScalingArgs {
      * Alarm period. Default 60.
      */
     periodSeconds?: number;
+    /**
+     * Who publishes the metric. `stack`: the stack creates the fleet's job queue (MNS
+     * `<fleet>-jobs`, stack output `job_queue`; one message per job, received by the node that
+     * runs it and deleted when it is done) and a Function Compute function that puts the
+     * queue's backlog (waiting + running + delayed) as the metric every period. `external`:
+     * you publish it (`gpu-infra publish-queue-metric`, your serving layer). Default by
+     * layout: stack for rendering, external for inference (its backlog is the model servers'
+     * pending requests, which only they know).
+     * One of: stack, external.
+     */
+    publisher?: string;
     /**
      * Periods in a row at or below scale_in_threshold before the fleet shrinks, 1 to 100.
      * Default 10 (longer than scale-out: hysteresis).

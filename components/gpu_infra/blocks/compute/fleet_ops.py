@@ -31,8 +31,8 @@ from gpu_infra_facts.cloudmonitor import (
 )
 from gpu_infra_facts.types import MNS_QUEUE, SERVICE_METRIC_ALARM_RULE
 
-DRAIN_QUEUE_POLL_SECONDS = 30
-"""Long-poll wait of ReceiveMessage on the drain queue (the MNS maximum)."""
+QUEUE_POLL_SECONDS = 30
+"""Long-poll wait of ReceiveMessage on the drain and job queues (the MNS maximum)."""
 DRAIN_ACTIONS = ("mns:ReceiveMessage", "mns:DeleteMessage", "mns:ChangeMessageVisibility")
 LIFECYCLE_ACTIONS = ("ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat")
 SCALING_ERROR_NOTICES = ("AUTOSCALING:SCALE_OUT_ERROR", "AUTOSCALING:SCALE_IN_ERROR",
@@ -53,15 +53,14 @@ def account_id(parent: pulumi.Resource) -> pulumi.Output[str]:
         opts=pulumi.InvokeOutputOptions(parent=parent)).account_id
 
 
-def drain_queue(name: str, *, drain_seconds: int, conventions: Conventions,
-                parent: pulumi.Resource) -> alicloud.message.ServiceQueue:
-    """The MNS queue the scale-in hook notifies: a message stays invisible to other
-    drainers for the drain window once one receives it."""
-    queue_name = child_name(name, "drain")
+def work_queue(queue_name: str, *, visibility_seconds: int, conventions: Conventions,
+               parent: pulumi.Resource) -> alicloud.message.ServiceQueue:
+    """An MNS queue whose message, once received, stays invisible to other receivers for
+    `visibility_seconds` (the drain window; a job's time limit)."""
     return alicloud.message.ServiceQueue(
         queue_name, queue_name=conventions.unique_name(MNS_QUEUE, queue_name),
-        polling_wait_seconds=DRAIN_QUEUE_POLL_SECONDS,
-        visibility_timeout=drain_seconds, tags=conventions.tags_for(queue_name),
+        polling_wait_seconds=QUEUE_POLL_SECONDS,
+        visibility_timeout=visibility_seconds, tags=conventions.tags_for(queue_name),
         opts=fixed_name(parent))
 
 
@@ -75,16 +74,18 @@ def node_permissions(name: str, *, role_name: pulumi.Input[str], region: str,
                      account: pulumi.Input[str], scaling_group_id: pulumi.Input[str],
                      drain_queue_name: pulumi.Input[str] | None, publishes_metric: bool,
                      conventions: Conventions, parent: pulumi.Resource,
+                     job_queue_name: pulumi.Input[str] | None = None,
                      ) -> tuple[alicloud.ram.Policy, alicloud.ram.RolePolicyAttachment] | None:
     """A policy on the node role for this fleet only: publish the queue metric
     (cms:PutCustomMetric has no resource-level scope, so it is that one action on "*"),
-    receive and delete the fleet's drain messages, complete the fleet's lifecycle actions.
-    None when there is nothing to grant."""
-    if drain_queue_name is None and not publishes_metric:
+    receive and delete the fleet's drain messages and jobs, complete the fleet's lifecycle
+    actions. None when there is nothing to grant."""
+    if drain_queue_name is None and job_queue_name is None and not publishes_metric:
         return None
-    document = pulumi.Output.all(account, scaling_group_id, drain_queue_name).apply(
+    document = pulumi.Output.all(account, scaling_group_id, drain_queue_name,
+                                 job_queue_name).apply(
         lambda values: _permissions_document(region, values[0], values[1], values[2],
-                                             publishes_metric))
+                                             publishes_metric, values[3]))
     return role_policy(
         child_name(name, "fleet-policy"), role_name=role_name, document=document,
         description="Queue metric, drain messages and lifecycle actions of one GPU fleet",
@@ -92,7 +93,7 @@ def node_permissions(name: str, *, role_name: pulumi.Input[str], region: str,
 
 
 def _permissions_document(region: str, account: str, group_id: str, queue_name: str | None,
-                          publishes_metric: bool) -> str:
+                          publishes_metric: bool, job_queue_name: str | None) -> str:
     statements: list[dict[str, object]] = []
     if publishes_metric:
         statements.append({"Effect": "Allow", "Action": [PUT_CUSTOM_METRIC_ACTION],
@@ -103,6 +104,10 @@ def _permissions_document(region: str, account: str, group_id: str, queue_name: 
              "Resource": [f"acs:mns:{region}:{account}:/queues/{queue_name}/messages"]},
             {"Effect": "Allow", "Action": list(LIFECYCLE_ACTIONS),
              "Resource": [f"acs:ess:{region}:{account}:scalinggroup/{group_id}"]}]
+    if job_queue_name is not None:
+        statements.append({"Effect": "Allow", "Action": list(DRAIN_ACTIONS),
+                           "Resource": [f"acs:mns:{region}:{account}:/queues/"
+                                        f"{job_queue_name}/messages"]})
     return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": statements})
 
 

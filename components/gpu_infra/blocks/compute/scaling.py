@@ -10,12 +10,13 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.compute.fleet_ops import (
     account_id,
-    drain_queue,
     ess_queue_arn,
     missing_metric_alarm,
     node_permissions,
     scaling_error_notice,
+    work_queue,
 )
+from gpu_infra.blocks.compute.queue_publisher import QueueMetricPublisher
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
 from gpu_infra.schema.compute import ScalingFleet
 from gpu_infra_facts.allowed import HealthCheckType
@@ -48,15 +49,16 @@ class GpuScalingGroup(pulumi.ComponentResource):
 
     Scaling: target tracking on a system metric, queue scaling (steps sized to the backlog
     out, `scale_in_percent` of the capacity in, and an alert to `contact_group` when the
-    metric stops arriving), scheduled tasks. Scale-in: a SCALE_IN lifecycle hook gives
-    instances `drain_seconds` and notifies the MNS queue `<name>-drain` (contract in
-    fleet_ops). With `role_name`, the node role may publish the queue metric and drain
-    this fleet (and nothing else). Without a configured CloudMonitor group, queue scaling
-    creates one (`metric_group_id`). Group deletion protection follows
-    `conventions.deletion_protection`.
+    metric stops arriving; with `publishes_queue_metric`, the job queue and the function
+    that publishes its backlog, QueueMetricPublisher), scheduled tasks. Scale-in: a
+    SCALE_IN lifecycle hook gives instances `drain_seconds` and notifies the MNS queue
+    `<name>-drain` (contract in fleet_ops). With `role_name`, the node role may publish the
+    queue metric, take its jobs and drain this fleet (and nothing else). Without a
+    configured CloudMonitor group, queue scaling creates one (`metric_group_id`). Group
+    deletion protection follows `conventions.deletion_protection`.
 
     Outputs: `scaling_group_id`, `scaling_configuration_id`, `scaling_rule_aris`,
-    `metric_group_id` and `drain_queue_name` (or None).
+    `metric_group_id`, `drain_queue_name` and `job_queue_name` (or None).
     """
 
     TYPE = "gpu-infra:compute:GpuScalingGroup"
@@ -69,6 +71,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
     drain_queue: alicloud.message.ServiceQueue | None
     refresh: alicloud.ess.InstanceRefresh | None
     missing_data_alarm: alicloud.cloudmonitor.ServiceMetricAlarmRule | None
+    publisher: QueueMetricPublisher | None
 
     def __init__(self, name: str, *, config: ScalingFleet,
                  vswitch_ids: Sequence[pulumi.Input[str]],
@@ -83,6 +86,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  scale_in_percent: int = 25,
                  contact_group: pulumi.Input[str] | None = None,
                  readiness_seconds: int | None = None,
+                 publishes_queue_metric: bool = False,
                  resource_group_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`health_check_types` and `scale_in_percent`: the layout's effective values
@@ -92,7 +96,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
         after that many seconds (30-21600); None: no readiness hook. A callable `user_data`
         gets the group's and the readiness hook's ids. `resource_group_id`: the resource
         group the scaling group and its instances go into (what scopes the stack's event
-        rules to them); None: the account's default one."""
+        rules to them); None: the account's default one. `publishes_queue_metric`: the
+        stack publishes the queue metric from its job queue (the layout's effective
+        `queue_scaling.publisher`)."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spot = config.uses_spot
@@ -150,8 +156,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self._target_tracking(name, config, child)
         self.metric_group: alicloud.cms.MonitorGroup | None = None
         self.missing_data_alarm = None
+        self.publisher = None
         self._queue_scaling(name, config, conventions, scale_in_percent, contact_group,
-                            account, child)
+                            account, child, publishes_queue_metric)
         self.scheduled_tasks = [
             alicloud.ess.ScheduledTask(
                 child_name(name, f"schedule-{task.name}"),
@@ -169,7 +176,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
                 name, role_name=role_name, region=conventions.region, account=account,
                 scaling_group_id=self.group.id,
                 drain_queue_name=self.drain_queue.queue_name if self.drain_queue else None,
-                publishes_metric=config.queue_scaling is not None, conventions=conventions,
+                job_queue_name=self.publisher.job_queue_name if self.publisher else None,
+                publishes_metric=config.queue_scaling is not None and self.publisher is None,
+                conventions=conventions,
                 parent=self)
         self.refresh = self._refresh(name, config, image_id, user_data) \
             if config.refreshes else None
@@ -180,6 +189,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.scaling_rule_aris = {key: rule.ari for key, rule in self.rules.items()}
         self.metric_group_id = self.metric_group.id if self.metric_group else None
         self.drain_queue_name = self.drain_queue.queue_name if self.drain_queue else None
+        self.job_queue_name = self.publisher.job_queue_name if self.publisher else None
         self.readiness_hook_id = self.readiness_hook.id if self.readiness_hook else None
         self.register_outputs({"scaling_group_id": self.scaling_group_id,
                                "scaling_configuration_id": self.scaling_configuration_id,
@@ -192,8 +202,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.drain_queue, self.lifecycle_hook = None, None
         if config.drain_seconds is None:
             return
-        self.drain_queue = drain_queue(name, drain_seconds=config.drain_seconds,
-                                       conventions=conventions, parent=self)
+        self.drain_queue = work_queue(child_name(name, "drain"),
+                                      visibility_seconds=config.drain_seconds,
+                                      conventions=conventions, parent=self)
         self.lifecycle_hook = alicloud.ess.LifecycleHook(
             child_name(name, "drain"), name=child_name(name, "drain"),
             scaling_group_id=self.group.id, lifecycle_transition="SCALE_IN",
@@ -240,7 +251,8 @@ class GpuScalingGroup(pulumi.ComponentResource):
 
     def _queue_scaling(self, name: str, config: ScalingFleet, conventions: Conventions,
                        scale_in_percent: int, contact_group: pulumi.Input[str] | None,
-                       account: pulumi.Input[str], child: pulumi.ResourceOptions) -> None:
+                       account: pulumi.Input[str], child: pulumi.ResourceOptions,
+                       publishes: bool) -> None:
         queue = config.queue_scaling
         if queue is None:
             return
@@ -284,6 +296,11 @@ class GpuScalingGroup(pulumi.ComponentResource):
                 period=queue.period_seconds, statistics="Average",
                 comparison_operator=operator, threshold=f"{threshold:g}",
                 evaluation_count=periods, enable=True, opts=child))
+        if publishes:
+            self.publisher = QueueMetricPublisher(
+                child_name(name, "jobs"), queue=queue, fleet=name,
+                metric_group_id=pulumi.Output.from_input(group_id).apply(str),
+                conventions=conventions, opts=child)
         if contact_group is not None and queue.missing_data_minutes is not None:
             self.missing_data_alarm = missing_metric_alarm(
                 name, queue, queue.missing_data_minutes,

@@ -1,4 +1,8 @@
-"""PutCustomMetric over HTTPS with Alibaba Cloud's RPC signature (version 1.0, HMAC-SHA1).
+"""CloudMonitor calls over HTTPS with Alibaba Cloud's RPC signature (version 1.0,
+HMAC-SHA1): PutCustomMetric (a fleet's queue metric) and DescribeMetricLast (a cloud
+service's newest data point). Standard library and gpu_infra_facts only: the
+`gpu-infra publish-queue-metric` command and the stack's Function Compute publisher
+(queue_metric, shipped as source) both run it.
 
 Facts (API, parameters, endpoint) are in gpu_infra_facts.cloudmonitor.
 """
@@ -20,6 +24,7 @@ from dataclasses import dataclass, field
 
 from gpu_infra_facts.cloudmonitor import (
     CMS_API_VERSION,
+    CMS_SUCCESS_CODE,
     FLEET_DIMENSION,
     RAW_DATA_TYPE,
     cms_endpoint,
@@ -30,6 +35,8 @@ METADATA_URL = "http://100.100.100.200"
 METADATA_TOKEN_TTL = "21600"
 """Seconds a metadata token lives (the hardened mode asks for a token first)."""
 TIMEOUT_SECONDS = 10
+DATAPOINTS_PER_PAGE = 1000
+"""DescribeMetricLast `Length`: data points per page (its maximum)."""
 ENV_KEYS = (("ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET",
              "ALIBABA_CLOUD_SECURITY_TOKEN"),
             ("ALICLOUD_ACCESS_KEY", "ALICLOUD_SECRET_KEY", "ALICLOUD_SECURITY_TOKEN"))
@@ -146,11 +153,11 @@ def signed_request(action: str, parameters: Mapping[str, str], credentials: Cred
     return {**query, "Signature": base64.b64encode(digest).decode()}
 
 
-def publish_queue_metric(point: MetricPoint, *, region: str, credentials: Credentials,
-                         endpoint: str | None = None) -> str:
-    """Send `point` with PutCustomMetric; return the request id. Raises PublishError."""
-    body = urllib.parse.urlencode(
-        signed_request("PutCustomMetric", point.parameters(), credentials)).encode()
+def cms_call(action: str, parameters: Mapping[str, str], *, region: str,
+             credentials: Credentials, endpoint: str | None = None) -> dict[str, object]:
+    """One signed CloudMonitor call; its JSON answer. Raises PublishError when CloudMonitor
+    cannot be reached or refuses (a Code other than 200)."""
+    body = urllib.parse.urlencode(signed_request(action, parameters, credentials)).encode()
     request = urllib.request.Request(
         endpoint or cms_endpoint(region), data=body, method="POST",
         headers={"Content-Type": "application/x-www-form-urlencoded"})
@@ -166,7 +173,41 @@ def publish_queue_metric(point: MetricPoint, *, region: str, credentials: Creden
     except ValueError:
         raise PublishError(f"CloudMonitor answered something that is not JSON: "
                            f"{text[:200]!r}") from None
-    if str(result.get("Code")) != "200":
-        raise PublishError(f"CloudMonitor refused the metric: {result.get('Code')}: "
-                           f"{result.get('Message')}")
+    if not isinstance(result, dict) or str(result.get("Code")) != CMS_SUCCESS_CODE:
+        code, message = (result.get("Code"), result.get("Message")) \
+            if isinstance(result, dict) else (None, text[:200])
+        raise PublishError(f"CloudMonitor refused {action}: {code}: {message}")
+    return result
+
+
+def publish_queue_metric(point: MetricPoint, *, region: str, credentials: Credentials,
+                         endpoint: str | None = None) -> str:
+    """Send `point` with PutCustomMetric; return the request id. Raises PublishError."""
+    result = cms_call("PutCustomMetric", point.parameters(), region=region,
+                      credentials=credentials, endpoint=endpoint)
     return str(result.get("RequestId", ""))
+
+
+def latest_datapoints(namespace: str, metric_name: str, *, region: str,
+                      credentials: Credentials, endpoint: str | None = None,
+                      ) -> list[dict[str, object]]:
+    """The newest data point of `metric_name` for every resource of the account in
+    `namespace` (DescribeMetricLast, every page). Raises PublishError."""
+    points: list[dict[str, object]] = []
+    cursor = ""
+    while True:
+        parameters = {"Namespace": namespace, "MetricName": metric_name,
+                      "Length": str(DATAPOINTS_PER_PAGE)}
+        if cursor:
+            parameters["NextToken"] = cursor
+        result = cms_call("DescribeMetricLast", parameters, region=region,
+                          credentials=credentials, endpoint=endpoint)
+        try:
+            page = json.loads(str(result.get("Datapoints") or "[]"))
+        except ValueError:
+            raise PublishError(f"DescribeMetricLast: Datapoints is not JSON: "
+                               f"{str(result.get('Datapoints'))[:200]!r}") from None
+        points += [point for point in page if isinstance(point, dict)]
+        cursor = str(result.get("NextToken") or "")
+        if not cursor:
+            return points

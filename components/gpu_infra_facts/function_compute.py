@@ -1,0 +1,33 @@
+"""Function Compute 3.0 facts for the functions a stack deploys (fc.V3Function, fc.V3Trigger).
+
+Sources: the provider's resource_alicloud_fcv3_function.go and
+resource_alicloud_fcv3_trigger.go at the commit in update_semantics.json (runtime values,
+cpu 0.05-16, memory_size 64-32768, disk_size at least 512, timeout 0-86400; trigger_type
+list); Function Compute "Timer triggers" (FC 3.0): trigger_config {"cronExpression",
+"payload", "enable"}, `@every <n>m` with a minimum of one minute (every ESS alarm period is
+a whole number of minutes); "Grant Function Compute permissions to access other cloud
+services": a function's role trusts the service `fc.aliyuncs.com`, and the Python runtime
+passes its temporary keys to the handler as `context.credentials` (access_key_id,
+access_key_secret, security_token).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+FC_SERVICE: Final = "fc.aliyuncs.com"
+"""The service principal a function's RAM role trusts."""
+PYTHON_RUNTIME: Final = "python3.10"
+"""fc.V3Function `runtime` of the stack's functions (standard library only)."""
+LATEST_QUALIFIER: Final = "LATEST"
+"""fc.V3Trigger `qualifier`: the function's newest code."""
+TIMER_TRIGGER: Final = "timer"
+"""fc.V3Trigger `trigger_type` of a function run on a schedule."""
+SMALLEST_CPU: Final = 0.05
+"""fc.V3Function `cpu`, in vCPU: the provider's minimum."""
+SMALLEST_MEMORY_MB: Final = 128
+"""fc.V3Function `memory_size` with SMALLEST_CPU (memory must be 1 to 4 GB per vCPU
+rounded to 64 MB multiples; 128 MB is the smallest size the console offers at 0.05 vCPU;
+UNCONFIRMED beyond the provider's 64-32768 range)."""
+SMALLEST_DISK_MB: Final = 512
+"""fc.V3Function `disk_size`: the provider's minimum."""
