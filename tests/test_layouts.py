@@ -8,6 +8,7 @@ from functools import cache
 import pytest
 
 from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
+from gpu_infra_facts import types as t
 from gpu_infra_tools.plan.diagram import render_mermaid
 from gpu_infra_tools.plan.engine import Plan, run_plan
 
@@ -459,3 +460,16 @@ def test_buckets_are_backed_up_only_when_listed_and_cpfs_never(plan_cluster):
     assert set(bindings) == {"OSS"} and len(sources) == 2 and set(sources) <= buckets
     assert plan.one("alicloud:hbr/policy:Policy").inputs["rules"][0]["schedule"] == \
         "I|1767225600|P1D"
+
+
+@pytest.mark.parametrize("stack", ["training-dev", "training-prod"])
+def test_training_nodes_are_created_after_what_their_first_boot_reads(stack):
+    """The fleet's key parameters and the job tools' object exist before any node boots
+    (their ids flow into the user data; a depends_on on the GpuNodes component would not
+    reach the instances)."""
+    plan = shipped(stack)
+    awaited = {r.urn for r in plan.by_type(t.OOS_SECRET_PARAMETER)}
+    awaited |= {r.urn for r in plan.by_type(t.BUCKET_OBJECT)}
+    assert len(awaited) == 3
+    for node in plan.by_type(t.INSTANCE):
+        assert awaited <= set(node.dependencies), node.name

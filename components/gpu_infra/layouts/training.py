@@ -89,9 +89,11 @@ class TrainingCluster(LayoutBase):
         names = trust_names(gpu_fleet_name(name), self.conventions.global_suffix)
         self.trust = NodeTrust(gpu_fleet_name(name), names=names, conventions=self.conventions,
                                kms_key_id=self.kms_key_id, opts=self.child)
-        # the nodes' first boot reads the keys: the user data waits for their parameters
+        # the nodes' first boot reads the keys and fetches the job tools: their user data
+        # waits for those resources (a component's depends_on does not reach its children)
+        awaited = [*self.trust.keys, *([self.job_tools] if self.job_tools else [])]
         user_data = pulumi.Output.all(self.node_user_data(gpu_fleet_name(name)),
-                                      *[key.id for key in self.trust.keys]).apply(
+                                      *[resource.id for resource in awaited]).apply(
             lambda values: str(values[0]))
         self.nodes = GpuNodes(
             gpu_fleet_name(name), config=fleet, vswitch_id=self.network.vswitch_ids[zone],
