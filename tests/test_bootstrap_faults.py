@@ -27,6 +27,9 @@ from .test_bootstrap_run import APT_INSTALL, PIN, SCALING, TRAINING, steps_start
 pytestmark = pytest.mark.slow  # runs the node bootstrap in a shell sandbox
 
 PREINSTALLED = dataclasses.replace(SCALING, route="preinstalled")
+FIXED = dataclasses.replace(PREINSTALLED, scaling_group_id=None, lifecycle_hook_id=None)
+"""Fixed nodes: the configuration channel's (scaling nodes are replaced, never
+reconfigured)."""
 KILL_BOOTSTRAP = 'kill -TERM "$(/usr/bin/pgrep -o -f "$GPU_INFRA_ROOT/opt/gpu-infra/bootstrap.sh")"'
 """What systemd does to the unit when the machine goes down: SIGTERM to its main process."""
 
@@ -267,15 +270,14 @@ def test_the_configuration_channel_turns_the_shared_fs_off_on_a_running_node(tmp
     a shared file system: it writes the new config.sh (its step list now shared_fs_off) and
     starts the bootstrap, which takes the hard NFS entry out of fstab; user data never ran
     again."""
-    on = dataclasses.replace(PREINSTALLED, shared_fs=SharedFsMount("nas:/share", "hard"))
+    on = dataclasses.replace(FIXED, shared_fs=SharedFsMount("nas:/share", "hard"))
     sandbox = ready_node(tmp_path, on)
     assert sandbox.boot().code == 0
     clear_calls(sandbox)
-    done = subprocess.run([dash(), "-c", config_command(PREINSTALLED)], env=sandbox.env(),
+    done = subprocess.run([dash(), "-c", config_command(FIXED)], env=sandbox.env(),
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
-    assert sandbox.root.joinpath("opt/gpu-infra/config.sh").read_text() == config_script(
-        PREINSTALLED)
+    assert sandbox.root.joinpath("opt/gpu-infra/config.sh").read_text() == config_script(FIXED)
     assert "systemctl start --no-block gpu-infra-bootstrap.service" in (
         sandbox.dir / "calls.log").read_text()
     run = sandbox.boot()  # what the unit runs
@@ -285,10 +287,10 @@ def test_the_configuration_channel_turns_the_shared_fs_off_on_a_running_node(tmp
 
 
 def test_the_channel_leaves_a_running_bootstrap_alone(tmp_path):
-    sandbox = ready_node(tmp_path)
+    sandbox = ready_node(tmp_path, FIXED)
     sandbox.knob("active-gpu-infra-bootstrap.service")
     clear_calls(sandbox)
-    done = subprocess.run([dash(), "-c", config_command(PREINSTALLED)], env=sandbox.env(),
+    done = subprocess.run([dash(), "-c", config_command(FIXED)], env=sandbox.env(),
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0 and "its next run reads the new config.sh" in done.stdout
     assert "systemctl start" not in (sandbox.dir / "calls.log").read_text()
@@ -297,13 +299,13 @@ def test_the_channel_leaves_a_running_bootstrap_alone(tmp_path):
 def test_the_channel_leaves_a_node_of_another_release_alone(tmp_path):
     """A node booted with another release's steps reads that release's settings: the channel
     does not write this release's config.sh there (a failed invocation says to replace it)."""
-    sandbox = ready_node(tmp_path)
+    sandbox = ready_node(tmp_path, FIXED)
     config = sandbox.root / "opt/gpu-infra/config.sh"
     older = config.read_text().replace(f"NODE_RELEASE={node_release()}",
                                        "NODE_RELEASE=0123456789abcdef")
     config.write_text(older)
     clear_calls(sandbox)
-    on = dataclasses.replace(PREINSTALLED, shared_fs=SharedFsMount("nas:/share", "hard"))
+    on = dataclasses.replace(FIXED, shared_fs=SharedFsMount("nas:/share", "hard"))
     done = subprocess.run([dash(), "-c", config_command(on)], env=sandbox.env(),
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1 and "another gpu-infra release" in done.stderr

@@ -16,6 +16,7 @@ from .bootstrap_sandbox import (
     HOST_KEY_PARAMETER,
     HOSTNAME,
     INSTANCE_TYPE,
+    OS_RELEASES,
     SCRATCH_SERIAL,
     TRUST,
     Sandbox,
@@ -298,7 +299,7 @@ def test_peers_give_hostfile_torchrun_env_and_ssh_trust(tmp_path):
     # the fleet's keys from the stack's encrypted parameters, not the node's own
     assert run.file("/root/.ssh/id_ed25519") == "PRIVATE user-key\n"
     assert run.file("/etc/ssh/ssh_host_ed25519_key") == "PRIVATE host-key\n"
-    assert "systemctl try-restart sshd.service" in boot.calls  # sshd serves the new host key
+    assert "systemctl try-restart ssh.service" in boot.calls  # sshd serves the new host key
     keys = run.file("/root/.ssh/authorized_keys")
     assert keys.splitlines() == ["ssh-ed25519 OPERATOR ops@laptop",
                                  "ssh-ed25519 PUBuser-key gpu-infra-fleet"]
@@ -308,7 +309,7 @@ def test_peers_give_hostfile_torchrun_env_and_ssh_trust(tmp_path):
     clear_calls(sandbox)
     again = sandbox.boot()
     assert again.code == 0 and again.file("/root/.ssh/authorized_keys") == keys
-    assert "systemctl try-restart sshd.service" not in again.calls  # same key: no restart
+    assert not [c for c in again.calls if "try-restart" in c]  # same key: no restart
 
 
 def test_a_node_list_not_written_yet_waits_and_a_wrong_key_fails(tmp_path):
@@ -471,3 +472,16 @@ def test_hostfile_slots_follow_each_hosts_own_type_and_names_resolve(tmp_path):
     hosts = run.file("/etc/hosts")
     assert "10.1.0.11 t01-gpu-node-001" in hosts and hosts.startswith("127.0.0.1 localhost")
     assert sandbox.run("/opt/gpu-infra/bin/gpu-infra-peers").file("/etc/hosts") == hosts
+
+
+@pytest.mark.parametrize(("system", "unit"), [
+    ("ubuntu-22.04", "ssh.service"), ("ubuntu-24.04", "ssh.service"),
+    ("alinux-3", "sshd.service")])
+def test_the_fleet_host_key_restarts_the_systems_own_ssh_unit(tmp_path, system, unit):
+    """Ubuntu's OpenSSH unit is ssh.service (sshd.service is only an alias of an enabled
+    unit, and 24.04 enables ssh.socket instead), Alibaba Cloud Linux's sshd.service."""
+    sandbox = Sandbox(tmp_path, os_release=OS_RELEASES[system])
+    sandbox.install(TRAINING)
+    run = sandbox.boot()
+    assert run.code == 0, run.output
+    assert [c for c in run.calls if "try-restart" in c] == [f"systemctl try-restart {unit}"]

@@ -254,6 +254,7 @@ NODE_ONLY_SETTINGS = frozenset({
     "DISK_WAIT_SECONDS", "DISK_POLL_SECONDS", "ECS_ENDPOINT", "ESS_ENDPOINT", "CMS_ENDPOINT",
     "SCALING_GROUP_ID", "LIFECYCLE_HOOK_ID", "SCALE_OUT_WAIT_SECONDS", "HEALTH_TAG_KEY",
     "OOS_ENDPOINT", "SSH_USER_KEY", "SSH_HOST_KEY", "NODE_LIST", "MASTER_PORT", "DATA_DISKS",
+    "NODE_RELEASE",
     "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS", "LC_ID_FILE",
     "LOG_ID", "NODE_STEPS"})
 """Settings only the node steps read: an image build's config.sh leaves them out (its
@@ -333,6 +334,8 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
         skip |= GRID_SETTINGS
     if spec.lifecycle_hook_id is None:
         skip |= SCALE_OUT_SETTINGS
+    else:
+        skip |= {"NODE_RELEASE"}  # scaling nodes are replaced, never reconfigured
     lines = ["# shellcheck shell=bash disable=SC2034"]
     lines += [f"{key}={shlex.quote(str(value))}" for key, value in values.items()
               if key not in skip]
@@ -395,7 +398,8 @@ def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
 def node_release() -> str:
     """What identifies the node code of this release: 16 hex digits of SHA-256 over the step
     files (which read the settings, gpu-infra-api's parser included) and the minifier that
-    renders them. config.sh carries it as NODE_RELEASE."""
+    renders them. The config.sh of fixed nodes (the configuration channel's) carries it as
+    NODE_RELEASE."""
     digest = hashlib.sha256()
     sources = sorted(_STEPS.iterdir(), key=lambda entry: entry.name)
     for source in [*sources, resources.files(__package__) / "minify.py"]:

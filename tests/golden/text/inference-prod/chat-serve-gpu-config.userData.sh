@@ -43,7 +43,6 @@ SCALE_OUT_WAIT_SECONDS=3300
 SCALING_GROUP_ID=asg-49880c77be45d77c7
 LIFECYCLE_HOOK_ID=393e520f14c75fcae
 HEALTH_TAG_KEY=GpuInfraHealth
-NODE_RELEASE=35f9106c27dab6f8
 readonly -a DATA_DISKS=(model-cache)
 readonly -a NVLINK_TYPES=()
 readonly -a NODE_STEPS=(logs data_disks shared_fs_off gpu_driver cloudmonitor health)

@@ -46,7 +46,6 @@ SCALE_OUT_WAIT_SECONDS=1500
 SCALING_GROUP_ID=asg-31883e18ec597d641
 LIFECYCLE_HOOK_ID=e06103399a861c651
 HEALTH_TAG_KEY=GpuInfraHealth
-NODE_RELEASE=35f9106c27dab6f8
 readonly -a DATA_DISKS=(scratch)
 readonly -a NVLINK_TYPES=()
 readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver cloudmonitor health)

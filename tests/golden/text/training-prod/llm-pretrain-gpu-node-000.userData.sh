@@ -39,7 +39,7 @@ DISK_POLL_SECONDS=5
 ECS_ENDPOINT=ecs.cn-beijing.aliyuncs.com
 CMS_ENDPOINT=metrics.cn-beijing.aliyuncs.com
 HEALTH_TAG_KEY=GpuInfraHealth
-NODE_RELEASE=35f9106c27dab6f8
+NODE_RELEASE=46bf28199c862268
 JOB_TOOLS_BUCKET=llm-pretrain-prod-checkpoints
 JOB_TOOLS_OBJECT=gpu-infra/job-tools/2a295d41e1fc3d1db389a482068982066cc6e49a7e6b9003debcc9819cc67b01.sh
 OOS_ENDPOINT=oos.cn-beijing.aliyuncs.com
@@ -527,7 +527,12 @@ chmod 700 "$ssh"
 fleet_key "$SSH_USER_KEY" "$ssh/id_ed25519"
 KEY_CHANGED=0
 fleet_key "$SSH_HOST_KEY" "$ROOT/etc/ssh/ssh_host_ed25519_key"
-[ "$KEY_CHANGED" = 0 ] || systemctl try-restart sshd.service
+if [ "$KEY_CHANGED" = 1 ]; then
+case $(os_id) in
+ubuntu) systemctl try-restart ssh.service ;;
+*) systemctl try-restart sshd.service ;;
+esac
+fi
 touch "$ssh/authorized_keys"
 grep -v ' gpu-infra-fleet$' "$ssh/authorized_keys" > "$ssh/keys" || [ $? -eq 1 ]
 echo "$(cut -d ' ' -f 1,2 "$ssh/id_ed25519.pub") gpu-infra-fleet" >> "$ssh/keys"

@@ -12,7 +12,14 @@ step_cluster_ssh() {
   fleet_key "$SSH_USER_KEY" "$ssh/id_ed25519"
   KEY_CHANGED=0
   fleet_key "$SSH_HOST_KEY" "$ROOT/etc/ssh/ssh_host_ed25519_key"
-  [ "$KEY_CHANGED" = 0 ] || systemctl try-restart sshd.service
+  # OpenSSH's unit: ssh.service on Ubuntu (socket-activated on 24.04, where it starts with
+  # the new key at the next connection), sshd.service on Alibaba Cloud Linux
+  if [ "$KEY_CHANGED" = 1 ]; then
+    case $(os_id) in
+      ubuntu) systemctl try-restart ssh.service ;;
+      *) systemctl try-restart sshd.service ;;
+    esac
+  fi
   # root's authorized_keys: what it held (the login key pair's key) and the fleet's key
   touch "$ssh/authorized_keys"
   grep -v ' gpu-infra-fleet$' "$ssh/authorized_keys" > "$ssh/keys" || [ $? -eq 1 ]
