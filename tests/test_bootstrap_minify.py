@@ -25,6 +25,7 @@ def bash_parse(text: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow  # bash parses both files
 @pytest.mark.parametrize("name", SHELL_FILES)
 def test_a_stripped_step_file_is_the_same_program_to_bash(name):
     source = step_source(name)
@@ -55,6 +56,7 @@ SAMPLE: list[tuple[str, object]] = [
 """(line, what the node gets: SAME, another line, or None when it is left out)."""
 
 
+@pytest.mark.slow  # bash parses both texts
 def test_heredoc_bodies_strings_and_directives_are_kept():
     source = "".join(f"{line}\n" for line, _ in SAMPLE)
     expected = "".join(f"{line if kept is SAME else kept}\n" for line, kept in SAMPLE

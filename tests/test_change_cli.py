@@ -68,6 +68,7 @@ def test_bad_acknowledgement_file_is_bad_input(prod_stack, tmp_path, capsys):
     assert "acknowledge.0.resources: Field required" in err
 
 
+@pytest.mark.slow  # asks git for the revision
 def test_base_that_is_neither_file_nor_revision_is_bad_input(capsys):
     code = main(["plan", "training-dev", "--against", "no-such-revision-or-file"])
     assert code == 2

@@ -50,6 +50,7 @@ def test_help_describes_each_command_with_examples_that_parse(command, capsys):
         assert args.run.__module__ == command.__name__
 
 
+@pytest.mark.slow  # runs the completion in bash
 def test_bash_completion_completes_commands_and_options(tmp_path, capsys):
     assert main(["completion", "bash"]) == 0
     script = tmp_path / "gpu-infra.bash"

@@ -143,6 +143,7 @@ def test_warnings_are_capped_like_errors(tmp_path: Path, capsys, monkeypatch):
     run_in_process(case, tmp_path, capsys, monkeypatch)
 
 
+@pytest.mark.slow  # the CLI as a process with its stdout closed
 @pytest.mark.parametrize("command", ["plan", "validate"])
 def test_a_closed_stdout_is_one_line_and_exit_2(command):
     result = subprocess.run(cli_command(command, "training-dev"), cwd=PROJECT_DIR,

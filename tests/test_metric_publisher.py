@@ -88,6 +88,7 @@ def test_cli_refused_metric_exits_1(cloud: FakeCloud, keys: None,
     assert "InvalidParameter: GroupId not found" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # runs the metric command as a process each round
 def test_cli_loop_runs_the_command_each_round_and_survives_bad_output(
         cloud: FakeCloud, keys: None, tmp_path, capsys: pytest.CaptureFixture) -> None:
     counter = tmp_path / "queue"

@@ -70,6 +70,7 @@ def run_batch(tmp_path, python: str, health: dict[str, str | None],
     return cloud
 
 
+@pytest.mark.slow  # nodes report from processes under the systems' Python
 @pytest.mark.parametrize("system", SYSTEMS)
 @pytest.mark.parametrize("size", [2, 4])
 def test_a_batch_is_answered_once_every_instance_has_told(tmp_path, system, size):
@@ -86,6 +87,7 @@ def test_a_batch_is_answered_once_every_instance_has_told(tmp_path, system, size
     assert cloud.state.unhealthy == ["i-node1"]
 
 
+@pytest.mark.slow  # nodes report from processes under the systems' Python
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_a_batch_with_no_healthy_instance_is_abandoned(tmp_path, system):
     cloud = run_batch(tmp_path, python_of(system), {"i-a": "unhealthy", "i-b": "unhealthy"})
@@ -93,6 +95,7 @@ def test_a_batch_with_no_healthy_instance_is_abandoned(tmp_path, system):
     assert cloud.state.unhealthy == []
 
 
+@pytest.mark.slow  # nodes report from processes under the systems' Python
 def test_a_silent_instance_does_not_hold_the_batch_past_the_deadline(tmp_path):
     cloud = run_batch(tmp_path, python_of("alinux-3"),
                       {"i-a": "healthy", "i-hung": None, "i-b": "healthy"}, wait_seconds=0)
@@ -101,6 +104,7 @@ def test_a_silent_instance_does_not_hold_the_batch_past_the_deadline(tmp_path):
     assert cloud.state.unhealthy == ["i-hung"]
 
 
+@pytest.mark.slow  # the node API under the systems' Python
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_the_failure_event_reaches_cloudmonitor(tmp_path, system):
     stderr = tmp_path / "gpu_driver.err"
@@ -120,6 +124,7 @@ def test_the_failure_event_reaches_cloudmonitor(tmp_path, system):
     assert content["stderr"][-1] == "E: dpkg was interrupted" and len(content["stderr"]) == 20
 
 
+@pytest.mark.slow  # py_compile under the systems' Python
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_every_shipped_python_file_compiles_under_the_systems_python(tmp_path, system):
     """The node's Python as it is written to the node (stripped), byte-compiled by that
@@ -140,6 +145,7 @@ def test_every_shipped_python_file_compiles_under_the_systems_python(tmp_path, s
             "gpu_infra_oss.py", "gpu_infra_peers.py"} <= set(compiled)
 
 
+@pytest.mark.slow  # the image build tasks in a dash sandbox
 @pytest.mark.parametrize("spec", [TRAINING, SCALING])
 def test_image_build_tasks_run_under_dash(tmp_path, spec):
     """Cloud Assistant runs each task with `sh -c`: dash on Ubuntu (`set -o pipefail` is an

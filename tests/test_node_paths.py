@@ -7,12 +7,15 @@ import re
 import subprocess
 from importlib import resources
 
+import pytest
+
 from gpu_infra.blocks import bootstrap
 
 STEPS = resources.files(bootstrap) / "steps"
 GPU_INFRA_PATH = re.compile(r"/(?:opt|var/lib|var/log|etc)/gpu-infra[\w./-]*")
 
 
+@pytest.mark.slow  # bash assigns the paths
 def test_python_reads_the_paths_as_bash_assigns_them():
     assignments = "\n".join(line for line in (STEPS / "probe.sh").read_text().splitlines()
                             if re.match(r"^[A-Z_]+=", line))

@@ -71,6 +71,7 @@ def test_the_same_source_gives_the_same_zip():
     assert function_zip() == function_zip()
 
 
+@pytest.mark.slow  # the function in an isolated Python process
 def test_the_function_puts_waiting_plus_running_plus_delayed(code_dir, cloud: FakeCloud):
     cloud.datapoints = {
         VISIBLE: [_point("other-queue", 100), _point("r01-gpu-jobs-queue", 5),
@@ -91,12 +92,14 @@ def test_the_function_puts_waiting_plus_running_plus_delayed(code_dir, cloud: Fa
     assert '"value": 9.0' in run.stdout
 
 
+@pytest.mark.slow  # the function in an isolated Python process
 def test_a_metric_without_a_point_counts_zero(code_dir, cloud: FakeCloud):
     cloud.datapoints = {VISIBLE: [_point("r01-gpu-jobs-queue", 2)]}
     assert _invoke(code_dir, cloud.url).returncode == 0
     assert json.loads(cloud.metrics[0]["MetricList.1.Values"]) == {"value": 2}
 
 
+@pytest.mark.slow  # the function in an isolated Python process
 def test_no_data_for_the_queue_puts_nothing_and_fails(code_dir, cloud: FakeCloud):
     cloud.datapoints = {VISIBLE: [_point("other-queue", 4)]}
     run = _invoke(code_dir, cloud.url)
@@ -106,6 +109,7 @@ def test_no_data_for_the_queue_puts_nothing_and_fails(code_dir, cloud: FakeCloud
     assert cloud.metrics == []
 
 
+@pytest.mark.slow  # the function in an isolated Python process
 def test_missing_settings_are_named(code_dir, cloud: FakeCloud):
     run = _invoke(code_dir, cloud.url, GPU_INFRA_QUEUE="", GPU_INFRA_GROUP_ID="")
     assert run.returncode != 0

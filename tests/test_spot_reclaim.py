@@ -76,6 +76,7 @@ def reclaim(root: Path, server, watcher: subprocess.Popen[str], job: subprocess.
     assert watcher.wait(timeout=10) == 0
 
 
+@pytest.mark.slow  # the reclaim in a shell sandbox
 @pytest.mark.parametrize("shell", SHELLS)
 def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_path, shell):
     cluster = cluster_config(SPOT_TRAINING)
@@ -158,6 +159,7 @@ def operator_env(job: dict) -> dict[str, str]:
             "PET_NPROC_PER_NODE": job["spec"]["nprocPerNode"]}
 
 
+@pytest.mark.slow  # the reclaim in a shell sandbox
 @pytest.mark.parametrize("shell", SHELLS)
 def test_ack_reclaim_signals_the_pod_and_the_worker_resumes(tmp_path, shell):
     target = TrainingTarget(

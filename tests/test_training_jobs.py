@@ -43,6 +43,7 @@ def sourced(text: str) -> dict[str, str]:
     return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
 
 
+@pytest.mark.slow  # the bootstrap in a shell sandbox
 def test_the_job_env_is_what_the_ecs_bootstrap_writes_for_the_same_nodes(tmp_path):
     sandbox = Sandbox(tmp_path)
     assert sandbox.install(TRAINING).code == 0
@@ -117,6 +118,7 @@ def test_the_job_places_one_pod_per_gpu_node_and_gangs_them():
     assert "rdzvHost" not in on_demand["elasticPolicy"]  # worker-0, the operator's default
 
 
+@pytest.mark.slow  # dash parses the job script
 @pytest.mark.parametrize("stack", ["training-dev", "training-prod"])
 def test_the_job_command_prints_what_the_plan_exports(stack, capsys):
     assert main(["job", stack]) == 0
@@ -198,6 +200,7 @@ def _job_tools_node(tmp_path, tamper: bool = False):
     return sandbox.boot()
 
 
+@pytest.mark.slow  # a node boot in a shell sandbox
 def test_the_bootstrap_installs_the_job_tools_from_the_bucket(tmp_path):
     run = _job_tools_node(tmp_path)
     assert run.code == 0, run.output
@@ -211,6 +214,7 @@ def test_the_bootstrap_installs_the_job_tools_from_the_bucket(tmp_path):
     assert run.exists("/var/lib/gpu-infra/ready")
 
 
+@pytest.mark.slow  # a node boot in a shell sandbox
 def test_job_tools_that_do_not_match_their_digest_make_the_node_unhealthy(tmp_path):
     run = _job_tools_node(tmp_path, tamper=True)
     assert run.code != 0
@@ -218,6 +222,7 @@ def test_job_tools_that_do_not_match_their_digest_make_the_node_unhealthy(tmp_pa
     assert not run.exists("/opt/gpu-infra/bin/gpu-infra-torchrun")
 
 
+@pytest.mark.slow  # ShellCheck
 def test_the_job_tools_pass_shellcheck_as_installed(tmp_path):
     cluster = cluster_config(SPOT_TRAINING)
     spec = TrainingCluster.bootstrap_spec(cluster, "t01-gpu", stack_name="training-spot",
