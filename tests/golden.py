@@ -4,7 +4,9 @@ stack, with every large string (user data, an image build's template) kept as a 
 readable file per distinct text) and its digest once, in the record's last key TEXTS_KEY:
 `{"<file>": "sha256:<hex of the value>"}`, with ` base64` after it when the value is base64 of
 the text (the file holds the decoded text, so it stays readable). A one-line edit of a node
-script then changes one text file and one digest line, however many nodes share it.
+script then changes one text file and one digest line, however many nodes share it. A large
+object (a CustomResourceDefinition's schema) is kept the same way as `json:<file>`, the file
+holding the object as indented JSON and the digest, of its compact JSON, ending in ` json`.
 """
 
 from __future__ import annotations
@@ -24,8 +26,15 @@ TEXT_DIR = GOLDEN_DIR / "text"
 LARGE_CHARS = 1024
 """Strings of at least this many characters are kept by digest (the policy documents and
 mount commands, about 500, stay inline)."""
+LARGE_OBJECT_CHARS = 20_000
+"""Resource inputs that are objects whose compact JSON is at least this long (and that hold
+no large string) are kept by digest."""
 TEXTS_KEY = "goldenTexts"
-DIGEST = re.compile(r"sha256:(?P<digest>[0-9a-f]{64})(?P<b64> base64)?")
+DIGEST = re.compile(r"sha256:(?P<digest>[0-9a-f]{64})(?P<b64> base64)?(?P<json> json)?")
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _readable(value: str) -> tuple[str, bool]:
@@ -47,9 +56,24 @@ def _extension(text: str) -> str:
     return "yaml" if re.match(r"[A-Za-z_][\w-]*:\s", text) else "txt"
 
 
+def _holds_large_string(value: Any) -> bool:
+    """Whether a string of LARGE_CHARS or more is in `value` (it gets a text file of its
+    own, readable as text, rather than being kept inside its object's JSON)."""
+    if isinstance(value, dict):
+        return any(_holds_large_string(item) for item in value.values())
+    if isinstance(value, list):
+        return any(_holds_large_string(item) for item in value)
+    return isinstance(value, str) and len(value) >= LARGE_CHARS
+
+
+def _is_input(path: list[str | int]) -> bool:
+    """Whether `path` is a resource input or inside one."""
+    return len(path) > 3 and path[0] == "resources" and path[2] == "inputs"
+
+
 def _file_stem(path: list[str | int], record: dict[str, Any]) -> str:
     """`<resource name>.<input path>` for a resource input, else the JSON path."""
-    if len(path) > 3 and path[0] == "resources" and path[2] == "inputs":
+    if _is_input(path):
         resource = record["resources"][path[1]]
         return ".".join([resource["name"], *map(str, path[3:])])
     return ".".join(map(str, path))
@@ -63,6 +87,12 @@ def deflate(record: dict[str, Any], stack: str) -> tuple[dict[str, Any], dict[st
     by_value: dict[str, str] = {}
 
     def walk(value: Any, path: list[str | int]) -> Any:
+        if isinstance(value, dict) and _is_input(path) and not _holds_large_string(value) \
+                and len(compact := _compact(value)) >= LARGE_OBJECT_CHARS:
+            name = f"{stack}/{_file_stem(path, record)}.json"
+            texts[name] = json.dumps(value, indent=1, ensure_ascii=False) + "\n"
+            digests[name] = f"sha256:{hashlib.sha256(compact.encode('utf-8')).hexdigest()} json"
+            return f"json:{name}"
         if isinstance(value, dict):
             return {key: walk(item, [*path, key]) for key, item in value.items()}
         if isinstance(value, list):
@@ -84,11 +114,17 @@ def deflate(record: dict[str, Any], stack: str) -> tuple[dict[str, Any], dict[st
 def inflate(record: dict[str, Any]) -> dict[str, Any]:
     """A golden record with every reference replaced by its value again (a plan a change
     report can be made against). AssertionError if a text file does not match its digest."""
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}
     for name, digest in record.get(TEXTS_KEY, {}).items():
         text = (TEXT_DIR / name).read_text(encoding="utf-8")
         recorded = DIGEST.fullmatch(digest)
         assert recorded is not None, f"{TEXTS_KEY}.{name}: not a digest: {digest!r}"
+        if recorded["json"]:
+            values[f"json:{name}"] = json.loads(text)
+            assert hashlib.sha256(_compact(values[f"json:{name}"]).encode("utf-8")).hexdigest() \
+                == recorded["digest"], (f"tests/golden/text/{name} does not match its digest; "
+                                        "regenerate with GPU_INFRA_UPDATE_GOLDEN=1")
+            continue
         value = base64.b64encode(text.encode("utf-8")).decode("ascii") \
             if recorded["b64"] else text
         assert hashlib.sha256(value.encode("utf-8")).hexdigest() == recorded["digest"], (

@@ -219,7 +219,9 @@ def test_registry_is_enterprise_in_prod_and_personal_elsewhere(plan_cluster):
     assert {r.inputs["repoType"] for r in prod.by_type(t.REGISTRY_EE_REPO)} == {"PRIVATE"}
     dev = plan_cluster(ACK_TRAINING)
     assert not dev.by_type(t.REGISTRY_EE_INSTANCE)
-    assert sorted(r.inputs["name"] for r in dev.by_type(t.REGISTRY_REPO)) == ["serve", "train"]
+    # the stack's repositories, and the mirrors of the training operator and its init image
+    assert sorted(r.inputs["name"] for r in dev.by_type(t.REGISTRY_REPO)) == [
+        "alpine", "serve", "train", "training-operator"]
     assert {n.inputs["defaultVisibility"] for n in dev.by_type(t.REGISTRY_NAMESPACE)} == {
         "PRIVATE"}
 

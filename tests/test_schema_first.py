@@ -83,6 +83,9 @@ UNREACHABLE = {
     "ack/addons.py::checked_name": "what the cluster offers (cs.get_kubernetes_addons), known "
                                    "only to the cloud; the names are the pinned ones "
                                    "(ack.addon_versions is checked against them)",
+    "workloads/install.py::KubeObjects._object": "gpu-infra's own manifests, not stack "
+                                                 "values (tests/test_job_layer_install.py "
+                                                 "plans every kind the stacks apply)",
     "compute/image_build.py::task_document": "the shipped node steps, not stack values "
                                              "(tests/test_image_build.py)",
     "compute/image_build.py::pack_components": "the shipped node steps, not stack values "

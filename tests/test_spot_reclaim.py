@@ -175,7 +175,7 @@ def test_ack_reclaim_signals_the_pod_and_the_worker_resumes(tmp_path, shell):
     (container,) = worker["containers"]
     mounts = {m["mountPath"]: m for m in container["volumeMounts"]}
     assert mounts[jobs.SPOT_NOTICE_DIR]["readOnly"] is True
-    _, config_map, daemonset = spot_watch_objects("registry/curl:1")
+    config_map, daemonset = spot_watch_objects("registry/curl:1")
     (watch,) = daemonset["spec"]["template"]["spec"]["containers"]
     root = tmp_path
     install(Path(moved("/opt/gpu-infra/bin", root)), {

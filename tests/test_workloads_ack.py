@@ -66,7 +66,7 @@ def test_the_install_leaves_the_vendored_objects_as_upstream_ships_them():
 def test_every_image_the_objects_run_is_in_the_mirror_list():
     targets = {item["target"] for item in images_to_mirror(REGISTRY)}
     operator = operator_install(REGISTRY, SYSTEM)
-    _, _, daemonset = spot_watch_objects(f"{REGISTRY}/{jobs.WATCHER_IMAGE.mirror}")
+    _, daemonset = spot_watch_objects(f"{REGISTRY}/{jobs.WATCHER_IMAGE.mirror}")
     run = {container["image"] for manifest in [*operator, daemonset]
            if manifest["kind"] in ("Deployment", "DaemonSet")
            for container in manifest["spec"]["template"]["spec"]["containers"]}
@@ -136,7 +136,7 @@ def test_the_vendored_release_is_the_one_the_facts_name():
 
 
 def test_the_watcher_asks_for_the_documented_item_and_the_resume_for_the_marker():
-    _, config_map, _ = spot_watch_objects("r/curl:1")
+    config_map, _ = spot_watch_objects("r/curl:1")
     assert f"/meta-data/{jobs.SPOT_NOTICE_ITEM}" in config_map["data"]["gpu-infra-spot-watch"]
     resume = step_source("gpu-infra-resume")
     assert f'"$dir"/*/{jobs.CHECKPOINT_MARKER}' in resume

@@ -32,6 +32,11 @@ class UpstreamImage:
     """`<repository>:<tag>` in the stack's registry namespace."""
     why: str
 
+    @property
+    def repository(self) -> str:
+        """The repository of `mirror` (without its tag)."""
+        return self.mirror.rsplit(":", 1)[0]
+
 
 OPERATOR_IMAGE = UpstreamImage(
     "docker.io/kubeflow/training-operator:v1-5170a36", "training-operator:v1-5170a36",

@@ -232,6 +232,10 @@ K8S_CLUSTER_ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleB
 K8S_ROLE_BINDING = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 K8S_SECRET = "kubernetes:core/v1:Secret"
 K8S_SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
+K8S_CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
+K8S_VALIDATING_WEBHOOK = (
+    "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration")
+K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
 ECS_INSTANCE_SET = "alicloud:ecs/ecsInstanceSet:EcsInstanceSet"
 ECI_CONTAINER_GROUP = "alicloud:eci/containerGroup:ContainerGroup"
 NETWORK_INTERFACE = "alicloud:ecs/ecsNetworkInterface:EcsNetworkInterface"

@@ -13,6 +13,10 @@ Source: the upstream Terraform provider that pulumi-alicloud 4.x bridges,
   master; its ForceNew sets equal tag v2.0.0-beta3 for every type below), file `file`,
   `line` = the line of the schema flag or of the update code quoted. The 4.0.0 Python SDK
   docstrings drop the "(ForceNew)" marks, so they are not the source here.
+Kubernetes objects (`kubernetes:` tokens, `tf` pulumi-kubernetes): forceNewProperties in
+  pulumi/pulumi-kubernetes provider/pkg/provider/diff.go at the commit of the file's
+  `kubernetes_provider` entry: `.metadata.name` and `.metadata.namespace` of every kind, and
+  the kind's own list; everything else is patched in place by server-side apply.
 Paths are Pulumi input names (camelCase, as the plan records them); a nested field is
   `block.field` (list elements and one-element blocks alike).
 

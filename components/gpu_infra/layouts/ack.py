@@ -27,17 +27,28 @@ from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.identity import InstanceRole
 from gpu_infra.blocks.storage.buckets import bucket_names
 from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
+from gpu_infra.blocks.workloads.install import KubeObjects
+from gpu_infra.blocks.workloads.operator import (
+    images_to_mirror,
+    mirror_command,
+    mirrored_image,
+    operator_install,
+)
+from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
 from gpu_infra.layouts.jobs import default_image, ready_job, registry_component_name
 from gpu_infra.schema import InferenceConfig, TrainingConfig
 from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra_facts import jobs
 from gpu_infra_facts.ack import ADDONS, DRIVER_VERSION_LABEL, ERDMA_ADDONS, GPU_ADDONS, POOL_LABEL
 from gpu_infra_facts.jobs import SKYPILOT_ACCELERATOR_LABEL, skypilot_accelerator
 
 ERDMA_LABEL = "gpu-infra/erdma"
 """Node label `true` on pools whose nodes have eRDMA."""
+Manifest = dict[str, Any]
+
 CORE_ADDONS = ("ack-node-problem-detector", "loongcollector", "arms-prometheus",
                "managed-aliyun-acr-credential-helper")
 """Installed in every cluster beside the creation-time ones and the GPU ones."""
@@ -47,8 +58,12 @@ class AckLayout(LayoutBase):
     """What both ACK layouts build after LayoutBase's blocks (see the module docstring).
 
     Attributes: `ack` (AckCluster), `system_pool`, `gpu_pools` (GpuNodePools), `addons`,
-    `registry`, `oss_role`, `storage` (KubeStorage), `reserved` (or None) and `platform`
-    (AckPlatform, the job layer's API: gpu_infra.blocks.ack).
+    `registry`, `oss_role`, `storage` (KubeStorage), `reserved` (or None), `platform`
+    (AckPlatform, the job layer's API: gpu_infra.blocks.ack) and `workloads` (the job
+    layer's objects, blocks.workloads.install.KubeObjects, or None).
+
+    Extra outputs: `images_to_mirror` (source, target, why) and `mirror_command` (skopeo),
+    where the job layer runs upstream images.
     """
 
     PLATFORM = "ack"
@@ -110,7 +125,9 @@ class AckLayout(LayoutBase):
             registry_component_name(name), config=ack.registry, edition=cluster.registry_edition,
             namespace=ack.registry.namespace or cluster.name, region=cluster.region,
             vpc_id=network.vpc_id, vswitch_id=network.vswitch_ids[zones[0]],
-            conventions=self.conventions, opts=self.child)
+            conventions=self.conventions,
+            required_mirrors=[image.repository for image in self.mirrored_images()],
+            opts=self.child)
         self.oss_role = InstanceRole(
             f"{name}-oss", bucket_names=list(bucket_names(cluster, self.conventions).values()),
             kms_key_arn=self.kms_key.key_arn if self.kms_key else None,
@@ -137,7 +154,35 @@ class AckLayout(LayoutBase):
                 gpus_per_node=self.gpu_count())},
             system_labels=self.system_pool.labels, registry=self.registry,
             storage=self.storage, oss_role_name=self.oss_role.role_name)
+        manifests = self.job_layer(self.platform)
+        self.workloads = KubeObjects(
+            f"{name}-workloads", manifests=manifests, provider=self.ack.provider,
+            wait_for_rollout=False,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.addons])) \
+            if manifests else None
         return fleet_name, None
+
+    def uses_spot(self) -> bool:
+        """Whether the GPU pool has spot nodes."""
+        fleet = self.cluster.fleet
+        return fleet.capacity == "spot" if isinstance(fleet, TrainingFleet) else fleet.uses_spot
+
+    def mirrored_images(self) -> tuple[jobs.UpstreamImage, ...]:
+        """The upstream images the stack's Kubernetes objects run (job_layer), which must be
+        copied into the registry's mirror namespace (after the `pulumi up` that creates it)
+        before their pods start: the spot watcher's where the pool has spot."""
+        return (jobs.WATCHER_IMAGE,) if self.uses_spot() else ()
+
+    def mirror_prefix(self) -> str:
+        """`<registry address>/<mirror namespace>`: where the mirrored images are."""
+        return f"{self.registry.address}/{self.registry.mirror_namespace}"
+
+    def job_layer(self, platform: AckPlatform) -> list[Manifest]:
+        """The job layer's objects the stack installs (through `platform.provider`): the
+        spot watcher DaemonSet where the pool has spot."""
+        if not self.uses_spot():
+            return []
+        return spot_watch_objects(mirrored_image(self.mirror_prefix(), jobs.WATCHER_IMAGE))
 
     def _pool_spec(self, fleet_name: str) -> GpuPoolSpec:
         cluster = self.cluster
@@ -187,7 +232,10 @@ class AckLayout(LayoutBase):
             "jobs_namespace": storage.namespace,
             "scratch_storage_class": storage.scratch_class,
             **({"shared_volume_claim": storage.shared_claim} if storage.shared_claim else {}),
-            "bucket_volume_claims": storage.bucket_claims}
+            "bucket_volume_claims": storage.bucket_claims,
+            **({"images_to_mirror": images_to_mirror(self.mirror_prefix(), images),
+                "mirror_command": mirror_command(self.mirror_prefix(), images)}
+               if (images := self.mirrored_images()) else {})}
 
 
 class AckTrainingCluster(AckLayout):
@@ -201,6 +249,16 @@ class AckTrainingCluster(AckLayout):
     def fleet_zones(self) -> list[str]:
         """Training nodes share one zone: the first of `network.zones`."""
         return self.cluster.network.zones[:1]
+
+    def mirrored_images(self) -> tuple[jobs.UpstreamImage, ...]:
+        """The training operator's and its init container's images, and AckLayout's."""
+        return (jobs.OPERATOR_IMAGE, jobs.OPERATOR_INIT_IMAGE, *super().mirrored_images())
+
+    def job_layer(self, platform: AckPlatform) -> list[Manifest]:
+        """The training operator (on the system pool, images from the mirror namespace),
+        and AckLayout's."""
+        return [*operator_install(self.mirror_prefix(), platform.system_labels),
+                *super().job_layer(platform)]
 
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """AckLayout's, and the ready PyTorchJob (`gpu-infra job`) where the registry names

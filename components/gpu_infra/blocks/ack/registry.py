@@ -39,7 +39,8 @@ class Registry(pulumi.ComponentResource):
     cr.Namespace and cr.Repo per repository. Namespaces never create repositories on push
     (auto_create false), so what exists is what the stack lists. The cluster pulls without
     per-namespace secrets through the `managed-aliyun-acr-credential-helper` add-on
-    (AckAddons); no registry password is set or exported.
+    (AckAddons); no registry password is set or exported. `required_mirrors`: mirror
+    repositories the stack's own Kubernetes objects pull from (added to `config.mirrored`).
 
     Outputs: `address` (VPC pull address), `namespace`, `mirror_namespace`,
     `repositories` (name -> image prefix `<address>/<namespace>/<name>`)."""
@@ -48,7 +49,8 @@ class Registry(pulumi.ComponentResource):
 
     def __init__(self, name: str, *, config: RegistryConfig, edition: str, namespace: str,
                  region: str, vpc_id: pulumi.Input[str], vswitch_id: pulumi.Input[str],
-                 conventions: Conventions, opts: pulumi.ResourceOptions | None = None):
+                 conventions: Conventions, required_mirrors: Sequence[str] = (),
+                 opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         instance_name = child_name(name, "acr")
@@ -69,12 +71,14 @@ class Registry(pulumi.ComponentResource):
                 module_name=VPC_MODULE, vpc_id=vpc_id, vswitch_id=vswitch_id,
                 enable_create_dns_record_in_pvzt=True, opts=child)
         self._repositories(name, self.namespace, config.repositories, child)
-        if config.mirrored:
-            self._repositories(name, self.mirror_namespace, config.mirrored, child)
+        mirrored = [*config.mirrored,
+                    *(repo for repo in required_mirrors if repo not in config.mirrored)]
+        if mirrored:
+            self._repositories(name, self.mirror_namespace, mirrored, child)
         self.repositories = {
             **{repo: f"{self.address}/{self.namespace}/{repo}" for repo in config.repositories},
             **{repo: f"{self.address}/{self.mirror_namespace}/{repo}"
-               for repo in config.mirrored}}
+               for repo in mirrored}}
         self.register_outputs({"address": self.address, "namespace": self.namespace,
                                "mirror_namespace": self.mirror_namespace,
                                "repositories": self.repositories})

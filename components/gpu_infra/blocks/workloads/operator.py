@@ -14,7 +14,7 @@ operator's own (it writes the `training-operator-webhook-cert` Secret at start).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpu_infra.blocks.workloads.vendor import operator_objects, pytorchjob_crd
@@ -30,17 +30,21 @@ def mirrored_image(registry_prefix: str, image: jobs.UpstreamImage) -> str:
     return f"{registry_prefix.rstrip('/')}/{image.mirror}"
 
 
-def images_to_mirror(registry_prefix: str) -> list[dict[str, str]]:
-    """Every upstream image the stack's objects run, with where it must be copied to."""
+def images_to_mirror(registry_prefix: str,
+                     images: Sequence[jobs.UpstreamImage] = jobs.MIRRORED_IMAGES
+                     ) -> list[dict[str, str]]:
+    """The upstream `images` (default: every one gpu-infra's objects run) with where each
+    must be copied to."""
     return [{"source": image.source, "target": mirrored_image(registry_prefix, image),
-             "why": image.why} for image in jobs.MIRRORED_IMAGES]
+             "why": image.why} for image in images]
 
 
-def mirror_command(registry_prefix: str) -> str:
-    """One shell command that copies every image of images_to_mirror (skopeo, logged in to
-    both registries), run from a machine that reaches docker.io."""
+def mirror_command(registry_prefix: str,
+                   images: Sequence[jobs.UpstreamImage] = jobs.MIRRORED_IMAGES) -> str:
+    """One shell command that copies `images` (skopeo, logged in to both registries), run
+    from a machine that reaches docker.io."""
     pairs = " ".join(f"{item['source']}={item['target']}"
-                     for item in images_to_mirror(registry_prefix))
+                     for item in images_to_mirror(registry_prefix, images))
     return (f"for pair in {pairs}; do skopeo copy --all \"docker://${{pair%%=*}}\" "
             f"\"docker://${{pair#*=}}\"; done")
 

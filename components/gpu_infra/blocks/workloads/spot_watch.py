@@ -19,13 +19,15 @@ from gpu_infra_facts import jobs
 Manifest = dict[str, Any]
 
 NAME = "gpu-infra-spot-watch"
-NAMESPACE = "gpu-infra"
+NAMESPACE = "kube-system"
+"""A node agent (it writes a host directory): the namespace the k8s-pod-security policy rule
+exempts by default, as the cluster's own node agents."""
 GPU_NODE_LABEL = "aliyun.accelerator/nvidia_name"
 """Label ACK puts on every GPU node (the GPU model): the DaemonSet runs where it exists."""
 
 
 def spot_watch_objects(image: str) -> list[Manifest]:
-    """Namespace, ConfigMap (the script) and DaemonSet; `image`: the mirrored curl image. The
+    """ConfigMap (the script) and DaemonSet, in NAMESPACE; `image`: the mirrored curl image. The
     container runs as root (the image's own user cannot write the node's /run) with every
     capability dropped and a read-only root file system."""
     labels = {"app.kubernetes.io/name": NAME, "app.kubernetes.io/managed-by": "gpu-infra"}
@@ -63,8 +65,6 @@ def spot_watch_objects(image: str) -> list[Manifest]:
                         {"name": "script", "configMap": {"name": NAME, "defaultMode": 0o555}},
                         {"name": "notice", "hostPath": {"path": jobs.SPOT_NOTICE_DIR,
                                                         "type": "DirectoryOrCreate"}}]}}}}
-    return [{"apiVersion": "v1", "kind": "Namespace",
-             "metadata": {"name": NAMESPACE, "labels": labels}},
-            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta,
+    return [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta,
              "data": {NAME: step_source(NAME)}},
             daemonset]
