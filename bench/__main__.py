@@ -74,7 +74,8 @@ def measure(stack_path: Path) -> dict:
     vpc_floor = floor_seconds(stack_path, ["alicloud:vpc/network:Network"] * custom)
     chain = longest_chain(plan)
     return {"stack": plan.stack_name, "layout": plan.cluster.layout,
-            "nodes": getattr(plan.cluster.fleet, "nodes", None), "resources": custom,
+            "nodes": getattr(getattr(plan.cluster, "fleet", None), "nodes", None),
+            "resources": custom,
             "components": len(plan.resources) - custom, "plan_s": round(seconds, 4),
             "floor_s": round(floor, 4), "ratio": round(seconds / floor, 2),
             "vpc_floor_s": round(vpc_floor, 4), "vpc_ratio": round(seconds / vpc_floor, 2),

@@ -83,8 +83,8 @@ CASES: list[tuple[str, list[Resource]]] = [
                                            sourceGroupOwnerAccount="1234567890123456")]),
     ("no-broad-private-ingress", [_sg_rule("ten-slash-8", "sg-10", cidrIp="10.0.0.0/8",
                                            portRange="-1/-1", ipProtocol="all")]),
-    ("unreviewed-types", [Resource("alicloud:hbr/vault:Vault", {"vaultName": "v"}, "vault",
-                                   "urn:vault")]),
+    ("unreviewed-types", [Resource("alicloud:cdn/domainNew:DomainNew", {"domainName": "v"},
+                                   "cdn", "urn:cdn")]),
     ("databases-in-vpc", [Resource(t.MONGODB_INSTANCE, {"engineVersion": "6.0", "tags": TAGS},
                                    "classic-mongo", "urn:classic-mongo")]),
     ("tls-modern-policies", [Resource(t.ALB_LISTENER, {
@@ -161,6 +161,12 @@ CASES: list[tuple[str, list[Resource]]] = [
     ("prod-customer-keys", [Resource(t.NAS_FILE_SYSTEM, {"fileSystemType": "extreme",
                                                       "encryptType": 1, "tags": PROD},
                                      "prod-fs", "urn:prod-fs", protect=True)]),
+    ("prod-backup-vault-kms", [Resource(t.HBR_VAULT, {
+        "vaultName": "v", "encryptType": "HBR_PRIVATE", "tags": PROD}, "prod-vault",
+        "urn:prod-vault", protect=True)]),
+    ("fc-triggers-authenticated", [Resource(t.FC_TRIGGER, {
+        "functionName": "f", "triggerType": "http", "triggerName": "open",
+        "triggerConfig": '{"authType": "anonymous"}'}, "open-trigger", "urn:open-trigger")]),
     ("no-foreign-data-sharing", [Resource(t.IMAGE_SHARE, {
         "imageId": "m-1", "accountId": "1234567890123456"}, "share", "urn:share")]),
     ("no-anonymous-resource-policies", [Resource(t.KMS_KEY, {

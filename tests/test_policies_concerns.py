@@ -294,6 +294,15 @@ def test_prod_customer_keys_across_types(resource, fires):
     assert stack_messages("prod-customer-keys", [resource], Context("dev")) == []
 
 
+@pytest.mark.parametrize("props, fires", [
+    ({"vaultName": "v"}, True), ({"encryptType": "HBR_PRIVATE"}, True),
+    ({"encryptType": "KMS"}, True), ({"encryptType": "KMS", "kmsKeyId": "k"}, False)])
+def test_prod_backup_vaults_encrypt_with_a_kms_key(props, fires):
+    vault = Resource(t.HBR_VAULT, props)
+    assert bool(messages("prod-backup-vault-kms", vault, PROD_CTX)) is fires
+    assert messages("prod-backup-vault-kms", vault, Context("dev")) == []
+
+
 def test_bucket_customer_key_through_a_companion():
     bucket = Resource(t.BUCKET, {"bucket": "b"}, "b", "urn:b", id="b")
     sse = Resource(t.BUCKET_ENCRYPTION, {"bucket": "b", "sseAlgorithm": "KMS",
@@ -613,3 +622,15 @@ def test_rule_type_and_policy_in_any_case():
                                             "ipProtocol": "tcp", "portRange": "22/22",
                                             "cidrIp": "0.0.0.0/0"}, "r")
     assert stack_messages("no-world-ingress", [rule])
+
+
+@pytest.mark.parametrize("props, fires", [
+    ({"triggerType": "http", "triggerConfig": json.dumps({"authType": "anonymous"})}, True),
+    ({"triggerType": "http", "triggerConfig": json.dumps({"methods": ["GET"]})}, False),
+    ({"triggerType": "http", "triggerConfig": json.dumps({"authType": "function"})}, False),
+    ({"triggerType": "http", "triggerConfig": json.dumps(
+        {"authType": "anonymous", "disableURLInternet": True})}, False),
+    ({"triggerType": "timer", "triggerConfig": json.dumps({"cronExpression": "@every 1m"})},
+     False)])
+def test_function_triggers_take_no_anonymous_internet_calls(props, fires):
+    assert bool(messages("fc-triggers-authenticated", Resource(t.FC_TRIGGER, props))) is fires

@@ -84,6 +84,23 @@ NO_CONCERN: dict[str, str] = {
         "attaches an interface to an instance of the stack",
     t.VPC_ROUTE_TABLE: "a route table; its routes are judged one by one "
                                           "(routes-through-instances)",
+    t.K8S_CRD: "the schema of a custom object kind (the objects' pods are judged as "
+               "workloads); grants nothing",
+    t.K8S_VALIDATING_WEBHOOK: "sends admission requests to a Service of the stack, which may "
+                              "refuse them but not change them; who may call the API is RBAC's "
+                              "business (k8s-rbac-least-privilege)",
+    t.HBR_POLICY: "a backup schedule and retention (how long backups are kept is the "
+                  "stack's choice, storage.backup)",
+    t.HBR_POLICY_BINDING: "applies a backup policy of the stack to one of its file systems or "
+                          "buckets",
+    t.SLS_MACHINE_GROUP: "names the nodes whose agents ship logs (by the fleet's user-defined "
+                         "id); grants nothing",
+    t.SLS_ATTACHMENT: "applies a collection config to a machine group of the stack",
+    t.SLS_PIPELINE_CONFIG: "which files and journal a node agent reads, written to a log "
+                           "store of the stack's project (the store is judged: encryption, "
+                           "retention)",
+    t.ECS_INVOCATION: "runs a command of the stack on its nodes (the command's content is "
+                      "judged by the secrets rules)",
     t.VPC_ROUTE_TABLE_ATTACHMENT: "applies a route table to a "
                                                               "vSwitch",
 }

@@ -6,6 +6,7 @@ Kubernetes Services; and TLS on what faces the internet."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from ipaddress import collapse_addresses
 from typing import Any
@@ -337,6 +338,28 @@ PUBLIC_PORTS_SCHEMA = {"type": "array", "items": PORT_SCHEMA,
                                       "listeners, DNAT, LoadBalancer Services). Default "
                                       "[80, 443]."}
 
+def anonymous_triggers(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
+    """Function Compute triggers invoke nothing from the internet without authentication: an
+    HTTP trigger (triggerType http) is not `authType: anonymous` in its triggerConfig (the
+    default, function, requires a signature; FC 3.0 API HTTPTriggerConfig) unless it has no
+    internet URL (disableURLInternet true). Timer, OSS, SLS and MNS triggers are fired by
+    the cloud only."""
+    if resource.type != t.FC_TRIGGER or str(resource.props.get("triggerType", "")) != "http":
+        return
+    raw = resource.props.get("triggerConfig")
+    if is_unknown(raw):
+        return
+    try:
+        config = json.loads(raw) if isinstance(raw, str) and raw else {}
+    except ValueError:
+        config = {}
+    config = config if isinstance(config, Mapping) else {}
+    auth = str(config.get("authType") or "function").lower()
+    if auth == "anonymous" and config.get("disableURLInternet") is not True:
+        yield ("an HTTP trigger that anyone on the internet may call: set triggerConfig "
+               "authType function (signed requests), or disableURLInternet true")
+
+
 NETWORK_RULES: tuple[Rule, ...] = (
     StackRule("no-world-ingress", "No ingress from the whole internet (judged by address space) "
               "by any path: security groups, listeners and ACLs, DNAT, whitelists, Services",
@@ -383,6 +406,10 @@ NETWORK_RULES: tuple[Rule, ...] = (
                   "description": "Private sources may admit at most as many addresses as "
                                  "one /N holds. Default 16."}},
               defaults={"widestPrivatePrefix": 16}),
+    ResourceRule("fc-triggers-authenticated", "Function triggers take no anonymous calls from "
+                 "the internet", "security", "high", "Set triggerConfig authType function (the "
+                 "default) on HTTP triggers, or disableURLInternet true.", anonymous_triggers,
+                 concern="network exposure", reviews=frozenset({t.FC_TRIGGER})),
     ResourceRule("databases-in-vpc", "Databases live in a VPC, not the classic network",
                  "security", "high", "Create the database with a vswitchId (networkType VPC).",
                  databases_in_vpc, concern="network exposure", reviews=frozenset(VPC_DATABASES)),

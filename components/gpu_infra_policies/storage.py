@@ -236,13 +236,27 @@ def customer_keys(resources: Sequence[Resource], _: Mapping[str, Any],
     (KMS with kmsMasterKeyId), NAS of the types that take a key (Extreme: encryptType 2;
     general-purpose NAS accepts only the NAS-managed key, which nas-encrypted demands), RDS /
     MongoDB / PolarDB (TDE or encryptionKey), ACK Secrets
-    (encryptionProviderKey), SLS log stores (encryptConf). Disks: disks-encrypted. Redis
+    (encryptionProviderKey), SLS log stores (encryptConf). Backup vaults:
+    prod-backup-vault-kms. Disks: disks-encrypted. Redis
     is not judged: TDE exists on some editions only (UNCONFIRMED which)."""
     for resource in (r for r in resources if r.type in CUSTOMER_KEY_TYPES):
         environment = ctx.demanded_by(resource, "kms_key")
         if environment:
             for problem in _customer_key_problems(resource, resources):
                 yield resource, f"{environment}: {problem}"
+
+
+def backup_vault_kms(resource: Resource, _: Mapping[str, Any], ctx: Context) -> Iterator[str]:
+    """Where the environment demands a KMS key (prod), Cloud Backup vaults encrypt with one
+    (encryptType KMS and kmsKeyId; the default HBR_PRIVATE is HBR's own key): a backup of
+    the stack's data is that data."""
+    environment = ctx.demanded_by(resource, "kms_key")
+    kind = resource.props.get("encryptType", "HBR_PRIVATE")
+    if resource.type != t.HBR_VAULT or not environment or is_unknown(kind):
+        return
+    if kind != "KMS" or not resource.props.get("kmsKeyId"):
+        yield (f"{environment} backup vault is encrypted with HBR's own key ({kind}); set "
+               "encryptType KMS and kmsKeyId (a new vault: both are fixed at creation)")
 
 
 SHARING = {t.IMAGE_SHARE: ("accountId",), t.IMAGE_PIPELINE: ("addAccounts",)}
@@ -358,6 +372,13 @@ STORAGE_RULES: tuple[Rule, ...] = (
               "2, database TDE / encryptionKey, ACK encryptionProviderKey, log store "
               "encryptConf (security.kms_encryption).", customer_keys, concern="data",
               reviews=CUSTOMER_KEY_TYPES),
+    ResourceRule("prod-backup-vault-kms", "Prod backup vaults encrypt with a KMS key",
+                 "security", "medium", "Set encryptType KMS and kmsKeyId on hbr.Vault (the "
+                 "stack's key).", backup_vault_kms, concern="data",
+                 reviews=frozenset({t.HBR_VAULT}), enforcement="advisory",
+                 note="advisory: HBR encrypts every vault, with its own key by default, and "
+                      "a vault's key is fixed at creation: moving to KMS means a new vault "
+                      "and a new backup history"),
     ResourceRule("no-foreign-data-sharing", "Images are shared only with trusted accounts",
                  "security", "high", "Remove the share, or list the account in "
                  "trustedAccounts.", foreign_sharing, concern="data",
