@@ -10,8 +10,9 @@ import pulumi_alicloud as alicloud
 
 
 def resource_class(type_token: str) -> type:
-    """The SDK class of `type_token`: pulumi-alicloud's, or pulumi-kubernetes' for the
-    Kubernetes objects and provider of ACK stacks."""
+    """The SDK class of `type_token`: pulumi-alicloud's, pulumi-kubernetes' for the
+    Kubernetes objects and provider of ACK stacks, or another provider's index class
+    (pulumi-tls's keys)."""
     package, module_path, class_name = type_token.split(":")
     if type_token == "pulumi:providers:kubernetes":
         return importlib.import_module("pulumi_kubernetes").Provider
@@ -19,6 +20,8 @@ def resource_class(type_token: str) -> type:
         group, version = module_path.split("/")
         module = importlib.import_module(f"pulumi_kubernetes.{group.split('.')[0]}.{version}")
         return getattr(module, class_name)
+    if package != "alicloud":  # tls:index/privateKey:PrivateKey and other providers' index
+        return getattr(importlib.import_module(f"pulumi_{package}"), class_name)
     return getattr(getattr(alicloud, module_path.split("/")[0]), class_name)
 
 
