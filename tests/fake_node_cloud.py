@@ -1,7 +1,7 @@
 """A small HTTP stand-in for what gpu-infra-api talks to: per-node instance metadata (token,
 instance id, role credentials) and the ECS, ESS, OOS and CloudMonitor RPC actions the nodes
 call, with the state they change (tags, one scale-out lifecycle action, instance health,
-events, parameters).
+events, parameters, custom metrics) and the CloudMonitor groups they look up.
 
 Every call is signed, and authorized as RAM would: the caller (its STS token names it) holds
 a RAM policy document, by default the stack's node policy given to FakeNodeCloud, and an
@@ -27,6 +27,8 @@ SCALING_GROUP = "asg-1"
 ACTIVITY = "asa-batch"
 ACTION_TOKEN = "lifecycle-token-1"
 HOOK = "ash-ready"
+INSTANCE_TYPE = "ecs.gn8v-8x.48xlarge"
+"""Every node's instance type (metadata instance/instance-type)."""
 
 
 @dataclass
@@ -52,6 +54,11 @@ class CloudState:
     caller_policies: dict[str, str] = field(default_factory=dict)
     denied: list[tuple[str, str, str]] = field(default_factory=list)
     """(caller, action, resource) of every refused call."""
+    metrics: list[dict[str, str]] = field(default_factory=list)
+    """Each PutCustomMetric's MetricList.1.* parameters (and its caller)."""
+    groups: dict[str, str] = field(default_factory=dict)
+    """CloudMonitor application groups: name -> id (DescribeMonitorGroups)."""
+    group_lookups: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def health(self, instance: str) -> str | None:
@@ -87,7 +94,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(401, "token required")
             return
         node, item = parts[0], parts[2] if len(parts) > 2 else ""
-        answers = {"instance-id": node, "ram/security-credentials/": "node-role",
+        answers = {"instance-id": node, "instance/instance-type": INSTANCE_TYPE,
+                   "ram/security-credentials/": "node-role",
                    "ram/security-credentials/node-role": json.dumps({
                        "AccessKeyId": "STS.key", "AccessKeySecret": "secret",
                        "SecurityToken": f"token-of-{node}"})}
@@ -162,6 +170,18 @@ class _Handler(BaseHTTPRequestHandler):
                                  "name": params["EventInfo.1.EventName"],
                                  "content": params["EventInfo.1.Content"]})
             return 200, {}
+        if action == "PutCustomMetric":
+            state.metrics.append({"caller": self._caller(params),
+                                  **{k.removeprefix("MetricList.1."): v
+                                     for k, v in params.items()
+                                     if k.startswith("MetricList.1.")}})
+            return 200, {"Code": "200"}
+        if action == "DescribeMonitorGroups":
+            state.group_lookups += 1
+            name = params.get("GroupName", "")
+            found = [{"GroupId": int(state.groups[name]), "GroupName": name}] \
+                if name in state.groups else []
+            return 200, {"Code": 200, "Resources": {"Resource": found}}
         return 400, {"Code": "UnsupportedAction"}
 
 

@@ -256,3 +256,24 @@ def test_cost_prices_the_pro_fee_and_the_pools_like_fleets(plan_cluster):
     assert "autoscaler min size 1 (max 8)" in gpu.note
     assert t.REGISTRY_EE_INSTANCE not in costs  # staging: the free personal edition
     assert costs[t.REGISTRY_NAMESPACE].free
+
+
+def test_ack_logs_go_to_the_stacks_project_through_the_log_add_on():
+    """The log add-on and the problem detector get the stack's SLS project, and the system
+    journal pipeline is applied to the machine group the add-on creates for the cluster."""
+    from .golden import golden_record
+
+    record = golden_record("training-ack")
+    [project] = [r for r in record["resources"] if r["type"] == "alicloud:log/project:Project"]
+    addons = {r["inputs"]["name"]: json.loads(r["inputs"]["config"])
+              for r in record["resources"]
+              if r["type"] == "alicloud:cs/kubernetesAddon:KubernetesAddon"
+              and r["inputs"].get("config")}
+    name = project["inputs"]["projectName"]
+    assert addons["loongcollector"]["sls_project_name"] == name
+    assert addons["ack-node-problem-detector"]["sls_project_name"] == name
+    [cluster] = [r for r in record["resources"]
+                 if r["type"] == "alicloud:cs/managedKubernetes:ManagedKubernetes"]
+    [attachment] = [r for r in record["resources"] if r["name"].endswith("-ack-system-nodes")]
+    assert attachment["inputs"] == {"project": name, "logtailConfigName": "system",
+                                    "machineGroupName": f"k8s-group-{cluster['id']}"}

@@ -109,6 +109,42 @@ def test_queue_scaling_steps_follow_the_backlog_and_scale_in_is_proportional(rec
                                      f"scalingrule/{rule.id}"]
 
 
+def test_gpu_scaling_alarms_watch_the_agents_gpu_utilisation(record):
+    found = build(record, min_size=1, max_size=8, gpu_scaling={
+        "scale_out_at": 80, "scale_in_at": 20, "grow_percent": 50, "shrink_percent": 10,
+        "period_seconds": 120})
+    rules = {r.name: r.inputs for r in found[RULE]}
+    grow, shrink = rules["inf-gpu-high-rule"], rules["inf-gpu-low-rule"]
+    assert (grow["adjustmentType"], grow["minAdjustmentMagnitude"], grow["stepAdjustments"]) \
+        == ("PercentChangeInCapacity", 1,
+            [{"metricIntervalLowerBound": "0", "scalingAdjustment": 50}])
+    assert grow["estimatedInstanceWarmup"] == 600 and "estimatedInstanceWarmup" not in shrink
+    assert shrink["stepAdjustments"] == [{"metricIntervalUpperBound": "0",
+                                          "scalingAdjustment": -10}]
+    alarms = {a.name: a.inputs for a in found[ALARM]}
+    for name, operator, threshold, periods, rule in (
+            ("inf-gpu-high", ">=", "80", 3, "inf-gpu-high-rule"),
+            ("inf-gpu-low", "<=", "20", 15, "inf-gpu-low-rule")):
+        alarm = alarms[name]
+        assert (alarm["metricType"], alarm["metricName"], alarm["statistics"]) == (
+            "system", "GpuUtilizationAgent", "Average")
+        assert "cloudMonitorGroupId" not in alarm and alarm["period"] == 120
+        assert (alarm["comparisonOperator"], alarm["threshold"],
+                alarm["evaluationCount"]) == (operator, threshold, periods)
+        rule_id = next(r.id for r in found[RULE] if r.name == rule)
+        assert alarm["alarmActions"] == [f"ari:acs:ess:cn-hangzhou:1234567890123456:"
+                                         f"scalingrule/{rule_id}"]
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"scale_out_at": 50, "scale_in_at": 50}, "scale_in_at: 50% must be below scale_out_at"),
+    ({"scale_out_at": 120}, "scale_out_at"),
+])
+def test_gpu_scaling_thresholds_are_checked(settings, message):
+    with pytest.raises(ValueError, match=message):
+        ScalingFleet(instance_types=["ecs.gn7i-c8g1.2xlarge"], gpu_scaling=settings)
+
+
 def test_schedules_and_drain_hook(record):
     found = build(record, schedules=[{
         "name": "weekday-up", "launch_time": LAUNCH, "recurrence_type": "Cron",

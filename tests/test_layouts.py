@@ -9,6 +9,7 @@ import pytest
 
 from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
 from gpu_infra_facts import types as t
+from gpu_infra_facts.types import SERVICE_METRIC_ALARM_RULE
 from gpu_infra_tools.plan.diagram import render_mermaid
 from gpu_infra_tools.plan.engine import Plan, run_plan
 
@@ -36,34 +37,35 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 64, {":Instance": 1, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+    ("training-dev", 68, {":Instance": 1, ":ecs/command:Command": 1, ":EcsInvocation": 1,
                           ":PrivateKey": 2, ":SecretParameter": 2, ":oos/parameter:Parameter": 1,
                           ":EcsDisk": 1, ":EcsDiskAttachment": 1,
                           ":EcsDeploymentSet": 1, ":Bucket": 4, ":BucketObject": 1,
                           ":BucketLogging": 0,
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
-                          ":EventRule": 2, ":MonitorGroup": 1, ":MonitorGroupInstances": 1,
+                          ":EventRule": 2, ":MonitorGroup": 2, ":MonitorGroupInstances": 1,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 105, {":Instance": 8, ":ecs/command:Command": 1, ":EcsInvocation": 1,
+    ("training-prod", 109, {":Instance": 8, ":ecs/command:Command": 1, ":EcsInvocation": 1,
                             ":PrivateKey": 2, ":SecretParameter": 2,
                             ":oos/parameter:Parameter": 1,
                             ":RamRoleAttachment": 8, ":EcsDeploymentSet": 1, ":BucketObject": 1,
                             ":EcsDisk": 8, ":EcsDiskAttachment": 8,
                             ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                             ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
-    ("inference-prod", 63, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
+    ("inference-prod", 71, {":ScalingGroup": 1, ":ScalingConfiguration": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
                             ":Instance": 0,
                             ":DynamicTagGroup": 1, ":MetricRuleTemplate": 1, ":SnatEntry": 2,
-                            ":EventRule": 3, ":ResourceGroup": 1, ":ServiceQueue": 1,
+                            ":EventRule": 3, ":ResourceGroup": 1, ":ServiceQueue": 0,
                             ":ess/notification:Notification": 1,
-                            ":ServiceMetricAlarmRule": 1, ":InstanceRefresh": 0}),
-    ("rendering-batch", 74, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
+                            ":ServiceMetricAlarmRule": 2, ":ess/alarm:Alarm": 4,
+                            ":InstanceRefresh": 0}),
+    ("rendering-batch", 78, {":ScalingGroup": 1, ":ess/alarm:Alarm": 2, ":LifecycleHook": 2,
                              ":FileSystem": 1, ":MountTarget": 2, ":Bucket": 3,
                              ":BucketLogging": 2,
-                             ":MonitorGroup": 2, ":Instance": 0, ":EventRule": 3,
-                             ":ResourceGroup": 1, ":ServiceQueue": 2, ":V3Function": 1,
+                             ":MonitorGroup": 3, ":Instance": 0, ":EventRule": 3,
+                             ":ResourceGroup": 1, ":ServiceQueue": 1, ":V3Function": 1,
                              ":V3Trigger": 1}),
 ])
 def test_shipped_stack_plans_with_expected_resources(stack, total, expected):
@@ -215,15 +217,16 @@ def test_rendering_batch_scales_on_queue_length_to_zero_on_spot():
     assert (ready.inputs["heartbeatTimeout"], ready.inputs["defaultResult"]) == (1800, "ABANDON")
     assert (hook.inputs["lifecycleTransition"], hook.inputs["heartbeatTimeout"],
             hook.inputs["notificationArn"]) == (
-        "SCALE_IN", 900, "acs:ess:cn-hangzhou:1234567890123456:queue/render-farm-gpu-drain")
+        "SCALE_IN", 900, "acs:ess:cn-hangzhou:1234567890123456:oos/ACS-ESS-LifeCycleRunCommand")
     outputs = next(b for b in plan.by_type("alicloud:oss/bucket:Bucket")
                    if b.inputs["bucket"].endswith("-outputs"))
     assert [(t["storageClass"], t["days"])
             for t in outputs.inputs["lifecycleRules"][0]["transitions"]] == [
         ("IA", 30), ("Archive", 90), ("ColdArchive", 180)]
     assert plan.outputs["metric_group_id"] == metrics.id
-    assert (plan.outputs["fleet_name"], plan.outputs["drain_queue"]) == (
-        "render-farm-gpu", "render-farm-gpu-drain")
+    assert (plan.outputs["fleet_name"], plan.outputs["job_queue"]) == (
+        "render-farm-gpu", "render-farm-gpu-jobs-queue")
+    assert "drain_queue" not in plan.outputs
 
 
 def test_inference_prod_heals_behind_the_load_balancer_and_sheds_load_gradually():
@@ -245,7 +248,8 @@ def test_inference_prod_heals_behind_the_load_balancer_and_sheds_load_gradually(
     assert all(r.get("adjustmentType") != "TotalCapacity" for r in rules.values())
     # COST_OPTIMIZED cannot be refreshed: renewed by max lifetime instead
     assert plan.by_type("alicloud:ess/instanceRefresh:InstanceRefresh") == []
-    missing = plan.one("alicloud:cloudmonitor/serviceMetricAlarmRule:ServiceMetricAlarmRule")
+    missing = next(r for r in plan.by_type(SERVICE_METRIC_ALARM_RULE)
+                   if r.name.endswith("queue-missing"))
     m = missing.inputs
     assert (m["namespace"], m["metricName"], m["noDataPolicy"], m["contactGroups"],
             m["escalations"]["critical"]["times"]) == (
@@ -255,15 +259,9 @@ def test_inference_prod_heals_behind_the_load_balancer_and_sheds_load_gradually(
                   if p.name == "chat-serve-gpu-fleet-policy")
     statements = json.loads(policy.inputs["policyDocument"])["Statement"]
     group = plan.one("alicloud:ess/scalingGroup:ScalingGroup")
+    # the serving layer publishes its backlog; OOS, not the nodes, answers the scale-in
     assert statements == [
-        {"Effect": "Allow", "Action": ["cms:PutCustomMetric"], "Resource": ["*"]},
-        {"Effect": "Allow",
-         "Action": ["mns:ReceiveMessage", "mns:DeleteMessage", "mns:ChangeMessageVisibility"],
-         "Resource": ["acs:mns:cn-hangzhou:1234567890123456:/queues/chat-serve-gpu-drain/"
-                      "messages"]},
-        {"Effect": "Allow",
-         "Action": ["ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat"],
-         "Resource": [f"acs:ess:cn-hangzhou:1234567890123456:scalinggroup/{group.id}"]}]
+        {"Effect": "Allow", "Action": ["cms:PutCustomMetric"], "Resource": ["*"]}]
     notice = plan.one("alicloud:ess/notification:Notification").inputs
     assert (notice["scalingGroupId"], notice["notificationArn"]) == (
         group.id, "acs:ess:cn-hangzhou:1234567890123456:cloudmonitor")
@@ -299,7 +297,8 @@ def test_scaling_fleet_events_are_scoped_to_the_stacks_resource_group():
 
 def test_training_event_rules_are_scoped_to_the_stacks_nodes():
     plan = shipped("training-prod")
-    nodes_group = plan.one("alicloud:cms/monitorGroup:MonitorGroup")
+    nodes_group = next(g for g in plan.by_type("alicloud:cms/monitorGroup:MonitorGroup")
+                       if g.name.endswith("alerts-nodes"))
     members = plan.one("alicloud:cms/monitorGroupInstances:MonitorGroupInstances").inputs
     instances = plan.by_type("alicloud:ecs/instance:Instance")
     assert members["groupId"] == nodes_group.id

@@ -45,7 +45,10 @@ def test_image_choices():
 
 
 @pytest.mark.parametrize(("image", "expected"), [
-    ({"id": "m-1", "name": "x1"}, "gpu-infra:cluster.fleet.image.id: set id or name, not both"),
+    ({"id": "m-1", "name": "x1"},
+     "gpu-infra:cluster.fleet.image.id: set one of id, name and from_stack, not id and name"),
+    ({"name": "x1", "from_stack": "image-a100"}, "gpu-infra:cluster.fleet.image.name: set one "
+     "of id, name and from_stack, not name and from_stack"),
     ({"id": "ubuntu-latest"}, "gpu-infra:cluster.fleet.image.id: 'ubuntu-latest' is not an "
                               "image id"),
     ({"os": "centos_7"}, "gpu-infra:cluster.fleet.image.os: input should be 'ubuntu_22_04' "

@@ -98,6 +98,22 @@ def test_privilege_escalation_quiet(statements):
     assert messages("ram-no-privilege-escalation", policy(*statements)) == []
 
 
+TAGGED = {"StringEquals": {"acs:ResourceTag/GpuFleet": "r01-gpu"}}
+
+
+@pytest.mark.parametrize("statements, flagged", [
+    ([allow("ecs:RunCommand", "acs:ecs:cn-hangzhou:1:instance/*", Condition=TAGGED),
+      allow("ecs:RunCommand", "acs:ecs:cn-hangzhou:1:command/*")], False),
+    ([allow("ecs:RunCommand", "acs:ecs:cn-hangzhou:1:instance/*")], True),
+    ([allow("ecs:RunCommand", ["acs:ecs:cn-hangzhou:1:instance/*",
+                               "acs:ecs:cn-hangzhou:1:command/*"], Condition=TAGGED)], True),
+    ([allow("ecs:RunCommand")], True),
+])
+def test_commands_only_on_the_fleets_tagged_instances_are_scoped(statements, flagged):
+    found = messages("ram-no-privilege-escalation", policy(*statements))
+    assert bool(found) is flagged, found
+
+
 def role(principal, name: str = "role") -> Resource:
     return Resource(t.RAM_ROLE, {"assumeRolePolicyDocument": json.dumps({
         "Version": "1", "Statement": [{"Action": "sts:AssumeRole", "Effect": "Allow",

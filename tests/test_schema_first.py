@@ -80,6 +80,14 @@ UNREACHABLE = {
                                      "least one zone, private-sized (network.vpc_cidr)",
     "compute/images.py::_exactly_one": "what the account holds: the images named "
                                        "fleet.image.name, known only to the cloud",
+    "compute/fleet_ops.py::drain_parameters": "the shipped drain with what the schema bounds "
+                                               "(drain_seconds up to 21600; service ports "
+                                               "within the 200 security group rules): at "
+                                               "most about 2,500 of the 4096 characters "
+                                               "(tests/test_drain.py)",
+    "compute/images.py::_published": "what the image stack of fleet.image.from_stack has "
+                                     "published, known only at `pulumi up` (offline its file "
+                                     "is read: tests/test_image_from_stack.py)",
     "ack/addons.py::checked_name": "what the cluster offers (cs.get_kubernetes_addons), known "
                                    "only to the cloud; the names are the pinned ones "
                                    "(ack.addon_versions is checked against them)",

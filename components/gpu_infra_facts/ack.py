@@ -104,3 +104,7 @@ GPU_ADDONS: Final = ("ack-nvidia-device-plugin",)
 """Installed with any GPU pool."""
 ERDMA_ADDONS: Final = ("ack-erdma-controller",)
 """Installed when a GPU pool uses eRDMA."""
+LOG_ADDONS: Final = ("loongcollector", "ack-node-problem-detector")
+"""Add-ons given the stack's SLS project as `sls_project_name` (TF's logtail-ds example key;
+UNCONFIRMED for these two): the log add-on collects into it, the problem detector sends its
+node events there."""

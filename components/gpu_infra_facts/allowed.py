@@ -96,6 +96,12 @@ TargetMetric = Literal["CpuUtilization", "IntranetRx", "IntranetTx"]
 UNCONFIRMED in the provider, which takes any string)."""
 EssAlarmPeriod = Literal[60, 120, 300, 900]
 """ess.Alarm `period` in seconds."""
+GPU_UTILIZATION_METRIC: Final = "GpuUtilizationAgent"
+"""ess.Alarm `metric_name` (metric_type system) of the group's average GPU utilisation in
+percent, from the CloudMonitor agent on its instances. Source: ESS CreateAlarm, MetricName
+for MetricType system (Alibaba Cloud SDK docstrings of ess 2014-08-28: CpuUtilizationAgent,
+GpuUtilizationAgent, GpuMemoryUtilizationAgent, ...); the provider takes any string. Target
+tracking (CreateScalingRule) does not list it, so GPU scaling uses alarms and step rules."""
 MAX_EVALUATION_COUNT: Final = 100
 """Most consecutive periods an ESS alarm waits before it fires. Our bound, not Alibaba's:
 the provider only asks for at least 0; 100 periods of 900 s is 25 hours, longer is a

@@ -46,3 +46,10 @@ QUEUE_BACKLOG_METRICS = ("NumberOfMessagesVisible", "NumberOfMessagesInvisible",
                          "NumberOfMessagesDelayed")
 """Messages waiting, being worked on (received, not yet deleted) and delayed: their sum is
 a job queue's backlog counting running jobs. Source: as QUEUE_NAMESPACE."""
+
+GPU_HEALTH_METRIC = "gpu_health_faults"
+"""The node GPU-health custom metric: the number of faults the node's last check found
+(0: healthy), put under the FLEET_DIMENSION into the stack's GPU-health group (stack output
+`gpu_health_group_id`). The stack's alarm fires on its Maximum, so one faulty node pages;
+which node it is, and what it found, go in a custom event and its bootstrap log."""
+GPU_HEALTH_STATISTIC = "Maximum"

@@ -38,14 +38,16 @@ DOCUMENT_INPUTS: dict[str, tuple[str, ...]] = {
     t.LOG_PROJECT: ("policy",),
 }
 """Types holding a policy document, and the inputs (current first, deprecated after)."""
+RUN_COMMAND = "ecs:RunCommand"
 SELF_ESCALATION = ("ram:AttachPolicyToRole", "ram:AttachPolicyToUser", "ram:AttachPolicyToGroup",
                    "ram:CreatePolicyVersion", "ram:SetDefaultPolicyVersion", "ram:UpdateRole",
                    "ram:CreateAccessKey", "ram:CreateLoginProfile", "ram:UpdateLoginProfile",
                    "ram:AddUserToGroup", "ram:UpdatePolicyVersion", "ecs:InvokeCommand",
-                   "ecs:RunCommand", "ecs:AttachInstanceRamRole", "sts:AssumeRole")
+                   RUN_COMMAND, "ecs:AttachInstanceRamRole", "sts:AssumeRole")
 """Actions that, on any role, user, group, policy or node, hand the holder more than it
 has: attach a policy to itself, rewrite a policy or a trust policy, mint a key or a console
-login for another user, run commands on nodes holding stronger roles, assume any role."""
+login for another user, run commands on nodes holding stronger roles (RunCommand on the
+instances one resource tag names is scoped: _commands_on_tagged_nodes), assume any role."""
 LAUNCH_ACTIONS = ("ecs:RunInstances", "ecs:CreateInstance", "ess:CreateScalingConfiguration",
                   "ess:ModifyScalingConfiguration", "ecs:CreateLaunchTemplate",
                   "ecs:CreateLaunchTemplateVersion", "cs:CreateClusterNodePool",
@@ -57,9 +59,11 @@ under a role of the caller's choosing (with ram:PassRole)."""
 PASS_ROLE = "ram:PassRole"
 ASSUME_ROLE = "sts:AssumeRole"
 SERVICE_SUFFIX = ".aliyuncs.com"
-SERVICE_MODULES = {"ecs": ("ecs", "ess", "cs"), "ess": ("ess",), "cs": ("cs",)}
+SERVICE_MODULES = {"ecs": ("ecs", "ess", "cs"), "ess": ("ess",), "cs": ("cs",),
+                   "oos": ("oos", "ess")}
 """Trusted service (principal `<name>.aliyuncs.com`) -> the SDK modules whose resources use
-it; any other service maps to the module of its own name."""
+it (OOS: also ESS, whose lifecycle hooks start OOS templates); any other service maps to the
+module of its own name."""
 
 
 def document_values(resource: Resource) -> Iterator[tuple[str, Any]]:
@@ -181,10 +185,23 @@ def escalation(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterato
         yield (f"policy allows {PASS_ROLE} on any role together with {', '.join(launches)}: "
                "privilege escalation to any role")
     broad = [s for s in allowed if s.not_resources or any(_any_role(r) for r in s.resources)]
-    raising = sorted({action for s in broad for action in SELF_ESCALATION if s.grants(action)})
+    raising = sorted({action for s in broad for action in SELF_ESCALATION if s.grants(action)
+                      and not (action == RUN_COMMAND and _commands_on_tagged_nodes(s))})
     if raising:
         yield (f"policy allows {', '.join(raising)} on any resource: the holder can raise its "
                "own rights; name the one role, user or instance it may act on")
+
+
+def _commands_on_tagged_nodes(statement: Statement) -> bool:
+    """Cloud Assistant commands only on the instances a resource tag names (a StringEquals
+    condition on acs:ResourceTag/<key>), or only on command objects (what RunCommand
+    creates, which runs on no node by itself)."""
+    if statement.not_resources or not statement.resources:
+        return False
+    if all(":command/" in r for r in statement.resources):
+        return True
+    return all(":instance/" in r for r in statement.resources) and any(
+        key.lower().startswith("acs:resourcetag/") for key in condition_keys(statement.condition))
 
 
 def any_account(principal: Any) -> list[str]:

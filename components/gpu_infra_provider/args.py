@@ -238,6 +238,10 @@ class EventsConfigArgs(TypedDict):
     """Scaling fleets: alert on scale-out and scale-in activities that fail, partly succeed
     (a new node whose bootstrap failed abandons its readiness action and is released) or
     are rejected. Default true."""
+    gpu_health: NotRequired[bool]
+    """ECS fleets: alert when a node's GPU health check finds a fault after boot (the
+    custom metric GPU_HEALTH_METRIC of gpu_infra_facts.cloudmonitor: XID or ECC errors, a
+    GPU off the bus, a driver that does not answer, eRDMA down). Default true."""
 
 
 class MonitoringConfigArgs(TypedDict):
@@ -548,9 +552,11 @@ class AckConfigArgs(TypedDict):
 
 
 class ImageChoiceArgs(TypedDict):
-    """The image every node of the fleet boots. Set `id` or `name`, or neither for the pinned
-    default public image of `os`. The image only changes when this section changes (no
-    "newest image" lookup), since a new image replaces each node's system disk."""
+    """The image every node of the fleet boots. Set `id`, `name` or `from_stack`, or none for
+    the pinned default public image of `os`. With `id`, `name` or the default, the image only
+    changes when this section changes (no "newest image" lookup), since a new image replaces
+    each node's system disk; with `from_stack` it changes when that image stack publishes a
+    new bake (deliberately: the point of baking)."""
 
     id: NotRequired[str]
     """An image id: a public one (ubuntu_22_04_x64_20G_alibase_20250917.vhd) or a custom,
@@ -558,6 +564,12 @@ class ImageChoiceArgs(TypedDict):
     name: NotRequired[str]
     """The exact name of one of your custom images (e.g. the baked image's), looked up at each
     run; ERROR at plan time if no or several images have it. Default none."""
+    from_stack: NotRequired[str]
+    """The image stack (layout: image) of this project whose baked image the fleet boots, by
+    its stack name (e.g. image-a100): its output `image_id`, read through a stack reference
+    at `pulumi up`; offline a placeholder that changes with that stack's bake. Only a build
+    whose checks all passed makes an image, so a failed bake never becomes a fleet's image.
+    Boot it with `driver.route: preinstalled`. Default none."""
     os: NotRequired[str]
     """The image's operating system: ubuntu_22_04 or alinux_3. Without id and name it picks
     the pinned public image (gpu_infra_facts.node_stack.DEFAULT_IMAGES). Default ubuntu_22_04.
@@ -882,6 +894,34 @@ class QueueScalingArgs(TypedDict):
     60 to 43200 (the MNS maximum)."""
 
 
+class GpuScalingArgs(TypedDict):
+    """Scaling on the fleet's average GPU utilisation: an ess.Alarm on the system metric
+    GpuUtilizationAgent (what the CloudMonitor agent on every node reports; ESS target
+    tracking does not offer a GPU metric) at or above `scale_out_at` percent for
+    `evaluation_count` periods grows the fleet by `grow_percent` of its capacity (at least
+    one instance); at or below `scale_in_at` for `scale_in_evaluation_count` periods it
+    shrinks by `shrink_percent` (at least one), never past min_size or max_size."""
+
+    scale_out_at: NotRequired[float]
+    """Average GPU utilisation (percent) at or above which the fleet grows. Default 70."""
+    scale_in_at: NotRequired[float]
+    """Average GPU utilisation (percent) at or below which it shrinks. Default 30; must be
+    below scale_out_at."""
+    grow_percent: NotRequired[int]
+    """Percent of the capacity added per firing (at least one instance). Default 25."""
+    shrink_percent: NotRequired[int]
+    """Percent of the capacity removed per firing (at least one instance). Default 10."""
+    warmup_seconds: NotRequired[int]
+    """Seconds a new instance needs before it counts (driver, model load). Default 600."""
+    period_seconds: NotRequired[int]
+    """Alarm period. Default 60."""
+    evaluation_count: NotRequired[int]
+    """Periods in a row at or above scale_out_at before the fleet grows. Default 3."""
+    scale_in_evaluation_count: NotRequired[int]
+    """Periods in a row at or below scale_in_at before it shrinks. Default 15 (longer than
+    scale-out: hysteresis)."""
+
+
 class ScheduledScalingArgs(TypedDict):
     """A scheduled change of the group's sizes (ess.ScheduledTask)."""
 
@@ -975,6 +1015,8 @@ class ScalingFleetArgs(TypedDict):
     """Target tracking on a system metric. Default none."""
     queue_scaling: NotRequired[QueueScalingArgs]
     """Step scaling on a custom queue-length metric. Default none."""
+    gpu_scaling: NotRequired[GpuScalingArgs]
+    """Step scaling on the fleet's average GPU utilisation. Default none."""
     schedules: NotRequired[list[ScheduledScalingArgs]]
     """Scheduled size changes. Default none."""
     drain_seconds: NotRequired[int]
@@ -1139,6 +1181,7 @@ __all__ = [
     "FleetAlarmsConfigArgs",
     "GpuIdleAlarmArgs",
     "GpuMemoryAlarmArgs",
+    "GpuScalingArgs",
     "GpuTemperatureAlarmArgs",
     "ImageChoiceArgs",
     "InferenceConfigArgs",

@@ -40,6 +40,10 @@ STORES = ("bootstrap", "system")
 """The log stores of a stack's project."""
 ENCRYPT_TYPE = "default"
 """encrypt_conf.encrypt_type: AES with a key SLS manages."""
+ACK_MACHINE_GROUP = "k8s-group-{cluster_id}"
+"""The machine group an ACK cluster's log add-on creates in the project it is given (ACK
+"Collect container logs": logtail-ds / loongcollector with sls_project_name; the name is
+UNCONFIRMED for the loongcollector add-on, documented for logtail-ds)."""
 INTRANET_ENDPOINT = "{region}-intranet.log.aliyuncs.com"
 """The SLS endpoint inside the region (the provider's pipeline example uses this form)."""
 
@@ -88,8 +92,9 @@ class NodeLogs(pulumi.ComponentResource):
             "bootstrap": {"Type": "input_file", "FilePaths": json.dumps([LOG_FILE])},
             "system": {"Type": "service_journal", "Kernel": "true"},
         }
+        self.pipelines: dict[str, alicloud.sls.LogtailPipelineConfig] = {}
         for store, source in inputs.items():
-            pipeline = alicloud.sls.LogtailPipelineConfig(
+            pipeline = self.pipelines[store] = alicloud.sls.LogtailPipelineConfig(
                 child_name(name, f"{store}-collection"), project=self.project.project_name,
                 config_name=store, inputs=[source],
                 flushers=[{"Type": "flusher_sls", "Logstore": self.stores[store].logstore_name,
@@ -107,3 +112,15 @@ class NodeLogs(pulumi.ComponentResource):
         self.register_outputs({"project_name": self.project_name,
                                "store_names": self.store_names,
                                "machine_group_name": self.machine_group_name})
+
+    def collect_from(self, name: str, *, machine_group: pulumi.Input[str],
+                     stores: tuple[str, ...] = ("system",)) -> None:
+        """Also apply the pipelines of `stores` to `machine_group` (an ACK cluster's, which
+        its log add-on creates as ACK_MACHINE_GROUP): the nodes of a cluster announce no
+        gpu-infra id and run no gpu-infra bootstrap, so they send the system journal only."""
+        for store in stores:
+            alicloud.log.LogTailAttachment(
+                child_name(name, f"{store}-nodes"), project=self.project.project_name,
+                logtail_config_name=self.pipelines[store].config_name,
+                machine_group_name=machine_group, opts=pulumi.ResourceOptions(parent=self))
+

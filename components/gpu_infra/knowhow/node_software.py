@@ -146,8 +146,9 @@ def preinstalled_on_public_image(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: route preinstalled on a public image, which carries no GPU driver."""
     fleet = cluster.fleet
     image = fleet.image
-    public = image.name is None and (image.id is None or image.id in DEFAULT_IMAGES.values()
-                                     or not image.id.startswith("m-"))
+    public = image.name is None and image.from_stack is None and (
+        image.id is None or image.id in DEFAULT_IMAGES.values()
+        or not image.id.startswith("m-"))
     if driver_plan(fleet).route == "preinstalled" and public:
         yield _finding("driver-route-missing", Level.ERROR, "fleet.image",
                        "route preinstalled needs an image with the driver (the baked image or "

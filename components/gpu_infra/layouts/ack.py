@@ -25,6 +25,7 @@ from gpu_infra.blocks.ack.pools import GpuNodePools, GpuPoolSpec, SystemPool
 from gpu_infra.blocks.ack.registry import Registry
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.identity import InstanceRole
+from gpu_infra.blocks.logs import ACK_MACHINE_GROUP
 from gpu_infra.blocks.storage.buckets import bucket_names
 from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
 from gpu_infra.blocks.workloads.install import KubeObjects
@@ -42,7 +43,14 @@ from gpu_infra.layouts.jobs import default_image, ready_job, registry_component_
 from gpu_infra.schema import InferenceConfig, TrainingConfig
 from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra_facts import jobs
-from gpu_infra_facts.ack import ADDONS, DRIVER_VERSION_LABEL, ERDMA_ADDONS, GPU_ADDONS, POOL_LABEL
+from gpu_infra_facts.ack import (
+    ADDONS,
+    DRIVER_VERSION_LABEL,
+    ERDMA_ADDONS,
+    GPU_ADDONS,
+    LOG_ADDONS,
+    POOL_LABEL,
+)
 from gpu_infra_facts.jobs import SKYPILOT_ACCELERATOR_LABEL, skypilot_accelerator
 
 ERDMA_LABEL = "gpu-infra/erdma"
@@ -117,10 +125,15 @@ class AckLayout(LayoutBase):
             fleet_name, fleet=cluster.fleet, cluster_id=cluster_id,
             spec=self._pool_spec(fleet_name), conventions=self.conventions, opts=self.child)
         names = self.addon_names()
+        logs = {"sls_project_name": self.logs.project_name} if self.logs else None
         self.addons = AckAddons(
             f"{name}-addons", cluster_id=cluster_id, names=names,
             versions={addon: ack.addon_version(addon) for addon in names},
+            configs={addon: logs for addon in LOG_ADDONS if addon in names} if logs else None,
             depends_on=[self.system_pool.pool], opts=self.child)
+        if self.logs:
+            self.logs.collect_from(f"{name}-node-logs-ack", machine_group=cluster_id.apply(
+                lambda cid: ACK_MACHINE_GROUP.format(cluster_id=cid)))
         self.registry = Registry(
             registry_component_name(name), config=ack.registry, edition=cluster.registry_edition,
             namespace=ack.registry.namespace or cluster.name, region=cluster.region,

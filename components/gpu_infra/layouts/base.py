@@ -13,6 +13,7 @@ from gpu_infra.blocks.bootstrap import (
     DATA_ROOT,
     BootstrapSpec,
     ElasticLaunch,
+    GpuHealthCheck,
     GridPackage,
     SharedFsMount,
     SpotWatch,
@@ -24,6 +25,7 @@ from gpu_infra.blocks.bootstrap import (
 )
 from gpu_infra.blocks.conventions import Conventions, stack_tags
 from gpu_infra.blocks.encryption import KmsKey
+from gpu_infra.blocks.gpu_health import GpuHealthAlarm, health_group_name
 from gpu_infra.blocks.identity import InstanceRole
 from gpu_infra.blocks.logs import NodeLogs, machine_group_id
 from gpu_infra.blocks.monitoring import Alerting, FleetAlarms
@@ -64,6 +66,11 @@ class LaunchSpec(TypedDict, total=False):
 def gpu_fleet_name(cluster_name: str) -> str:
     """The GPU fleet's component name and GpuFleet tag value: `<cluster>-gpu`."""
     return f"{cluster_name}-gpu"
+
+
+def gpu_health_name(cluster_name: str) -> str:
+    """The GPU-health alarm's component name: `<cluster>-gpu-health`."""
+    return f"{cluster_name}-gpu-health"
 
 
 def grid_package(driver: DriverConfig) -> GridPackage | None:
@@ -111,7 +118,7 @@ class LayoutBase(Layout):
 
     Attributes: `network`, `security`, `kms_key` (None unless kms_encryption), `role`,
     `buckets` (purpose -> Bucket), `shared_fs` (or None), `disks`, `alerting` (or None),
-    `fleet_alarms` (or None), `exports` (the stack outputs).
+    `fleet_alarms` and `gpu_health` (or None), `exports` (the stack outputs).
     """
 
     FIXED_NODES = False
@@ -151,6 +158,11 @@ class LayoutBase(Layout):
             instance_ids=instance_ids, instance_names=self.fleet_instance_names(),
             node_group_id=self.alerting.node_group_id, opts=self.child) \
             if self.alerting else None
+        self.gpu_health = GpuHealthAlarm(
+            gpu_health_name(name), fleet=fleet_name,
+            contact_group=self.alerting.contact_group_name, conventions=self.conventions,
+            role_name=self.role_name if self.runs_gpu_health_check() else None,
+            opts=self.child) if self.alerting and self.gpu_health_check(cluster) else None
         self.exports = {**self._base_exports(), **self.fleet_exports()}
         self.register_outputs(self.exports)
 
@@ -287,7 +299,7 @@ class LayoutBase(Layout):
         launch = cls.launch_spec(cluster, fleet_name, stack_name=stack_name,
                                  shared_fs=shared_fs_source is not None)
         tools = job_tools(job_tools_bucket, job_tools_installer(
-            launch.get("elastic"), launch.get("spot_watch"))) \
+            launch.get("elastic"), launch.get("spot_watch"), cls.gpu_health_check(cluster))) \
             if launch and job_tools_bucket else None
         return BootstrapSpec(
             fleet=fleet_name, region=cluster.region,
@@ -304,6 +316,21 @@ class LayoutBase(Layout):
             log_machine_id=machine_group_id(fleet_name, global_suffix)
             if cluster.logs.enabled else None,
             job_tools=tools, **launch)
+
+    def runs_gpu_health_check(self) -> bool:
+        """Whether the nodes got the GPU health check (with the job tools). Default: no."""
+        return False
+
+    @classmethod
+    def gpu_health_check(cls, cluster: FleetCluster) -> GpuHealthCheck | None:
+        """The GPU health check the nodes run after boot, where the stack alarms on it
+        (contacts, `monitoring.events.gpu_health`) and the nodes boot gpu-infra's bootstrap.
+        The job tools deliver it (training fleets: scaling fleets' user data has no room for
+        their step)."""
+        monitoring = cluster.monitoring
+        if not (cls.BOOTSTRAPS and monitoring.active and monitoring.events.gpu_health):
+            return None
+        return GpuHealthCheck(health_group_name(gpu_health_name(cluster.name)))
 
     @classmethod
     def launch_spec(cls, cluster: FleetCluster, fleet_name: str, *, stack_name: str,
@@ -380,6 +407,8 @@ class LayoutBase(Layout):
                     "alert_contact_group": self.alerting.contact_group_name
                     if self.alerting else None,
                     "log_project": self.logs.project_name if self.logs else None,
-                    "backup_vault_id": self.backups.vault_id if self.backups else None}
+                    "backup_vault_id": self.backups.vault_id if self.backups else None,
+                    "gpu_health_group_id": self.gpu_health.group_id if self.gpu_health
+                    else None}
         exports.update({key: value for key, value in optional.items() if value is not None})
         return exports

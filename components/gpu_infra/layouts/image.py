@@ -7,8 +7,13 @@ import pulumi
 
 from gpu_infra import catalog
 from gpu_infra.blocks.bootstrap import BootstrapSpec, bake_tasks
-from gpu_infra.blocks.compute.image_build import GpuImageBuild
-from gpu_infra.blocks.compute.images import image_id_for
+from gpu_infra.blocks.compute.image_build import GpuImageBuild, content_digest, pack_components
+from gpu_infra.blocks.compute.images import (
+    BAKED_IMAGE_OUTPUT,
+    IMAGE_REGION_OUTPUT,
+    image_id_for,
+    newest_bake,
+)
 from gpu_infra.blocks.network import Network
 from gpu_infra.knowhow.image import baked_driver, bakes_erdma, bakes_fabric_manager
 from gpu_infra.layouts.base import Layout
@@ -26,12 +31,22 @@ def bake_spec(name: str, config: ImageConfig) -> BootstrapSpec:
         fabric_manager=bakes_fabric_manager(build), log_collector=True)
 
 
+def bake_digest(config: ImageConfig) -> str:
+    """The digest naming the image stack's template and images (GpuImageBuild.digest): what
+    changes exactly when its bake does."""
+    spec = bake_spec(f"{config.name}-img", config)
+    return content_digest(pack_components(bake_tasks(spec)), config.image)
+
+
 class ImageBakery(Layout):
     """A VPC with one vSwitch per zone (and the NAT gateway the build's downloads need), and a
     GpuImageBuild whose intermediate instance runs in the first zone's vSwitch.
 
     Outputs: `vpc_id`, `vswitch_ids`, `image_name_prefix`, `image_template_id`,
-    `image_build_id`, `driver_version` (what fleets booting the image pin).
+    `image_build_id`, `image_id` (the newest finished build when this `pulumi up` ran, what
+    fleets with `fleet.image.from_stack` boot; None before the first), `image_region`,
+    `driver_version`
+    (what fleets booting the image pin).
     """
 
     TYPE = "gpu-infra:layouts:ImageBakery"
@@ -56,8 +71,10 @@ class ImageBakery(Layout):
             "image_name_prefix": self.build.image_name_prefix,
             "image_template_id": self.build.pipeline_id,
             "image_build_id": self.build.execution_id,
+            BAKED_IMAGE_OUTPUT: newest_bake(self.build.image_name_prefix),
+            IMAGE_REGION_OUTPUT: config.region,
             "driver_version": spec.driver.driver}
         self.register_outputs(self.exports)
 
 
-__all__ = ["ImageBakery"]
+__all__ = ["ImageBakery", "bake_digest"]

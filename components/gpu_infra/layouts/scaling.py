@@ -51,6 +51,7 @@ class ScalingLayout(LayoutBase):
             health_check_types=self.cluster.health_check_types,
             scale_in_percent=self.cluster.scale_in_percent,
             publishes_queue_metric=self.cluster.stack_publishes_queue_metric,
+            drain_ports=self.drain_ports(),
             contact_group=self.alerting.contact_group_name if self.alerting else None,
             resource_group_id=self.alerting.resource_group_id if self.alerting else None,
             opts=self.child)
@@ -64,14 +65,19 @@ class ScalingLayout(LayoutBase):
             scaling_group_id=self.fleet.scaling_group_id)
         return gpu_fleet_name(name), None
 
+    def drain_ports(self) -> list[int]:
+        """The ports whose established connections are requests in flight when a node
+        drains: the service ports behind a load balancer (inference); none (rendering,
+        whose work in flight is its jobs)."""
+        return list(self.cluster.security.service_ports) if self.cluster.layout == "inference" \
+            else []
+
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """The scaling group, and the CloudMonitor group custom metrics go to."""
         exports: dict[str, pulumi.Input[Any]] = {"scaling_group_id": self.fleet.scaling_group_id,
                                             "fleet_name": self.fleet_component_name}
         if self.fleet.metric_group_id is not None:
             exports["metric_group_id"] = self.fleet.metric_group_id
-        if self.fleet.drain_queue_name is not None:
-            exports["drain_queue"] = self.fleet.drain_queue_name
         if self.fleet.job_queue_name is not None:
             exports["job_queue"] = self.fleet.job_queue_name
         return exports

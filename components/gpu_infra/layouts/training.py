@@ -116,6 +116,10 @@ class TrainingCluster(LayoutBase):
             conventions=self.conventions, parent=self.nodes, trust=names)
         return gpu_fleet_name(name), pulumi.Output.all(*self.nodes.instance_ids)
 
+    def runs_gpu_health_check(self) -> bool:
+        """With the job tools, when the stack alarms on GPU health."""
+        return self.job_tools is not None and self.gpu_health_check(self.cluster) is not None
+
     def _job_tools_home(self) -> Bucket | None:
         """The checkpoints bucket, else the first of the stack's buckets; None without
         buckets (the nodes then get no job tools)."""
@@ -138,7 +142,8 @@ class TrainingCluster(LayoutBase):
                                   shared_fs=self.shared_fs_source is not None)
         if home is None:
             return None
-        installer = job_tools_installer(launch.get("elastic"), launch.get("spot_watch"))
+        installer = job_tools_installer(launch.get("elastic"), launch.get("spot_watch"),
+                                        self.gpu_health_check(self.cluster))
         purpose = next(p for p, bucket in self.buckets.items() if bucket is home)
         return alicloud.oss.BucketObject(
             f"{name}-{purpose}-job-tools", bucket=home.bucket_name,

@@ -249,6 +249,42 @@ class TargetTracking(StrictModel):
         return self
 
 
+class GpuScaling(StrictModel):
+    """Scaling on the fleet's average GPU utilisation: an ess.Alarm on the system metric
+    GpuUtilizationAgent (what the CloudMonitor agent on every node reports; ESS target
+    tracking does not offer a GPU metric) at or above `scale_out_at` percent for
+    `evaluation_count` periods grows the fleet by `grow_percent` of its capacity (at least
+    one instance); at or below `scale_in_at` for `scale_in_evaluation_count` periods it
+    shrinks by `shrink_percent` (at least one), never past min_size or max_size."""
+
+    scale_out_at: float = Field(default=70, gt=0, le=100)
+    """Average GPU utilisation (percent) at or above which the fleet grows. Default 70."""
+    scale_in_at: float = Field(default=30, ge=0, lt=100)
+    """Average GPU utilisation (percent) at or below which it shrinks. Default 30; must be
+    below scale_out_at."""
+    grow_percent: int = Field(default=25, ge=1, le=100)
+    """Percent of the capacity added per firing (at least one instance). Default 25."""
+    shrink_percent: int = Field(default=10, ge=1, le=100)
+    """Percent of the capacity removed per firing (at least one instance). Default 10."""
+    warmup_seconds: int = Field(default=600, ge=0, le=86400)
+    """Seconds a new instance needs before it counts (driver, model load). Default 600."""
+    period_seconds: EssAlarmPeriod = 60
+    """Alarm period. Default 60."""
+    evaluation_count: int = Field(default=3, ge=1, le=MAX_EVALUATION_COUNT)
+    """Periods in a row at or above scale_out_at before the fleet grows. Default 3."""
+    scale_in_evaluation_count: int = Field(default=15, ge=1, le=MAX_EVALUATION_COUNT)
+    """Periods in a row at or below scale_in_at before it shrinks. Default 15 (longer than
+    scale-out: hysteresis)."""
+
+    @model_validator(mode="after")
+    def _check_thresholds(self) -> GpuScaling:
+        if self.scale_in_at >= self.scale_out_at:
+            raise ValueError(f"scale_in_at: {self.scale_in_at:g}% must be below scale_out_at "
+                             f"{self.scale_out_at:g}% (else the fleet grows and shrinks at "
+                             "the same utilisation)")
+        return self
+
+
 class ScalingStep(StrictModel):
     """One step of a step scaling rule; bounds are relative to the alarm threshold."""
 
@@ -549,6 +585,8 @@ class ScalingFleet(FleetBase):
     """Target tracking on a system metric. Default none."""
     queue_scaling: QueueScaling | None = None
     """Step scaling on a custom queue-length metric. Default none."""
+    gpu_scaling: GpuScaling | None = None
+    """Step scaling on the fleet's average GPU utilisation. Default none."""
     schedules: list[ScheduledScaling] = []
     """Scheduled size changes. Default none."""
     drain_seconds: int | None = Field(default=600, ge=HEARTBEAT_TIMEOUT_SECONDS[0],

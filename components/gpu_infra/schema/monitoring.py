@@ -153,6 +153,10 @@ class EventsConfig(StrictModel):
     """Scaling fleets: alert on scale-out and scale-in activities that fail, partly succeed
     (a new node whose bootstrap failed abandons its readiness action and is released) or
     are rejected. Default true."""
+    gpu_health: bool = True
+    """ECS fleets: alert when a node's GPU health check finds a fault after boot (the
+    custom metric GPU_HEALTH_METRIC of gpu_infra_facts.cloudmonitor: XID or ECC errors, a
+    GPU off the bus, a driver that does not answer, eRDMA down). Default true."""
 
 
 class Contact(StrictModel):
@@ -212,7 +216,8 @@ class MonitoringConfig(StrictModel):
         if self.webhook is not None and not _is_webhook(self.webhook):
             problems.append("webhook: must be an https:// URL")
         alerting = self.alarms.enabled() or self.events.spot_interruption or \
-            self.events.instance_failure or self.events.scaling_failure
+            self.events.instance_failure or self.events.scaling_failure or \
+            self.events.gpu_health
         if self.enabled and alerting and not self.contacts:
             problems.append("contacts: alarms are enabled but nobody is notified; list at "
                             "least one contact or set enabled: false")

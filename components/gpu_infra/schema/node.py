@@ -28,13 +28,17 @@ from gpu_infra_facts.node_stack import (
 
 OSS_URL = re.compile(r"^oss://(?P<bucket>[a-z0-9][a-z0-9-]{1,61}[a-z0-9])/(?P<key>\S+)$")
 SHA256 = r"^[0-9a-f]{64}$"
+STACK_NAME = r"^[A-Za-z0-9_.-]{1,100}$"
+"""A Pulumi stack name (letters, digits, hyphens, underscores, periods)."""
 VERSION_3 = r"^\d+\.\d+\.\d+(\.\d+)?$"
 
 
 class ImageChoice(StrictModel):
-    """The image every node of the fleet boots. Set `id` or `name`, or neither for the pinned
-    default public image of `os`. The image only changes when this section changes (no
-    "newest image" lookup), since a new image replaces each node's system disk."""
+    """The image every node of the fleet boots. Set `id`, `name` or `from_stack`, or none for
+    the pinned default public image of `os`. With `id`, `name` or the default, the image only
+    changes when this section changes (no "newest image" lookup), since a new image replaces
+    each node's system disk; with `from_stack` it changes when that image stack publishes a
+    new bake (deliberately: the point of baking)."""
 
     id: str | None = Field(default=None, max_length=IMAGE_ID_MAX_CHARS)
     """An image id: a public one (ubuntu_22_04_x64_20G_alibase_20250917.vhd) or a custom,
@@ -42,6 +46,12 @@ class ImageChoice(StrictModel):
     name: str | None = Field(default=None, pattern=IMAGE_NAME.pattern)
     """The exact name of one of your custom images (e.g. the baked image's), looked up at each
     run; ERROR at plan time if no or several images have it. Default none."""
+    from_stack: str | None = Field(default=None, pattern=STACK_NAME)
+    """The image stack (layout: image) of this project whose baked image the fleet boots, by
+    its stack name (e.g. image-a100): its output `image_id`, read through a stack reference
+    at `pulumi up`; offline a placeholder that changes with that stack's bake. Only a build
+    whose checks all passed makes an image, so a failed bake never becomes a fleet's image.
+    Boot it with `driver.route: preinstalled`. Default none."""
     os: OperatingSystem = DEFAULT_OS
     """The image's operating system: ubuntu_22_04 or alinux_3. Without id and name it picks
     the pinned public image (gpu_infra_facts.node_stack.DEFAULT_IMAGES). Default ubuntu_22_04."""
@@ -49,8 +59,10 @@ class ImageChoice(StrictModel):
     @model_validator(mode="after")
     def _one_source(self) -> ImageChoice:
         problems: list[str] = []
-        if self.id is not None and self.name is not None:
-            problems.append("id: set id or name, not both")
+        chosen = [key for key in ("id", "name", "from_stack") if getattr(self, key) is not None]
+        if len(chosen) > 1:
+            problems.append(f"{chosen[0]}: set one of id, name and from_stack, not "
+                            f"{' and '.join(chosen)}")
         if self.id is not None and not (PUBLIC_IMAGE_ID.match(self.id)
                                         or CUSTOM_IMAGE_ID.match(self.id)):
             problems.append(f"id: {self.id!r} is not an image id (m-... or a public image "
@@ -62,8 +74,8 @@ class ImageChoice(StrictModel):
     @property
     def pinned_id(self) -> str | None:
         """The image id when it is known without a lookup (id, or the default); None for a
-        lookup by name."""
-        if self.name is not None:
+        lookup by name or an image stack's bake."""
+        if self.name is not None or self.from_stack is not None:
             return None
         return self.id or DEFAULT_IMAGES[self.os]
 

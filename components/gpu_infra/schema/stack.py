@@ -436,7 +436,8 @@ class InferenceConfig(PlatformChoice):
         fleet = self.fleet
         problems = [f"fleet.{field}: ECS only (ESS scaling rules, hooks and refreshes; on ACK "
                     "the cluster autoscaler sizes the pool); remove it"
-                    for field in ("image", "queue_scaling", "target_tracking", "schedules",
+                    for field in ("image", "queue_scaling", "gpu_scaling", "target_tracking",
+                                  "schedules",
                                   "refresh", "health_checks", "scale_in_mode",
                                   "max_instance_lifetime_days", "drain_seconds")
                     if field in fleet.model_fields_set]

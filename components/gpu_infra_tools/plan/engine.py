@@ -35,9 +35,11 @@ from gpu_infra.schema import (
     REGION_KEY,
     SECRET_PLACEHOLDER,
     ClusterConfig,
+    ConfigError,
     load_cluster_config,
 )
 from gpu_infra_tools.plan.fake_cloud import FakeCloud
+from gpu_infra_tools.plan.stack_refs import image_stack_problems
 
 STACK_TYPE = "pulumi:pulumi:Stack"
 
@@ -176,6 +178,10 @@ class _RecordingMonitor(mocks.MockMonitor):
         self._open_worker_loop()
         return mocks.MockMonitor.Invoke(self, request)  # the SDK's (untyped) method
 
+    def ReadResource(self, request: Any) -> Any:  # noqa: N802 (gRPC method name)
+        self._open_worker_loop()
+        return mocks.MockMonitor.ReadResource(self, request)  # a stack reference's outputs
+
     def RegisterResource(self, request: Any) -> Any:  # noqa: N802 (gRPC method name)
         self._open_worker_loop()
         response = mocks.MockMonitor.RegisterResource(self, request)
@@ -227,7 +233,7 @@ class _CloudMocks(mocks.Mocks):
 
     def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[str, Any]]:
         self.last_inputs.value = _plain(args.inputs)
-        if not args.custom:
+        if not args.custom and not args.resource_id:  # a component (a read has an id)
             return None, {}
         return self.cloud.new_resource(args.typ, args.name, self.last_inputs.value)
 
@@ -244,6 +250,9 @@ def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Pla
     Raises ConfigError (bad stack file), ValidatorErrors, or ProgramError.
     """
     stack_file, cluster = load_cluster_config(stack_path)
+    references = image_stack_problems(cluster, Path(stack_path).parent)
+    if references:
+        raise ConfigError(str(stack_path), references)
     findings = judge_stack(cluster)
     if errors_in(findings):
         raise ValidatorErrors(errors_in(findings))
@@ -252,7 +261,7 @@ def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Pla
     with judged_already(raw, cluster, findings):
         resources, outputs = run_under_mocks(
             cluster, stack_file.name, program, config=stack_file.config,
-            secret_keys=stack_file.secret_keys)
+            secret_keys=stack_file.secret_keys, stacks_dir=Path(stack_path).parent)
     return Plan(PROJECT, stack_file.name, cluster, resources, outputs,
                 stack_file.secret_keys, findings, str(stack_path))
 
@@ -273,15 +282,16 @@ def _without_source_positions() -> Iterator[None]:
 
 def run_under_mocks(cluster: ClusterConfig, stack_name: str, build: Callable[[], Any],
                     config: dict[str, Any] | None = None,
-                    secret_keys: list[str] | None = None
+                    secret_keys: list[str] | None = None, stacks_dir: Path | None = None
                     ) -> tuple[list[PlannedResource], dict[str, Any]]:
     """Run `build` (a program, or a test constructing one component) under the mock engine,
-    with the Pulumi config `config` and invokes answered from `cluster`.
+    with the Pulumi config `config` and invokes answered from `cluster`; stack references
+    read the stack files in `stacks_dir`.
 
     Returns the resources registered, in order, and the resolved stack exports.
     Raises ProgramError if `build` or anything it started fails.
     """
-    monitor = _RecordingMonitor(FakeCloud(cluster))
+    monitor = _RecordingMonitor(FakeCloud(cluster, stacks_dir))
     ROOT.set(None)  # no root stack: set_mocks creates a fresh one
     mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack_name, preview=False,
                     monitor=monitor)

@@ -8,11 +8,13 @@ import hashlib
 import re
 from collections.abc import Callable
 from ipaddress import IPv4Network
+from pathlib import Path
 from typing import Any
 
 from gpu_infra.schema import ClusterConfig
 from gpu_infra_facts import types as t
 from gpu_infra_facts.ack import ADDONS
+from gpu_infra_tools.plan.stack_refs import stack_reference_outputs
 
 ACCOUNT_ID = "1234567890123456"
 """The fake account id of every offline plan."""
@@ -47,8 +49,11 @@ NUMERIC_IDS = frozenset({t.CMS_MONITOR_GROUP})
 class FakeCloud:
     """Deterministic ids and outputs for one plan."""
 
-    def __init__(self, cluster: ClusterConfig):
+    def __init__(self, cluster: ClusterConfig, stacks_dir: Path | None = None):
+        """`stacks_dir`: where the stack files of stack references are (the planned stack's
+        directory); None: stack references are an error."""
         self.cluster = cluster
+        self.stacks_dir = stacks_dir
         self._inputs_by_id: dict[str, dict[str, Any]] = {}
         self._hosts_used: dict[str, set[int]] = {}
         self.output_makers: dict[str, Callable[[str, dict[str, Any]], dict[str, Any]]] = {
@@ -71,6 +76,8 @@ class FakeCloud:
             t.MANAGED_KUBERNETES: self._cluster_outputs,
             t.NODE_POOL: lambda rid, _: {
                 "nodePoolId": f"np{rid[:16]}", "scalingGroupId": f"asg-{rid[:12]}"},
+            t.STACK_REFERENCE: lambda _, inputs: stack_reference_outputs(
+                str(inputs.get("name", "")), self.stacks_dir),
             t.NAT_GATEWAY: lambda rid, _: {
                 "snatTableIds": f"stb-{rid[-12:]}", "forwardTableIds": f"ftb-{rid[-12:]}"},
             t.TLS_PRIVATE_KEY: lambda rid, _: {

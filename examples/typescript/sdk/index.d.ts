@@ -371,6 +371,12 @@ export interface DriverConfigArgs {
  */
 export interface EventsConfigArgs {
     /**
+     * ECS fleets: alert when a node's GPU health check finds a fault after boot (the
+     * custom metric GPU_HEALTH_METRIC of gpu_infra_facts.cloudmonitor: XID or ECC errors, a
+     * GPU off the bus, a driver that does not answer, eRDMA down). Default true.
+     */
+    gpuHealth?: boolean;
+    /**
      * Alert on host and instance failures (restart, redeploy, stop). Default true.
      */
     instanceFailure?: boolean;
@@ -482,6 +488,51 @@ export interface GpuMemoryAlarmArgs {
 }
 
 /**
+ * Scaling on the fleet's average GPU utilisation: an ess.Alarm on the system metric
+ * GpuUtilizationAgent (what the CloudMonitor agent on every node reports; ESS target
+ * tracking does not offer a GPU metric) at or above `scale_out_at` percent for
+ * `evaluation_count` periods grows the fleet by `grow_percent` of its capacity (at least
+ * one instance); at or below `scale_in_at` for `scale_in_evaluation_count` periods it
+ * shrinks by `shrink_percent` (at least one), never past min_size or max_size.
+ */
+export interface GpuScalingArgs {
+    /**
+     * Periods in a row at or above scale_out_at before the fleet grows. Default 3.
+     */
+    evaluationCount?: number;
+    /**
+     * Percent of the capacity added per firing (at least one instance). Default 25.
+     */
+    growPercent?: number;
+    /**
+     * Alarm period. Default 60.
+     */
+    periodSeconds?: number;
+    /**
+     * Average GPU utilisation (percent) at or below which it shrinks. Default 30; must be
+     * below scale_out_at.
+     */
+    scaleInAt?: number;
+    /**
+     * Periods in a row at or below scale_in_at before it shrinks. Default 15 (longer than
+     * scale-out: hysteresis).
+     */
+    scaleInEvaluationCount?: number;
+    /**
+     * Average GPU utilisation (percent) at or above which the fleet grows. Default 70.
+     */
+    scaleOutAt?: number;
+    /**
+     * Percent of the capacity removed per firing (at least one instance). Default 10.
+     */
+    shrinkPercent?: number;
+    /**
+     * Seconds a new instance needs before it counts (driver, model load). Default 600.
+     */
+    warmupSeconds?: number;
+}
+
+/**
  * GPUs running hot (throttling, hardware wear).
  */
 export interface GpuTemperatureAlarmArgs {
@@ -514,11 +565,21 @@ export interface GpuTemperatureAlarmArgs {
 }
 
 /**
- * The image every node of the fleet boots. Set `id` or `name`, or neither for the pinned
- * default public image of `os`. The image only changes when this section changes (no
- * "newest image" lookup), since a new image replaces each node's system disk.
+ * The image every node of the fleet boots. Set `id`, `name` or `from_stack`, or none for
+ * the pinned default public image of `os`. With `id`, `name` or the default, the image only
+ * changes when this section changes (no "newest image" lookup), since a new image replaces
+ * each node's system disk; with `from_stack` it changes when that image stack publishes a
+ * new bake (deliberately: the point of baking).
  */
 export interface ImageChoiceArgs {
+    /**
+     * The image stack (layout: image) of this project whose baked image the fleet boots, by
+     * its stack name (e.g. image-a100): its output `image_id`, read through a stack reference
+     * at `pulumi up`; offline a placeholder that changes with that stack's bake. Only a build
+     * whose checks all passed makes an image, so a failed bake never becomes a fleet's image.
+     * Boot it with `driver.route: preinstalled`. Default none.
+     */
+    fromStack?: string;
     /**
      * An image id: a public one (ubuntu_22_04_x64_20G_alibase_20250917.vhd) or a custom,
      * shared or Marketplace one (m-...). Default none.
@@ -1037,6 +1098,10 @@ export interface ScalingFleetArgs {
      * preinstalled).
      */
     driver?: DriverConfigArgs;
+    /**
+     * Step scaling on the fleet's average GPU utilisation. Default none.
+     */
+    gpuScaling?: GpuScalingArgs;
     /**
      * What makes ESS replace an instance: ECS (the instance is stopped or failed) and
      * LOAD_BALANCER (it fails the load balancer's health check). Default: both behind a load

@@ -3,7 +3,6 @@ against the add-ons the cluster offers."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,13 +34,13 @@ def _checked(name: str, offered: pulumi.Output[Sequence[str]]) -> pulumi.Output[
 
 class AckAddons(pulumi.ComponentResource):
     """One cs.KubernetesAddon per name in `names` (gpu_infra_facts.ack.ADDONS), at the
-    version `versions` gives (default the pinned one) with its config (`configs` override
-    or extend the documented one). Every name is checked against the add-ons the cluster
-    offers (cs.get_kubernetes_addons) first: a wrong name fails the preview with one line,
-    not a half-applied add-on (TF issue #5854: a failed add-on apply is still persisted).
-    The data source lists names with their current and next version only, so a version the
-    region does not offer is reported by ACK at `pulumi up` (UNCONFIRMED versions, see the
-    facts module).
+    version `versions` gives (default the pinned one) with its config (`configs` override or
+    extend the documented one; values may be outputs). Every name is checked against the
+    add-ons the cluster offers (cs.get_kubernetes_addons) first: a wrong name fails the
+    preview with one line, not a half-applied add-on (TF issue #5854: a failed add-on apply
+    is still persisted). The data source lists names with their current and next version
+    only, so a version the region does not offer is reported by ACK at `pulumi up`
+    (UNCONFIRMED versions, see the facts module).
 
     Outputs: `addons` (name -> version).
     """
@@ -65,6 +64,6 @@ class AckAddons(pulumi.ComponentResource):
                 child_name(name, addon_name), cluster_id=cluster_id,
                 name=_checked(addon_name, offered),
                 version=versions[addon_name],
-                config=json.dumps(config, sort_keys=True) if config else None,
+                config=pulumi.Output.json_dumps(config, sort_keys=True) if config else None,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=list(depends_on)))
         self.register_outputs({"addons": {n: versions[n] for n in names}})

@@ -17,7 +17,7 @@ import hashlib
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -117,6 +117,15 @@ class SpotWatch:
     report_dir: str | None = None
     """Where each reclaimed node leaves its report (on the shared file system); None: the
     journal only."""
+
+
+@dataclass(frozen=True)
+class GpuHealthCheck:
+    """The GPU health check after boot (gpu_infra_health.py on a timer): the CloudMonitor
+    group it puts its metric into, and how often it runs."""
+
+    group_name: str
+    interval_minutes: int = 5
 
 
 @dataclass(frozen=True)
@@ -470,14 +479,40 @@ JOB_TOOLS_PREFIX = "gpu-infra/job-tools"
 """Key prefix of the job tools' installer in the stack's bucket."""
 
 
-def job_tools_installer(elastic: ElasticLaunch | None, spot_watch: SpotWatch | None) -> str:
-    """The installer the job_tools step runs: it writes launch_files and enables the spot
-    watcher where there is one."""
+def drain_command(limit_seconds: int, ports: Sequence[int] = ()) -> str:
+    """The drain an instance leaving a scale-in runs (steps/drain.sh, without comments):
+    stop taking work, wait up to `limit_seconds` for jobs and requests to `ports` in flight,
+    hand back the rest."""
+    script = step_source("drain.sh").replace("@LIMIT@", str(max(limit_seconds, 0)))
+    return strip_shell(script.replace("@PORTS@", " ".join(str(port) for port in ports)))
+
+
+def gpu_health_files(check: GpuHealthCheck) -> dict[str, tuple[str, int]]:
+    """The GPU health check, its unit (bounded in CPU, I/O and time) and its timer."""
+    service = step_source("gpu-infra-gpu-health.service").replace("@GROUP@", check.group_name)
+    timer = step_source("gpu-infra-gpu-health.timer").replace(
+        "@INTERVAL@", f"{check.interval_minutes}min")
+    return {f"{INSTALL_DIR}/bin/gpu_infra_health.py": (
+                strip_python(step_source("gpu_infra_health.py")), 0o755),
+            "/etc/systemd/system/gpu-infra-gpu-health.service": (service, 0o644),
+            "/etc/systemd/system/gpu-infra-gpu-health.timer": (timer, 0o644)}
+
+
+def job_tools_installer(elastic: ElasticLaunch | None, spot_watch: SpotWatch | None,
+                        gpu_health: GpuHealthCheck | None = None) -> str:
+    """The installer the job_tools step runs: it writes launch_files (and with `gpu_health`
+    the GPU health check's files) and enables the spot watcher and the health timer where
+    there are ones."""
+    files = launch_files(elastic, spot_watch)
+    if gpu_health:
+        files.update(gpu_health_files(gpu_health))
     lines = ["#!/bin/bash", "# gpu-infra job tools (the job_tools step runs this)",
-             "set -euo pipefail", *write_files_script(launch_files(elastic, spot_watch))]
-    if spot_watch:
+             "set -euo pipefail", *write_files_script(files)]
+    units = ["gpu-infra-spot-watch.service"] if spot_watch else []
+    units += ["gpu-infra-gpu-health.timer"] if gpu_health else []
+    if units:
         lines += ["systemctl daemon-reload",
-                  "systemctl enable --now --no-block gpu-infra-spot-watch.service"]
+                  *(f"systemctl enable --now --no-block {unit}" for unit in units)]
     return "\n".join(lines) + "\n"
 
 
@@ -556,8 +591,8 @@ def user_data_size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-__all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "ElasticLaunch", "GridPackage",
-           "JobTools", "NodeTrustNames", "SharedFsMount", "SpotWatch", "bake_tasks",
-           "config_command", "config_script", "job_tools", "job_tools_installer",
-           "launch_files", "node_files", "node_release", "trust_names", "user_data",
-           "user_data_size"]
+__all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "ElasticLaunch", "GpuHealthCheck",
+           "GridPackage", "JobTools", "NodeTrustNames", "SharedFsMount", "SpotWatch",
+           "bake_tasks", "config_command", "config_script", "drain_command",
+           "gpu_health_files", "job_tools", "job_tools_installer", "launch_files", "node_files",
+           "node_release", "trust_names", "user_data", "user_data_size"]

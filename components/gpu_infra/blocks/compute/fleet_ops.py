@@ -1,17 +1,17 @@
-"""What keeps a scaling fleet operable: the drain notification of its scale-in hook, the
+"""What keeps a scaling fleet operable: the drain of the instances a scale-in releases, the
 alert when its queue metric stops arriving, and what its nodes may do with the fleet.
 
-Drain contract (README "How the fleet drains"): on scale-in ESS holds each instance for
-`drain_seconds` and sends one message to the MNS queue `<fleet>-drain` (stack output
-`drain_queue`) naming the lifecycle hook, the action token and the instances. A drainer
-(the job scheduler, or an agent on the nodes: the node role may receive and delete the
-queue's messages and complete the fleet's lifecycle actions) stops sending work to those
-instances, lets what runs finish, then calls CompleteLifecycleAction with the token and
-CONTINUE. Without an answer ESS continues (releases) when the time is up.
+Drain (README "How the fleet drains"): on scale-in ESS holds the leaving instances for
+`drain_seconds` and starts the OOS template ACS-ESS-LifeCycleRunCommand (facts:
+gpu_infra_facts.lifecycle) with this fleet's drain as its command: Cloud Assistant runs it on
+each leaving instance at once (blocks.bootstrap.drain_command: stop taking work, wait for jobs
+and requests in flight up to the limit, hand back the rest), and when every instance's drain
+has returned the template answers the scale-in's lifecycle action with CONTINUE, so two
+instances leaving together are released together, neither before its work is done or handed
+back. Without an answer ESS continues (releases) when the time is up.
 
-ARN formats: lifecycle-hook and notification targets `acs:ess:<region>:<account>:queue/<name>`
-(ess.Notification docstring); RAM resources `acs:mns:<region>:<account>:/queues/<name>/messages`
-and `acs:ess:<region>:<account>:scalinggroup/<id>` (RAM authorization tables of MNS and ESS).
+ARN formats: RAM resources `acs:mns:<region>:<account>:/queues/<name>/messages` and
+`acs:ess:<region>:<account>:scalinggroup/<id>` (RAM authorization tables of MNS and ESS).
 """
 
 from __future__ import annotations
@@ -21,20 +21,27 @@ import json
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
-from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy
+from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name, fixed_name
+from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy, trust_policy
 from gpu_infra.schema.compute import QueueScaling
 from gpu_infra_facts.cloudmonitor import (
     CUSTOM_METRIC_NAMESPACE_PREFIX,
     FLEET_DIMENSION,
     PUT_CUSTOM_METRIC_ACTION,
 )
-from gpu_infra_facts.types import MNS_QUEUE, SERVICE_METRIC_ALARM_RULE
+from gpu_infra_facts.lifecycle import (
+    ANSWER_ACTIONS,
+    NOTIFICATION_METADATA_MAX,
+    OOS_SERVICE,
+    READ_COMMAND_ACTIONS,
+    RUN_COMMAND,
+)
+from gpu_infra_facts.types import MNS_QUEUE, RAM_ROLE, SERVICE_METRIC_ALARM_RULE
 
 QUEUE_POLL_SECONDS = 30
-"""Long-poll wait of ReceiveMessage on the drain and job queues (the MNS maximum)."""
-DRAIN_ACTIONS = ("mns:ReceiveMessage", "mns:DeleteMessage", "mns:ChangeMessageVisibility")
-LIFECYCLE_ACTIONS = ("ess:CompleteLifecycleAction", "ess:RecordLifecycleActionHeartbeat")
+"""Long-poll wait of ReceiveMessage on a job queue (the MNS maximum)."""
+JOB_ACTIONS = ("mns:ReceiveMessage", "mns:DeleteMessage", "mns:ChangeMessageVisibility")
+"""What a node does with the messages of its fleet's job queue."""
 SCALING_ERROR_NOTICES = ("AUTOSCALING:SCALE_OUT_ERROR", "AUTOSCALING:SCALE_IN_ERROR",
                          "AUTOSCALING:SCALE_REJECT", "AUTOSCALING:SCALE_OUT_WARN",
                          "AUTOSCALING:SCALE_IN_WARN")
@@ -56,7 +63,7 @@ def account_id(parent: pulumi.Resource) -> pulumi.Output[str]:
 def work_queue(queue_name: str, *, visibility_seconds: int, conventions: Conventions,
                parent: pulumi.Resource) -> alicloud.message.ServiceQueue:
     """An MNS queue whose message, once received, stays invisible to other receivers for
-    `visibility_seconds` (the drain window; a job's time limit)."""
+    `visibility_seconds` (a job's time limit)."""
     return alicloud.message.ServiceQueue(
         queue_name, queue_name=conventions.unique_name(MNS_QUEUE, queue_name),
         polling_wait_seconds=QUEUE_POLL_SECONDS,
@@ -64,51 +71,77 @@ def work_queue(queue_name: str, *, visibility_seconds: int, conventions: Convent
         opts=fixed_name(parent))
 
 
-def ess_queue_arn(region: str, account: pulumi.Input[str],
-                  queue_name: pulumi.Input[str]) -> pulumi.Output[str]:
-    """An MNS queue as an ESS notification target."""
-    return pulumi.Output.concat("acs:ess:", region, ":", account, ":queue/", queue_name)
-
-
 def node_permissions(name: str, *, role_name: pulumi.Input[str], region: str,
-                     account: pulumi.Input[str], scaling_group_id: pulumi.Input[str],
-                     drain_queue_name: pulumi.Input[str] | None, publishes_metric: bool,
-                     conventions: Conventions, parent: pulumi.Resource,
-                     job_queue_name: pulumi.Input[str] | None = None,
+                     account: pulumi.Input[str], publishes_metric: bool,
+                     job_queue_name: pulumi.Input[str] | None, conventions: Conventions,
+                     parent: pulumi.Resource,
                      ) -> tuple[alicloud.ram.Policy, alicloud.ram.RolePolicyAttachment] | None:
     """A policy on the node role for this fleet only: publish the queue metric
     (cms:PutCustomMetric has no resource-level scope, so it is that one action on "*"),
-    receive and delete the fleet's drain messages and jobs, complete the fleet's lifecycle
-    actions. None when there is nothing to grant."""
-    if drain_queue_name is None and job_queue_name is None and not publishes_metric:
+    take the fleet's jobs. None when there is nothing to grant."""
+    if job_queue_name is None and not publishes_metric:
         return None
-    document = pulumi.Output.all(account, scaling_group_id, drain_queue_name,
-                                 job_queue_name).apply(
-        lambda values: _permissions_document(region, values[0], values[1], values[2],
-                                             publishes_metric, values[3]))
+    document = pulumi.Output.all(account, job_queue_name).apply(
+        lambda values: _permissions_document(region, values[0], publishes_metric, values[1]))
     return role_policy(
         child_name(name, "fleet-policy"), role_name=role_name, document=document,
-        description="Queue metric, drain messages and lifecycle actions of one GPU fleet",
+        description="Queue metric and jobs of one GPU fleet",
         conventions=conventions, parent=parent)
 
 
-def _permissions_document(region: str, account: str, group_id: str, queue_name: str | None,
-                          publishes_metric: bool, job_queue_name: str | None) -> str:
+def _permissions_document(region: str, account: str, publishes_metric: bool,
+                          job_queue_name: str | None) -> str:
     statements: list[dict[str, object]] = []
     if publishes_metric:
         statements.append({"Effect": "Allow", "Action": [PUT_CUSTOM_METRIC_ACTION],
                            "Resource": ["*"]})
-    if queue_name is not None:
-        statements += [
-            {"Effect": "Allow", "Action": list(DRAIN_ACTIONS),
-             "Resource": [f"acs:mns:{region}:{account}:/queues/{queue_name}/messages"]},
-            {"Effect": "Allow", "Action": list(LIFECYCLE_ACTIONS),
-             "Resource": [f"acs:ess:{region}:{account}:scalinggroup/{group_id}"]}]
     if job_queue_name is not None:
-        statements.append({"Effect": "Allow", "Action": list(DRAIN_ACTIONS),
+        statements.append({"Effect": "Allow", "Action": list(JOB_ACTIONS),
                            "Resource": [f"acs:mns:{region}:{account}:/queues/"
                                         f"{job_queue_name}/messages"]})
     return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": statements})
+
+
+def drain_role(name: str, *, conventions: Conventions, account: pulumi.Input[str],
+               scaling_group_id: pulumi.Input[str], parent: pulumi.Resource,
+               ) -> alicloud.ram.Role:
+    """The role the drain's OOS template assumes: trusted by OOS only; it may run Cloud
+    Assistant commands on this fleet's instances (their GpuFleet tag) and read the results,
+    and answer this group's lifecycle actions."""
+    role_name = child_name(name, "drain-role")
+    role = alicloud.ram.Role(
+        role_name, role_name=conventions.unique_name(RAM_ROLE, role_name),
+        assume_role_policy_document=trust_policy(OOS_SERVICE),
+        description="Assumed by OOS to drain the instances a scale-in releases",
+        tags=conventions.tags_for(role_name), opts=fixed_name(parent))
+    region = conventions.region
+    document = pulumi.Output.all(account, scaling_group_id).apply(lambda values: json.dumps({
+        "Version": RAM_POLICY_VERSION, "Statement": [
+            {"Effect": "Allow", "Action": [RUN_COMMAND],
+             "Resource": [f"acs:ecs:{region}:{values[0]}:instance/*"],
+             "Condition": {"StringEquals": {f"acs:ResourceTag/{FLEET_TAG_KEY}": name}}},
+            {"Effect": "Allow", "Action": [RUN_COMMAND],
+             "Resource": [f"acs:ecs:{region}:{values[0]}:command/*"]},
+            {"Effect": "Allow", "Action": list(READ_COMMAND_ACTIONS), "Resource": ["*"]},
+            {"Effect": "Allow", "Action": list(ANSWER_ACTIONS), "Resource": [
+                f"acs:ess:{region}:{values[0]}:scalinggroup/{values[1]}"]}]}))
+    role_policy(child_name(name, "drain-policy"), role_name=role.role_name, document=document,
+                description="Run the drain on leaving instances, answer their scale-in",
+                conventions=conventions, parent=parent)
+    return role
+
+
+def drain_parameters(command: str, timeout_seconds: int, role_name: str) -> str:
+    """The template's parameters (the hook's notification metadata): the drain, its
+    timeout, CONTINUE once it returned, the role; ESS fills in the instances and the
+    action. ValueError past the hook's NOTIFICATION_METADATA_MAX."""
+    metadata = json.dumps({"commandType": "RunShellScript", "commandContent": command,
+                           "timeout": timeout_seconds, "lifecycleActionResult": "CONTINUE",
+                           "OOSAssumeRole": role_name}, separators=(",", ":"))
+    if len(metadata) > NOTIFICATION_METADATA_MAX:
+        raise ValueError(f"the drain's parameters are {len(metadata)} characters; a lifecycle "
+                         f"hook takes at most {NOTIFICATION_METADATA_MAX}")
+    return metadata
 
 
 def scaling_error_notice(name: str, *, region: str, account: pulumi.Input[str],

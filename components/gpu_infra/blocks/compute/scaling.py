@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 
 import pulumi
 import pulumi_alicloud as alicloud
 
+from gpu_infra.blocks.bootstrap import drain_command
 from gpu_infra.blocks.compute.fleet_ops import (
     account_id,
-    ess_queue_arn,
+    drain_parameters,
+    drain_role,
     missing_metric_alarm,
     node_permissions,
     scaling_error_notice,
-    work_queue,
 )
 from gpu_infra.blocks.compute.queue_publisher import QueueMetricPublisher
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
 from gpu_infra.schema.compute import ScalingFleet
-from gpu_infra_facts.allowed import HealthCheckType
+from gpu_infra_facts.allowed import GPU_UTILIZATION_METRIC, HealthCheckType
 from gpu_infra_facts.cloudmonitor import FLEET_DIMENSION
+from gpu_infra_facts.lifecycle import DRAIN_MARGIN_SECONDS, oos_template_arn
 
 UserDataFor = Callable[[pulumi.Output[str], pulumi.Output[str] | None], pulumi.Input[str]]
 """User data made from the group's id and its readiness hook's id (None without a hook)."""
@@ -47,18 +48,21 @@ class GpuScalingGroup(pulumi.ComponentResource):
     where the group supports it (`config.refreshes`). Scale-out/in failures of the group go
     to CloudMonitor (ess.Notification).
 
-    Scaling: target tracking on a system metric, queue scaling (steps sized to the backlog
+    Scaling: target tracking on a system metric, GPU scaling (alarms on the group's average
+    GPU utilisation run percent step rules), queue scaling (steps sized to the backlog
     out, `scale_in_percent` of the capacity in, and an alert to `contact_group` when the
     metric stops arriving; with `publishes_queue_metric`, the job queue and the function
     that publishes its backlog, QueueMetricPublisher), scheduled tasks. Scale-in: a
-    SCALE_IN lifecycle hook gives instances `drain_seconds` and notifies the MNS queue
-    `<name>-drain` (contract in fleet_ops). With `role_name`, the node role may publish the
-    queue metric, take its jobs and drain this fleet (and nothing else). Without a
+    SCALE_IN lifecycle hook gives the leaving instances `drain_seconds`, in which OOS runs
+    the drain on each of them (`drain_ports`: the service ports whose connections are
+    requests in flight) and answers the action when all have returned (fleet_ops). With
+    `role_name`, the node role may publish the queue metric and take the fleet's jobs (and
+    nothing else). Without a
     configured CloudMonitor group, queue scaling creates one (`metric_group_id`). Group
     deletion protection follows `conventions.deletion_protection`.
 
     Outputs: `scaling_group_id`, `scaling_configuration_id`, `scaling_rule_aris`,
-    `metric_group_id`, `drain_queue_name` and `job_queue_name` (or None).
+    `metric_group_id` and `job_queue_name` (or None).
     """
 
     TYPE = "gpu-infra:compute:GpuScalingGroup"
@@ -68,7 +72,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
     alarms: list[alicloud.ess.Alarm]
     scheduled_tasks: list[alicloud.ess.ScheduledTask]
     lifecycle_hook: alicloud.ess.LifecycleHook | None
-    drain_queue: alicloud.message.ServiceQueue | None
+    drain_role: alicloud.ram.Role | None
     refresh: alicloud.ess.InstanceRefresh | None
     missing_data_alarm: alicloud.cloudmonitor.ServiceMetricAlarmRule | None
     publisher: QueueMetricPublisher | None
@@ -86,7 +90,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  scale_in_percent: int = 25,
                  contact_group: pulumi.Input[str] | None = None,
                  readiness_seconds: int | None = None,
-                 publishes_queue_metric: bool = False,
+                 publishes_queue_metric: bool = False, drain_ports: Sequence[int] = (),
                  resource_group_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`health_check_types` and `scale_in_percent`: the layout's effective values
@@ -154,6 +158,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.rules = {}
         self.alarms = []
         self._target_tracking(name, config, child)
+        self._gpu_scaling(name, config, child)
         self.metric_group: alicloud.cms.MonitorGroup | None = None
         self.missing_data_alarm = None
         self.publisher = None
@@ -170,12 +175,10 @@ class GpuScalingGroup(pulumi.ComponentResource):
                 task_enabled=True, opts=pulumi.ResourceOptions(
                     parent=self, depends_on=[self.configuration]))
             for task in config.schedules]
-        self._drain(name, config, conventions, account, child)
+        self._drain(name, config, conventions, account, drain_ports, child)
         if role_name is not None:
             node_permissions(
                 name, role_name=role_name, region=conventions.region, account=account,
-                scaling_group_id=self.group.id,
-                drain_queue_name=self.drain_queue.queue_name if self.drain_queue else None,
                 job_queue_name=self.publisher.job_queue_name if self.publisher else None,
                 publishes_metric=config.queue_scaling is not None and self.publisher is None,
                 conventions=conventions,
@@ -188,31 +191,34 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.scaling_configuration_id: pulumi.Output[str] = self.configuration.id
         self.scaling_rule_aris = {key: rule.ari for key, rule in self.rules.items()}
         self.metric_group_id = self.metric_group.id if self.metric_group else None
-        self.drain_queue_name = self.drain_queue.queue_name if self.drain_queue else None
         self.job_queue_name = self.publisher.job_queue_name if self.publisher else None
         self.readiness_hook_id = self.readiness_hook.id if self.readiness_hook else None
         self.register_outputs({"scaling_group_id": self.scaling_group_id,
                                "scaling_configuration_id": self.scaling_configuration_id,
                                "scaling_rule_aris": self.scaling_rule_aris,
-                               "drain_queue_name": self.drain_queue_name})
+                               "job_queue_name": self.job_queue_name})
 
     def _drain(self, name: str, config: ScalingFleet, conventions: Conventions,
-               account: pulumi.Output[str], child: pulumi.ResourceOptions) -> None:
-        """The scale-in hook and the queue it notifies (none without drain_seconds)."""
-        self.drain_queue, self.lifecycle_hook = None, None
-        if config.drain_seconds is None:
+               account: pulumi.Output[str], drain_ports: Sequence[int],
+               child: pulumi.ResourceOptions) -> None:
+        """The scale-in hook, which starts the drain on every leaving instance through OOS,
+        and the role OOS assumes for it (none without drain_seconds)."""
+        self.drain_role, self.lifecycle_hook = None, None
+        seconds = config.drain_seconds
+        if seconds is None:
             return
-        self.drain_queue = work_queue(child_name(name, "drain"),
-                                      visibility_seconds=config.drain_seconds,
-                                      conventions=conventions, parent=self)
+        self.drain_role = drain_role(name, conventions=conventions, account=account,
+                                     scaling_group_id=self.group.id, parent=self)
+        command = drain_command(seconds - DRAIN_MARGIN_SECONDS, drain_ports)
+        metadata = self.drain_role.role_name.apply(
+            lambda role: drain_parameters(command, seconds, role))
         self.lifecycle_hook = alicloud.ess.LifecycleHook(
             child_name(name, "drain"), name=child_name(name, "drain"),
             scaling_group_id=self.group.id, lifecycle_transition="SCALE_IN",
-            heartbeat_timeout=config.drain_seconds, default_result="CONTINUE",
-            notification_arn=ess_queue_arn(conventions.region, account,
-                                           self.drain_queue.queue_name),
-            notification_metadata=json.dumps({FLEET_DIMENSION: name}, separators=(",", ":")),
-            opts=child)
+            heartbeat_timeout=seconds, default_result="CONTINUE",
+            notification_arn=account.apply(
+                lambda acct: oos_template_arn(conventions.region, acct)),
+            notification_metadata=metadata, opts=child)
 
     def _refresh(self, name: str, config: ScalingFleet, image_id: pulumi.Input[str],
                  user_data: pulumi.Input[str] | None) -> alicloud.ess.InstanceRefresh:
@@ -248,6 +254,36 @@ class GpuScalingGroup(pulumi.ComponentResource):
             metric_type="system", metric_name=tracking.metric,
             target_value=tracking.target_value, disable_scale_in=tracking.disable_scale_in,
             estimated_instance_warmup=tracking.warmup_seconds, opts=child)
+
+    def _gpu_scaling(self, name: str, config: ScalingFleet,
+                     child: pulumi.ResourceOptions) -> None:
+        gpu = config.gpu_scaling
+        if gpu is None:
+            return
+        for key, suffix, percent, operator, threshold, periods, warmup in (
+                ("gpu_out", "gpu-high", gpu.grow_percent, ">=", gpu.scale_out_at,
+                 gpu.evaluation_count, gpu.warmup_seconds),
+                ("gpu_in", "gpu-low", -gpu.shrink_percent, "<=", gpu.scale_in_at,
+                 gpu.scale_in_evaluation_count, None)):
+            rule = alicloud.ess.ScalingRule(
+                child_name(name, f"{suffix}-rule"),
+                scaling_rule_name=child_name(name, f"{suffix}-rule"),
+                scaling_group_id=self.group.id, scaling_rule_type="StepScalingRule",
+                adjustment_type="PercentChangeInCapacity", min_adjustment_magnitude=1,
+                estimated_instance_warmup=warmup,
+                step_adjustments=[alicloud.ess.ScalingRuleStepAdjustmentArgs(
+                    metric_interval_lower_bound="0" if percent > 0 else None,
+                    metric_interval_upper_bound=None if percent > 0 else "0",
+                    scaling_adjustment=percent)],
+                opts=child)
+            self.rules[key] = rule
+            self.alarms.append(alicloud.ess.Alarm(
+                child_name(name, suffix), name=child_name(name, suffix),
+                scaling_group_id=self.group.id, alarm_actions=[rule.ari],
+                metric_type="system", metric_name=GPU_UTILIZATION_METRIC,
+                period=gpu.period_seconds, statistics="Average",
+                comparison_operator=operator, threshold=f"{threshold:g}",
+                evaluation_count=periods, enable=True, opts=child))
 
     def _queue_scaling(self, name: str, config: ScalingFleet, conventions: Conventions,
                        scale_in_percent: int, contact_group: pulumi.Input[str] | None,

@@ -1,0 +1,57 @@
+"""The stack's GPU-health alarm: one per ECS fleet stack with contacts, on the node metric's
+Maximum over the fleet, in the group the nodes put it into (stack output
+gpu_health_group_id)."""
+
+from __future__ import annotations
+
+import json
+
+from gpu_infra_facts.cloudmonitor import GPU_HEALTH_METRIC
+from gpu_infra_facts.types import SERVICE_METRIC_ALARM_RULE
+
+from .conftest import BASE_RENDERING, BASE_TRAINING, merged
+
+MONITOR_GROUP = "alicloud:cms/monitorGroup:MonitorGroup"
+CONTACTS = {"contacts": [{"name": "oncall", "email": "oncall@example.com"}]}
+
+
+def _health_rules(plan):
+    return [r for r in plan.by_type(SERVICE_METRIC_ALARM_RULE)
+            if r.inputs["metricName"] == GPU_HEALTH_METRIC]
+
+
+def test_one_fault_on_any_node_pages_the_contacts(plan_cluster):
+    plan = plan_cluster(merged(BASE_TRAINING, monitoring=CONTACTS))
+    [rule] = _health_rules(plan)
+    [group] = [g for g in plan.by_type(MONITOR_GROUP) if g.name == "t01-gpu-health-nodes"]
+    assert json.loads(rule.inputs["resources"]) == [{"groupId": group.id, "fleet": "t01-gpu"}]
+    assert rule.inputs["namespace"] == "acs_customMetric_1234567890123456"
+    assert rule.inputs["contactGroups"] == "t01-alerts-contacts"
+    critical = rule.inputs["escalations"]["critical"]
+    assert (critical["statistics"], critical["comparisonOperator"], critical["threshold"],
+            critical["times"]) == ("Maximum", "GreaterThanOrEqualToThreshold", "1", 1)
+    assert rule.inputs["sendOk"] is True and "noDataPolicy" not in rule.inputs
+    assert plan.outputs["gpu_health_group_id"] == group.id
+
+
+def test_scaling_fleets_get_it_too_and_it_can_be_switched_off(plan_cluster):
+    farm = plan_cluster(merged(BASE_RENDERING, monitoring=CONTACTS))
+    assert len(_health_rules(farm)) == 1
+    off = plan_cluster(merged(BASE_RENDERING, monitoring={
+        **CONTACTS, "events": {"gpu_health": False}}), name="off")
+    assert _health_rules(off) == [] and "gpu_health_group_id" not in off.outputs
+
+
+def test_without_contacts_there_is_no_alarm(plan_cluster):
+    plan = plan_cluster(BASE_TRAINING)
+    assert _health_rules(plan) == [] and "gpu_health_group_id" not in plan.outputs
+
+
+def test_ack_stacks_have_none_their_nodes_run_no_gpu_infra_check():
+    from .golden import golden_record
+
+    for stack in ("training-ack", "inference-ack"):
+        rules = [r for r in golden_record(stack)["resources"]
+                 if r["type"] == SERVICE_METRIC_ALARM_RULE
+                 and r["inputs"].get("metricName") == GPU_HEALTH_METRIC]
+        assert rules == [], stack
