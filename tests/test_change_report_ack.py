@@ -27,6 +27,9 @@ __all__ = ["report"]  # the fixture, shared with test_change_report
 
 POOL = "llm-ack-gpu-pool"
 SERVING_POOL = "chat-ack-gpu-pool"
+SERVING_WORKLOAD = "chat-ack-workloads-gpu-jobs-chat-ack-serve"
+"""The model server's Service and autoscaler (one name): pool bounds and zones reach them."""
+ZONE_MAPS = "metadata.annotations.service.beta.kubernetes.io/alibaba-cloud-loadbalancer-zone-maps"
 CLUSTER = "llm-ack-ack-k8s"
 SERVING_CLUSTER = "chat-ack-ack-k8s"
 
@@ -117,7 +120,8 @@ def test_a_pool_removed_releases_its_nodes(tmp_path):
 
 def test_autoscaler_limits_change_in_place_and_add_no_nodes(report):
     result = report("ack-scaling-limits")
-    expect(result, {SERVING_POOL: ("update", False, ["scalingConfig.maxSize"])})
+    expect(result, {SERVING_POOL: ("update", False, ["scalingConfig.maxSize"]),
+                    SERVING_WORKLOAD: ("update", False, ["spec.maxReplicas"])})
     assert reach("scalingConfig") is None
     assert not result.impact.gpu_nodes and not result.findings
 
@@ -170,7 +174,8 @@ def test_a_new_zone_adds_a_pod_vswitch_the_cluster_ignores(report):
     expect(result, {"chat-ack-net-vsw-*cn-hangzhou-k": ("create", False, []),
                     "chat-ack-net-snat-*cn-hangzhou-k": ("create", False, []),
                     SERVING_CLUSTER: ("update", False, ["vswitchIds", "podVswitchIds"]),
-                    "chat-ack-*-pool": ("update", False, ["vswitchIds"])})
+                    "chat-ack-*-pool": ("update", False, ["vswitchIds"]),
+                    SERVING_WORKLOAD: ("update", False, [ZONE_MAPS])})
     assert {c.name for c in result.changes if c.change == "create"} >= {
         "chat-ack-net-vsw-pods-cn-hangzhou-k", "chat-ack-net-snat-pods-cn-hangzhou-k"}
     assert semantics(t.MANAGED_KUBERNETES).ignoring("podVswitchIds", {}) is not None

@@ -101,3 +101,73 @@ def test_an_operator_upgrade_rolls_its_deployment_in_place(plan_cluster, monkeyp
     (deployment,) = changes.values()  # nothing else changes: the mirror repository stays
     assert (deployment.type, deployment.change) == (t.K8S_DEPLOYMENT, "update")
     assert deployment.because == ["spec.template.spec.containers.image"]
+
+
+def test_the_inference_stack_serves_behind_a_private_nlb_with_an_autoscaler():
+    plan = shipped("inference-ack")
+    deployment = next(o for o in plan.by_type(t.K8S_DEPLOYMENT)
+                      if o.inputs["metadata"]["name"] == "chat-ack-serve")
+    (service,) = plan.by_type(t.K8S_SERVICE)
+    (autoscaler,) = plan.by_type(t.K8S_HPA)
+    for resource in (deployment, service, autoscaler):
+        assert problems(manifest(resource)) == [], resource.name
+    (container,) = deployment.inputs["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == plan.outputs["registry_repositories"]["serve"] + ":latest"
+    assert container["command"][:2] == ["vllm", "serve"]
+    assert container["resources"]["limits"] == {"nvidia.com/gpu": 1}
+    annotations = service.inputs["metadata"]["annotations"]
+    prefix = "service.beta.kubernetes.io/alibaba-cloud-loadbalancer-"
+    assert annotations[prefix + "address-type"] == "intranet"
+    assert annotations[prefix + "health-check-uri"] == "/health"
+    vswitches = {r.inputs["zoneId"]: r.id for r in plan.by_type(t.VSWITCH)
+                 if "pods" not in r.name}
+    assert annotations[prefix + "zone-maps"] == ",".join(
+        f"{zone}:{vswitches[zone]}" for zone in sorted(vswitches))
+    assert (autoscaler.inputs["spec"]["minReplicas"],
+            autoscaler.inputs["spec"]["maxReplicas"]) == (1, 16)
+    assert deployment.inputs["spec"]["template"]["spec"]["volumes"][0][
+        "persistentVolumeClaim"]["claimName"] == plan.outputs["bucket_volume_claims"]["models"]
+    assert "serving_address_command" in plan.outputs
+    assert not review(plan).blocked
+
+
+def serving_edit(plan_cluster, **serving: Any) -> dict[str, Any]:
+    """The changed objects (name -> change) when `serving` is edited on ACK_INFERENCE."""
+    cluster = {**ACK_INFERENCE,
+               "ack": {**ACK_INFERENCE["ack"], "registry": {"repositories": ["serve"]}},
+               "serving": {"command": ["vllm", "serve"]}}
+    base = plan_cluster(cluster)
+    edited = plan_cluster({**cluster, "serving": {**cluster["serving"], **serving}})
+    return {c.type: c for c in diff_records([r.to_json() for r in base.resources],
+                                            [r.to_json() for r in edited.resources])
+            if c.change != "same"}
+
+
+@pytest.mark.parametrize(("edit", "changed", "because"), [
+    ({"image": "registry-vpc.cn-hangzhou.aliyuncs.com/t/serve:2"}, t.K8S_DEPLOYMENT,
+     ["spec.template.spec.containers.image"]),
+    ({"max_replicas": 32}, t.K8S_HPA, ["spec.maxReplicas"]),
+    ({"min_replicas": 2}, t.K8S_HPA, ["spec.minReplicas"]),
+])
+def test_serving_edits_update_their_object_in_place(plan_cluster, edit, changed, because):
+    changes = serving_edit(plan_cluster, **edit)
+    assert list(changes) == [changed]
+    assert (changes[changed].change, changes[changed].because) == ("update", because)
+
+
+def test_serving_is_refused_on_ecs_and_where_it_cannot_fit(plan_cluster):
+    from gpu_infra.schema import ConfigError
+
+    from .conftest import BASE_INFERENCE, cluster_config
+
+    with pytest.raises(ConfigError) as ecs:
+        cluster_config({**BASE_INFERENCE, "serving": {"image": "r/s:1"}})
+    assert any("serving: ACK only" in line for line in ecs.value.problems)
+    with pytest.raises(ConfigError) as ack:
+        cluster_config({**ACK_INFERENCE,
+                        "ack": {**ACK_INFERENCE["ack"], "registry": {"repositories": []}},
+                        "serving": {"gpus_per_pod": 2, "min_replicas": 9, "max_replicas": 4}})
+    lines = "\n".join(ack.value.problems)
+    assert "serving.image: missing" in lines
+    assert "serving.gpus_per_pod: 2 GPUs do not fit the fleet's smallest instance type (1" in lines
+    assert "serving.min_replicas: 9 is above max_replicas (4)" in lines

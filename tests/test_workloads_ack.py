@@ -12,7 +12,7 @@ import pytest
 from gpu_infra.blocks.bootstrap import step_source
 from gpu_infra.blocks.workloads import vendor
 from gpu_infra.blocks.workloads.operator import images_to_mirror, mirror_command, operator_install
-from gpu_infra.blocks.workloads.serving import ServingTarget, serving_objects
+from gpu_infra.blocks.workloads.serving import ServingTarget, serving_objects, zone_maps
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.blocks.workloads.vendor import operator_objects
 from gpu_infra_facts import jobs
@@ -26,7 +26,7 @@ SERVING = ServingTarget(
     command=["tritonserver", "--model-repository=/mnt/models"], port=8000,
     readiness_path="/v2/health/ready", gpus_per_pod=1,
     pool_selector=("gpu-infra/pool", "chat-serve-gpu"),
-    zone_vswitches={"cn-hangzhou-j": "vsw-j", "cn-hangzhou-i": "vsw-i"}, min_replicas=2,
+    zone_maps=zone_maps({"cn-hangzhou-j": "vsw-j", "cn-hangzhou-i": "vsw-i"}), min_replicas=2,
     max_replicas=16, models_claim="oss-models")
 
 

@@ -86,6 +86,8 @@ NO_CONCERN: dict[str, str] = {
                                           "(routes-through-instances)",
     t.K8S_CRD: "the schema of a custom object kind (the objects' pods are judged as "
                "workloads); grants nothing",
+    t.K8S_HPA: "sets how many replicas a Deployment of the stack runs (the pods are judged "
+               "on the Deployment); grants nothing",
     t.K8S_VALIDATING_WEBHOOK: "sends admission requests to a Service of the stack, which may "
                               "refuse them but not change them; who may call the API is RBAC's "
                               "business (k8s-rbac-least-privilege)",

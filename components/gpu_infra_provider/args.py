@@ -1058,6 +1058,31 @@ class LoadBalancerConfigArgs(TypedDict):
     starting with `/`. Default none: a TCP connect check on the service port."""
 
 
+class ServingConfigArgs(TypedDict):
+    """The model server the stack runs on its GPU pool (`security.service_ports[0]` is the
+    port it listens on). ACK only: on ECS the nodes run the server themselves."""
+
+    image: NotRequired[str]
+    """Container image. Default: the first `ack.registry.repositories` entry, tag latest."""
+    command: NotRequired[list[str]]
+    """The server's command and arguments. Default: the image's entrypoint."""
+    readiness_path: NotRequired[str]
+    """HTTP path that answers 200 once the server can take requests: the pods' readiness
+    probe and the NLB's health check. Default /health (vLLM's; Triton's is
+    /v2/health/ready)."""
+    gpus_per_pod: NotRequired[int]
+    """GPUs each server asks for. Default: every GPU of the fleet's smallest instance type
+    (one server per node)."""
+    min_replicas: NotRequired[int]
+    """Fewest servers. Default: fleet.min_size, at least 1."""
+    max_replicas: NotRequired[int]
+    """Most servers. Default: fleet.max_size."""
+    target_gpu_util: NotRequired[int]
+    """Average GPU utilisation (percent) the autoscaler keeps. Default 70."""
+    internet_facing: NotRequired[bool]
+    """An internet NLB instead of the default intranet one."""
+
+
 class InferenceConfigArgs(TypedDict):
     """An online inference service: an auto-scaling GPU fleet across zones behind a load
     balancer."""
@@ -1115,6 +1140,9 @@ class InferenceConfigArgs(TypedDict):
     load_balancer: NotRequired[LoadBalancerConfigArgs]
     """The load balancer in front of the fleet. Default: an intranet NLB. ECS only: on ACK
     the Service in front of the model servers is the job layer's."""
+    serving: NotRequired[ServingConfigArgs]
+    """The model server the stack runs on its GPU pool, with an NLB Service and an
+    autoscaler (ACK only). Default none: the stack installs no server."""
 
 
 class RenderingConfigArgs(TypedDict):
@@ -1204,6 +1232,7 @@ __all__ = [
     "ScalingStepArgs",
     "ScheduledScalingArgs",
     "SecurityConfigArgs",
+    "ServingConfigArgs",
     "SharedFileSystemConfigArgs",
     "SnapshotPolicyConfigArgs",
     "StorageConfigArgs",

@@ -35,11 +35,17 @@ from gpu_infra.blocks.workloads.operator import (
     mirrored_image,
     operator_install,
 )
+from gpu_infra.blocks.workloads.serving import ServingTarget, serving_objects, zone_maps
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
-from gpu_infra.layouts.jobs import default_image, ready_job, registry_component_name
+from gpu_infra.layouts.jobs import (
+    default_image,
+    ready_job,
+    registry_component_name,
+    serving_name,
+)
 from gpu_infra.schema import InferenceConfig, TrainingConfig
 from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra_facts import jobs
@@ -289,6 +295,39 @@ class AckInferenceService(AckLayout):
     TYPE = "gpu-infra:layouts:AckInferenceService"
     CONFIG = InferenceConfig
     cluster: InferenceConfig
+
+    def job_layer(self, platform: AckPlatform) -> list[Manifest]:
+        """AckLayout's, and the model server of `serving` (Deployment, NLB Service, HPA)."""
+        serving = self.cluster.serving
+        objects = super().job_layer(platform)
+        if serving is None:
+            return objects
+        cluster = self.cluster
+        zones = cluster.network.zones
+        (pool,) = platform.gpu_pools.values()
+        vswitches = pulumi.Output.all(*[self.network.vswitch_ids[z] for z in zones]).apply(
+            lambda ids: zone_maps(dict(zip(zones, ids, strict=True))))
+        low, high = cluster.serving_replicas
+        target = ServingTarget(
+            name=serving_name(cluster), image=serving.image or default_image(cluster) or "",
+            command=serving.command, port=cluster.security.service_ports[0],
+            readiness_path=serving.readiness_path,
+            gpus_per_pod=serving.gpus_per_pod or min(
+                cluster.gpu_types.gpus_per_node(name) for name in cluster.fleet.instance_types),
+            pool_selector=next(iter(pool.labels.items())), zone_maps=vswitches,
+            min_replicas=low, max_replicas=high, target_gpu_util=serving.target_gpu_util,
+            internet_facing=serving.internet_facing,
+            models_claim=platform.storage.bucket_claims.get("models"),
+            namespace=platform.storage.namespace)
+        return [*objects, *serving_objects(target)]
+
+    def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
+        """AckLayout's, and with `serving` the command that prints the NLB's address."""
+        if self.cluster.serving is None:
+            return super().fleet_exports()
+        return {**super().fleet_exports(), "serving_address_command": (
+            f"kubectl -n {self.storage.namespace} get service {serving_name(self.cluster)} "
+            "-o jsonpath='{.status.loadBalancer.ingress[0].hostname}'")}
 
 
 __all__: Sequence[str] = ["AckInferenceService", "AckLayout", "AckTrainingCluster"]

@@ -70,11 +70,16 @@ def registry_prefix(cluster: TrainingConfig | InferenceConfig, mirror: bool = Fa
     return f"{address}/{namespace}-{MIRROR_SUFFIX}" if mirror else f"{address}/{namespace}"
 
 
-def default_image(cluster: TrainingConfig) -> str | None:
-    """The job image of an ACK stack unless `--image` says otherwise: its first registry
-    repository, tag latest; None when it lists none."""
+def default_image(cluster: TrainingConfig | InferenceConfig) -> str | None:
+    """The job (or model server) image of an ACK stack unless `--image` (`serving.image`)
+    says otherwise: its first registry repository, tag latest; None when it lists none."""
     repositories = cluster.ack_settings.registry.repositories
     return f"{registry_prefix(cluster)}/{repositories[0]}:latest" if repositories else None
+
+
+def serving_name(cluster: InferenceConfig) -> str:
+    """The model server's Deployment, Service and autoscaler: `<cluster>-serve`."""
+    return f"{cluster.name}-serve"
 
 
 def training_target(cluster: TrainingConfig, image: str) -> TrainingTarget:

@@ -28,6 +28,7 @@ from gpu_infra.schema.naming import NamingConfig
 from gpu_infra.schema.network import NetworkConfig
 from gpu_infra.schema.problems import choice_problems, shorten
 from gpu_infra.schema.security import SecurityConfig
+from gpu_infra.schema.serving import ServingConfig
 from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
 from gpu_infra_facts.allowed import ACK_PREPAID_MONTHS, ESS_DATA_DISK_GIB, HealthCheckType
 from gpu_infra_facts.load_balancers import MAX_LISTENERS, ZONES_RANGE
@@ -431,6 +432,48 @@ class InferenceConfig(PlatformChoice):
     load_balancer: LoadBalancerConfig = LoadBalancerConfig()
     """The load balancer in front of the fleet. Default: an intranet NLB. ECS only: on ACK
     the Service in front of the model servers is the job layer's."""
+    serving: ServingConfig | None = None
+    """The model server the stack runs on its GPU pool, with an NLB Service and an
+    autoscaler (ACK only). Default none: the stack installs no server."""
+
+    @model_validator(mode="after")
+    def _check_serving(self) -> InferenceConfig:
+        serving = self.serving
+        if serving is None:
+            return self
+        problems: list[str] = []
+        if not self.on_ack:
+            problems.append("serving: ACK only; on ECS the nodes run the server themselves "
+                            "(fleet.image), behind load_balancer")
+        else:
+            if serving.image is None and not self.ack_settings.registry.repositories:
+                problems.append("serving.image: missing; ack.registry lists no repository to "
+                                "take the server image from; give one, e.g. "
+                                "vllm/vllm-openai:v0.6.3 mirrored into the registry")
+            if not self.security.service_ports:
+                problems.append("security.service_ports: empty; serving needs the port the "
+                                "server listens on, e.g. [8000]")
+            smallest = min(self.gpu_types.gpus_per_node(name)
+                           for name in self.fleet.instance_types)
+            if serving.gpus_per_pod is not None and serving.gpus_per_pod > smallest:
+                problems.append(f"serving.gpus_per_pod: {serving.gpus_per_pod} GPUs do not fit "
+                                f"the fleet's smallest instance type ({smallest} GPUs); allowed "
+                                f"1 to {smallest}")
+            low, high = self.serving_replicas
+            if low > high:
+                problems.append(f"serving.min_replicas: {low} is above max_replicas ({high})")
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    @property
+    def serving_replicas(self) -> tuple[int, int]:
+        """The autoscaler's bounds: `serving.min_replicas` (default fleet.min_size, at least
+        1) and `serving.max_replicas` (default fleet.max_size, at least the minimum)."""
+        serving = self.serving or ServingConfig()
+        low = serving.min_replicas or max(1, self.fleet.min_size)
+        high = serving.max_replicas or max(low, self.fleet.max_size)
+        return low, high
 
     def _ack_fleet_problems(self) -> list[str]:
         fleet = self.fleet

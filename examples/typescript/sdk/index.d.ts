@@ -1314,6 +1314,48 @@ export interface SecurityConfigArgs {
 }
 
 /**
+ * The model server the stack runs on its GPU pool (`security.service_ports[0]` is the
+ * port it listens on). ACK only: on ECS the nodes run the server themselves.
+ */
+export interface ServingConfigArgs {
+    /**
+     * The server's command and arguments. Default: the image's entrypoint.
+     */
+    command?: string[];
+    /**
+     * GPUs each server asks for. Default: every GPU of the fleet's smallest instance type
+     * (one server per node).
+     */
+    gpusPerPod?: number;
+    /**
+     * Container image. Default: the first `ack.registry.repositories` entry, tag latest.
+     */
+    image?: string;
+    /**
+     * An internet NLB instead of the default intranet one.
+     */
+    internetFacing?: boolean;
+    /**
+     * Most servers. Default: fleet.max_size.
+     */
+    maxReplicas?: number;
+    /**
+     * Fewest servers. Default: fleet.min_size, at least 1.
+     */
+    minReplicas?: number;
+    /**
+     * HTTP path that answers 200 once the server can take requests: the pods' readiness
+     * probe and the NLB's health check. Default /health (vLLM's; Triton's is
+     * /v2/health/ready).
+     */
+    readinessPath?: string;
+    /**
+     * Average GPU utilisation (percent) the autoscaler keeps. Default 70.
+     */
+    targetGpuUtil?: number;
+}
+
+/**
  * A shared POSIX file system mounted on every node.
  */
 export interface SharedFileSystemConfigArgs {
@@ -1709,6 +1751,11 @@ export interface InferenceServiceArgs {
      * Access rules, login key and encryption. Default: nothing open, no key.
      */
     security?: SecurityConfigArgs;
+    /**
+     * The model server the stack runs on its GPU pool, with an NLB Service and an
+     * autoscaler (ACK only). Default none: the stack installs no server.
+     */
+    serving?: ServingConfigArgs;
     /**
      * Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
      * scratch disk per node, no shared file system, the layout's buckets.

@@ -10,7 +10,6 @@ know yet, would fail).
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -96,7 +95,7 @@ class KubeObjects(pulumi.ComponentResource):
                              + ", ".join(f"{v} {k}" for v, k in KINDS))
         meta = manifest["metadata"]
         where = f"{meta['namespace']}-" if "namespace" in meta else ""
-        fields = {_argument(key): copy.deepcopy(value) for key, value in manifest.items()
+        fields = {_argument(key): value for key, value in manifest.items()
                   if key not in ("apiVersion", "kind")}
         return KINDS[kind](child_name(name, f"{where}{meta['name']}"), opts=opts, **fields)
 

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pulumi
+
 from gpu_infra_facts import jobs
 from gpu_infra_facts.ack import GPU_RESOURCE, GPU_TAINT
 
@@ -40,14 +42,19 @@ class ServingTarget:
     readiness_path: str
     gpus_per_pod: int
     pool_selector: tuple[str, str]
-    zone_vswitches: Mapping[str, str]
-    """Zone -> node vSwitch id: where the NLB gets an address (at least two)."""
+    zone_maps: pulumi.Input[str]
+    """The NLB's zones and vSwitches, `zone:vsw,zone:vsw` (zone_maps; at least two)."""
     min_replicas: int
     max_replicas: int
     target_gpu_util: int = 70
     internet_facing: bool = False
     models_claim: str | None = None
     namespace: str = "default"
+
+
+def zone_maps(zone_vswitches: Mapping[str, str]) -> str:
+    """The zone-maps annotation of zone -> vSwitch id (sorted by zone)."""
+    return ",".join(f"{zone}:{vswitch}" for zone, vswitch in sorted(zone_vswitches.items()))
 
 
 def serving_objects(target: ServingTarget) -> list[Manifest]:
@@ -57,7 +64,8 @@ def serving_objects(target: ServingTarget) -> list[Manifest]:
     selector = {"app.kubernetes.io/name": target.name}
     gpus = {GPU_RESOURCE: target.gpus_per_pod}
     container: Manifest = {
-        "name": "server", "image": target.image, "command": list(target.command),
+        "name": "server", "image": target.image,
+        **({"command": list(target.command)} if target.command else {}),
         "ports": [{"name": "http", "containerPort": target.port}],
         "readinessProbe": {"httpGet": {"path": target.readiness_path, "port": "http"},
                            "periodSeconds": 10, "failureThreshold": 3},
@@ -79,12 +87,10 @@ def serving_objects(target: ServingTarget) -> list[Manifest]:
     deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
                   "spec": {"selector": {"matchLabels": selector},
                            "template": {"metadata": {"labels": labels}, "spec": pod}}}
-    zone_maps = ",".join(f"{zone}:{vswitch}"
-                         for zone, vswitch in sorted(target.zone_vswitches.items()))
     service = {
         "apiVersion": "v1", "kind": "Service",
         "metadata": {**meta, "annotations": {
-            f"{ANNOTATION}zone-maps": zone_maps,
+            f"{ANNOTATION}zone-maps": target.zone_maps,
             f"{ANNOTATION}address-type": "internet" if target.internet_facing else "intranet",
             f"{ANNOTATION}health-check-flag": "on",
             f"{ANNOTATION}health-check-type": "http",
