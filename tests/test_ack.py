@@ -9,13 +9,26 @@ from functools import cache
 from typing import Any
 
 import pytest
+import yaml
 
 from gpu_infra.schema import ConfigError
+from gpu_infra.schema.environment import policy_demands
 from gpu_infra_facts import types as t
 from gpu_infra_facts.ack import ADDONS, DRIVER_VERSION_LABEL, GPU_TAINT
+from gpu_infra_policies.base import Context
+from gpu_infra_policies.config import parse_policy_config
+from gpu_infra_policies.rules import evaluate
 from gpu_infra_tools.plan.engine import Plan, run_plan
+from gpu_infra_tools.review.policy import as_policy_resource, check_plan, has_mandatory
 
-from .conftest import BASE_INFERENCE, BASE_TRAINING, STACKS_DIR, cluster_config, merged
+from .conftest import (
+    BASE_INFERENCE,
+    BASE_TRAINING,
+    STACKS_DIR,
+    cluster_config,
+    merged,
+    write_stack,
+)
 
 ACK = {"kubernetes_version": "1.34.1-aliyun.1"}
 ACK_TRAINING: dict[str, Any] = merged(
@@ -83,6 +96,32 @@ def test_a_public_api_server_is_refused_in_prod():
     assert lines == ["ack.public_api: an internet API server is not allowed in prod; reach it "
                      "from the VPC (VPN, CEN, bastion)"]
     assert cluster_config(with_ack(ACK_TRAINING, public_api=True)).ack.public_api
+
+
+def test_a_public_api_server_allowed_outside_prod_is_advisory_and_mandatory_in_prod(tmp_path):
+    """The schema allows `ack.public_api: true` in staging: the stack plans with no mandatory
+    violation, and the pack still shows the internet endpoint (advisory). The same cluster
+    in a prod stack is a mandatory violation (and the schema refuses the setting there)."""
+    shipped_file = yaml.safe_load((STACKS_DIR / "Pulumi.inference-ack.yaml").read_text())
+    config = shipped_file["config"]
+    cluster = with_ack(config["gpu-infra:cluster"], public_api=True)
+    assert cluster["environment"] == "staging"
+    plan = run_plan(write_stack(tmp_path, "inference-ack", cluster, config["alicloud:region"]))
+    verdicts = check_plan(plan)
+    assert not has_mandatory(verdicts), [v.line() for v in verdicts if v.level == "mandatory"]
+    (api,) = [v for v in verdicts if v.rule == "ack-private-api-endpoint"]
+    assert api.level == "advisory" and api.message.startswith("slbInternetEnabled is true")
+
+    resources = [as_policy_resource(r) for r in plan.resources if r.custom]
+    in_prod = evaluate(resources, context=Context(environment="prod", demands=policy_demands))
+    assert [v.level for v in in_prod if v.rule == "ack-private-api-endpoint"] == ["mandatory"]
+    unknown = evaluate(resources, context=Context(demands=policy_demands))
+    assert [v.level for v in unknown if v.rule == "ack-private-api-endpoint"] == ["mandatory"]
+    configured = check_plan(plan, parse_policy_config(
+        {"ack-private-api-endpoint": "mandatory"}))
+    assert [v.level for v in configured if v.rule == "ack-private-api-endpoint"] == [
+        "mandatory"]
+    assert problems(merged(cluster, environment="prod"))[0].startswith("ack.public_api:")
 
 
 def test_zero_nodes_without_autoscaling_is_refused():

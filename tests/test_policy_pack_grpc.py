@@ -5,9 +5,12 @@ offline plan's verdicts, rule for rule and resource for resource."""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -35,20 +38,27 @@ LEVELS = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY
 LEVEL_NAMES = {value: name for name, value in LEVELS.items()}
 
 
-@pytest.fixture(scope="module")
-def analyzer() -> Iterator[analyzer_pb2_grpc.AnalyzerStub]:
+@contextmanager
+def running_pack(environ: dict[str, str] | None = None
+                 ) -> Iterator[analyzer_pb2_grpc.AnalyzerStub]:
+    """The pack started as the CLI starts it (with `environ`, default this process's)."""
     process = subprocess.Popen(
         [sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:1",
-         str(PROJECT_DIR / "policies")], cwd=PROJECT_DIR / "policies",
+         str(PROJECT_DIR / "policies")], cwd=PROJECT_DIR / "policies", env=environ,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         port = int(process.stdout.readline())
-        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-        yield analyzer_pb2_grpc.AnalyzerStub(channel)
-        channel.close()
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield analyzer_pb2_grpc.AnalyzerStub(channel)
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def analyzer() -> Iterator[analyzer_pb2_grpc.AnalyzerStub]:
+    with running_pack() as stub:
+        yield stub
 
 
 def configure(stub, settings) -> None:
@@ -200,3 +210,16 @@ def test_pack_dir_layout():
     pack = Path(PROJECT_DIR / "policies")
     assert "toolchain: pip" in (pack / "PulumiPolicy.yaml").read_text()
     assert "pulumi-policy" in (pack / "requirements.txt").read_text()
+
+
+@pytest.mark.parametrize("environment, level", [
+    ("staging", analyzer_pb2.ADVISORY), ("prod", analyzer_pb2.MANDATORY)])
+def test_the_api_endpoint_rule_takes_the_level_of_the_stacks_environment(environment, level):
+    """Under CrossGuard a policy has one level: the pack reads the stack's environment from
+    PULUMI_CONFIG when it starts (advisory where the environment allows ack.public_api)."""
+    config = json.dumps({"gpu-infra:cluster": json.dumps({"environment": environment})})
+    with running_pack({**os.environ, "PULUMI_CONFIG": config}) as stub:
+        info = stub.GetAnalyzerInfo(empty_pb2.Empty())
+    levels = {p.name: p.enforcementLevel for p in info.policies}
+    assert levels["ack-private-api-endpoint"] == level
+    assert levels["no-world-ingress"] == analyzer_pb2.MANDATORY

@@ -118,6 +118,14 @@ class Context:
                 return environment
         return None
 
+    def waives(self, demand: Demand) -> bool:
+        """True when the stack's environment is known and does not demand `demand` (dev,
+        staging: the stack file may choose there what prod refuses). The stack's, not a
+        resource's Environment tag, so that CrossGuard, whose policy has one level for the
+        whole stack, and the offline plan agree. False with no environment or lookup."""
+        return self.environment is not None and self.demands is not None \
+            and demand not in self.demands(self.environment)
+
     def placed(self, resource: Resource, placement: Placement) -> str | None:
         """The layout (the resource's Layout tag) that places its nodes `placement`; None
         when the resource has no such layout."""
@@ -157,6 +165,11 @@ class RuleInfo:
     """Threshold values used when the config does not set them."""
     note: str = ""
     """Why a rule is off by default, if it is."""
+    mandatory_where: Demand | None = None
+    """What the environment demands for the rule to be mandatory (e.g. `private_api`, which
+    prod demands): where the environment demands none of it (Context.waives), a mandatory
+    default level is advisory, so a choice the stack file may make there stays visible
+    without blocking. A level set in the policy config holds everywhere. None: one level."""
 
     @property
     def default_enforcement(self) -> EnforcementLevel:
@@ -164,6 +177,14 @@ class RuleInfo:
         if self.enforcement is not None:
             return self.enforcement
         return "mandatory" if self.category == "security" else "advisory"
+
+    def level_in(self, context: Context, level: EnforcementLevel) -> EnforcementLevel:
+        """`level` (the default or a budget's, not a configured one) in `context`'s stack:
+        advisory instead of mandatory where the environment waives `mandatory_where`."""
+        if level == "mandatory" and self.mandatory_where is not None \
+                and context.waives(self.mandatory_where):
+            return "advisory"
+        return level
 
 
 @dataclass(frozen=True)

@@ -232,15 +232,18 @@ def summarize(resources: Sequence[Resource], rules: Sequence[Rule]) -> CoverageS
 
 def rules_markdown(rules: Sequence[Rule]) -> str:
     """The README's rules table, by concern (generated; tests/test_policy_coverage.py keeps
-    it current): level (mandatory, mandatory in prod for `prod-*` rules, advisory,
-    disabled), severity, how many types the rule reviews, what it checks; then why each
-    advisory security rule is advisory."""
+    it current): level (mandatory, mandatory in prod for `prod-*` rules, mandatory in prod
+    and advisory elsewhere for rules with `mandatory_where`, advisory, disabled), severity,
+    how many types the rule reviews, what it checks; then why each advisory security rule
+    is advisory."""
     lines = ["| Concern | Rule | Level | Severity | Types | Checks |", "|---|---|---|---|---|---|"]
     for concern in CONCERNS:
         for rule in (r for r in rules if r.concern == concern):
             level: str = rule.default_enforcement
             if level == "mandatory" and rule.name.startswith("prod-"):
                 level = "mandatory in prod"
+            elif level == "mandatory" and rule.mandatory_where is not None:
+                level = "mandatory in prod, advisory elsewhere"
             lines.append(f"| {concern} | `{rule.name}` | {level} | {rule.severity} | "
                          f"{len(rule.reviews) or 'stack'} | {rule.description} |")
     lines += ["", "Left advisory on purpose:"]

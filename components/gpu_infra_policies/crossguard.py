@@ -86,7 +86,8 @@ def _resource_policy(rule: ResourceRule, lookups: Context) -> ResourceValidation
                                   stack_context(lookups)):
             report_violation(message, None)
 
-    return ResourceValidationPolicy(rule.name, rule.description, validate, **_metadata(rule))
+    return ResourceValidationPolicy(rule.name, rule.description, validate,
+                                    **_metadata(rule, lookups))
 
 
 def _stack_policy(rule: StackRule, lookups: Context) -> StackValidationPolicy:
@@ -102,14 +103,19 @@ def _stack_policy(rule: StackRule, lookups: Context) -> StackValidationPolicy:
                                             stack_context(lookups)):
             report_violation(message, resource.urn if resource else None)
 
-    return StackValidationPolicy(rule.name, rule.description, validate, **_metadata(rule))
+    return StackValidationPolicy(rule.name, rule.description, validate,
+                                 **_metadata(rule, lookups))
 
 
-def _metadata(rule: RuleInfo) -> dict[str, Any]:
+def _metadata(rule: RuleInfo, lookups: Context) -> dict[str, Any]:
+    """CrossGuard metadata; the level is the rule's default in the stack's environment
+    (PULUMI_CONFIG, which the policy runtime loads before it builds the pack: one stack per
+    analyzer process), since a CrossGuard policy has one level for all its violations."""
     properties = {key: {**schema, "default": rule.defaults[key]}
                   if key in rule.defaults else dict(schema)
                   for key, schema in rule.schema.items()}
-    return {"enforcement_level": EnforcementLevel(rule.default_enforcement),
+    level = rule.level_in(stack_context(lookups), rule.default_enforcement)
+    return {"enforcement_level": EnforcementLevel(level),
             "severity": Severity(rule.severity),
             "config_schema": PolicyConfigSchema(properties) if properties else None,
             "remediation_steps": rule.remediation, "tags": [rule.category]}

@@ -29,7 +29,9 @@ default): managed and dedicated clusters get a public endpoint unless told not t
 def api_endpoint(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
     """ACK API servers have no internet endpoint (slbInternetEnabled false on managed and
     dedicated clusters, where the provider default is true; endpointPublicAccessEnabled
-    false on serverless ones): reach them from the VPC, a bastion or a VPN."""
+    false on serverless ones): reach them from the VPC, a bastion or a VPN. Mandatory where
+    the environment demands a private API (prod, which refuses `ack.public_api`), advisory
+    where the stack file may choose a public one (dev, staging)."""
     if resource.type not in PUBLIC_ENDPOINT:
         return
     key, default = PUBLIC_ENDPOINT[resource.type]
@@ -221,7 +223,8 @@ KUBERNETES_RULES: tuple[Rule, ...] = (
     ResourceRule("ack-private-api-endpoint", "ACK API servers have no internet endpoint",
                  "security", "critical", "Set slbInternetEnabled false (managed, dedicated) or "
                  "endpointPublicAccessEnabled false (serverless); use the VPC endpoint.",
-                 api_endpoint, concern="network exposure", reviews=ACK_CLUSTERS),
+                 api_endpoint, concern="network exposure", reviews=ACK_CLUSTERS,
+                 mandatory_where="private_api"),
     ResourceRule("ack-rrsa", "ACK clusters give pods their own roles (RRSA)", "security",
                  "high", "Set enableRrsa true and bind one RAM role per service account.",
                  rrsa, concern="kubernetes and registries", reviews=frozenset(RRSA_TYPES)),

@@ -90,7 +90,9 @@ def evaluate(resources: Sequence[Resource], settings: Mapping[str, RuleSettings]
         setting = settings[rule.name]
         if setting.level == "disabled":
             continue
-        verdicts += [Verdict(rule.name, setting.level, rule.severity, rule.category, message,
+        level = setting.level if setting.level_configured \
+            else rule.level_in(context, setting.level)
+        verdicts += [Verdict(rule.name, level, rule.severity, rule.category, message,
                              resource.type if resource else None,
                              resource.name if resource else None)
                      for resource, message

@@ -46,7 +46,9 @@ class EnvironmentProfile:
     snapshots: bool = _row("Auto-snapshot policy for kept disks")
     refuse_world_open: bool = _row(
         "World-open `admin_cidrs` / `client_cidrs` (more public space than a /8 together: "
-        "0.0.0.0/0, its halves, a /1, a /4 ...) refused; off: the `world-open-cidrs` warning")
+        "0.0.0.0/0, its halves, a /1, a /4 ...) refused; off: the `world-open-cidrs` warning. "
+        "ACK: `ack.public_api` refused (off: allowed, and `ack-private-api-endpoint` is "
+        "advisory)")
     bucket_logging: bool = _row(
         "Bucket access logs to a `<prefix>-logs` bucket (default of "
         "`storage.buckets.logging`)")
@@ -69,7 +71,8 @@ class EnvironmentProfile:
         wanted: dict[Demand, bool] = {
             "protected": self.protect_data, "versioned": self.version_every_bucket,
             "snapshots": self.snapshots, "access_logs": self.bucket_logging,
-            "kms_key": self.kms_required, "deletion_protection": self.deletion_protection}
+            "kms_key": self.kms_required, "deletion_protection": self.deletion_protection,
+            "private_api": self.refuse_world_open}
         return frozenset(demand for demand, on in wanted.items() if on)
 
 
