@@ -16,7 +16,8 @@ PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_provider", "gpu_infra_pol
 SOURCE_ROOT = ROOT / "components"
 
 LAYERS = ["gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra.knowhow",
-          "gpu_infra.blocks", "gpu_infra.layouts", "gpu_infra.program", "gpu_infra_provider",
+          "gpu_infra.blocks", "gpu_infra.nodeplan", "gpu_infra.layouts", "gpu_infra.program",
+          "gpu_infra_provider",
           "gpu_infra_policies",
           "gpu_infra_tools.interrupt", "gpu_infra_tools.files", "gpu_infra_tools.plan",
           "gpu_infra_tools.cost", "gpu_infra_tools.review", "gpu_infra_tools.clone",
@@ -25,7 +26,12 @@ LAYERS = ["gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra
 """The layers, lowest first: a module imports only from its own layer or below. The policy
 rules sit above the library only in this list: they import nothing of it (tested below)."""
 
-PULUMI_FREE = ("gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra.knowhow")
+PULUMI_FREE = ("gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra.knowhow",
+               "gpu_infra.nodeplan")
+PULUMI_FREE_COMMANDS = ("gpu_infra_tools.cli.validate", "gpu_infra_tools.cli.schema",
+                        "gpu_infra_tools.cli.catalog")
+"""Commands that build nothing: everything they import, however indirectly, is free of Pulumi
+(tests/test_cli_conventions.py runs them and looks at what got loaded)."""
 PULUMI_MODULES = ("pulumi", "pulumi_alicloud", "pulumi_policy")
 
 
@@ -114,6 +120,28 @@ def test_no_import_circles():
 def test_lower_layers_import_no_pulumi(layer):
     offenders = [f"{m} -> {name}" for m in modules() if layer_of(m) == LAYERS.index(layer)
                  for name in imports_of(m) if name.split(".")[0] in PULUMI_MODULES]
+    assert offenders == []
+
+
+def reachable(module: str) -> set[str]:
+    """`module` and every module of ours it imports, directly or not (a package's __init__
+    counts for each of its submodules: importing one runs it)."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        parents = [".".join(name.split(".")[:end]) for end in range(1, name.count(".") + 1)]
+        todo += [m for m in (*internal_imports(name), *parents) if m in modules()]
+    return seen
+
+
+@pytest.mark.parametrize("command", PULUMI_FREE_COMMANDS)
+def test_commands_that_build_nothing_reach_no_pulumi(command):
+    offenders = sorted(f"{m} -> {name}" for m in reachable(command) for name in imports_of(m)
+                       if name.split(".")[0] in PULUMI_MODULES)
     assert offenders == []
 
 

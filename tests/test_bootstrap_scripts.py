@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.layouts import layout_class
-from gpu_infra.schema import ImageConfig, load_cluster_config
+from gpu_infra.nodeplan import node_plan
+from gpu_infra.schema import load_cluster_config
 from gpu_infra_facts.node_stack import DEFAULT_IMAGES, USER_DATA_MAX_BYTES
 from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.plan.fake_cloud import FakeCloud
@@ -23,8 +23,8 @@ INSTANCE = "alicloud:ecs/instance:Instance"
 SCALING_CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
 SHIPPED = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
                  for path in STACKS_DIR.glob("Pulumi.*.yaml")
-                 if not isinstance(config := load_cluster_config(path)[1], ImageConfig)
-                 and layout_class(config).BOOTSTRAPS)
+                 if (nodes := node_plan(load_cluster_config(path)[1])) is not None
+                 and nodes.BOOTSTRAPS)
 """The shipped stacks whose GPU nodes boot gpu-infra's bootstrap (an image-baking stack has
 no nodes; ACK sets up its own)."""
 SHELLCHECK = shutil.which("shellcheck") or str(Path(sys.executable).parent / "shellcheck")

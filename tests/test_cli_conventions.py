@@ -131,10 +131,14 @@ PULUMI_PACKAGES = {"pulumi", "pulumi_alicloud", "pulumi_policy"}
 @pytest.mark.slow  # a Python process per command
 @pytest.mark.parametrize("argv", [["schema"], ["catalog"], [
     "catalog", "--recommend", "--layout", "training", "--gpu-memory", "80", "--gpus", "64",
-    "--multi-node", "--region", "cn-beijing"]], ids=" ".join)
+    "--multi-node", "--region", "cn-beijing"],
+    # fixed nodes, a scaling fleet (both render their user data), ACK, an image stack
+    ["validate", "training-prod"], ["validate", "inference-prod"],
+    ["validate", "training-ack"], ["validate", "image-a100"]], ids=" ".join)
 def test_commands_that_plan_nothing_load_no_pulumi(argv):
     """A command imports its own module only: these finish without loading Pulumi, the
-    provider SDK, the policy pack or the plan engine (a second or so of imports)."""
+    provider SDK, the policy pack or the plan engine (a second or so of imports); validate
+    judges the nodes' user data with the Pulumi-free node plans (gpu_infra.nodeplan)."""
     probe = ("import json, sys\nfrom gpu_infra_tools.cli import main\n"
              f"code = main({argv!r})\n"
              "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] in "

@@ -11,7 +11,10 @@ import textwrap
 
 import pytest
 
-from gpu_infra.layouts import find_layout_classes
+from gpu_infra.layouts import LayoutBase, find_layout_classes, layout_class
+from gpu_infra.nodeplan import node_plan
+from gpu_infra.nodeplan.plans import AckNodes, NodePlan, TrainingNodes
+from gpu_infra.schema import load_cluster_config
 from gpu_infra.schema.registry import LAYOUT_MODELS
 from gpu_infra.schema.stack import ClusterBase, PlatformChoice
 from gpu_infra.schema.storage import BucketsConfig
@@ -163,3 +166,22 @@ def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path)
     # its declared placement, not its name, puts its two nodes under training-low-latency
     assert seen["placement_verdicts"] == [
         "probe fleet llm-train-gpu: node is in no deployment set; use a LowLatency one"]
+
+
+def test_each_shipped_fleet_gets_the_node_plan_of_its_kind():
+    """Fixed ECS training nodes, ECS scaling fleets, ACK pools (no bootstrap), and no node
+    plan for the image stack, which has no fleet: the plan validate judges is the one the
+    layout builds from (LayoutBase.node_plan)."""
+    expected = {"training-dev": TrainingNodes, "training-prod": TrainingNodes,
+                "inference-prod": NodePlan, "rendering-batch": NodePlan,
+                "training-ack": AckNodes, "inference-ack": AckNodes, "image-a100": None}
+    found = {}
+    for path in sorted(STACKS_DIR.glob("Pulumi.*.yaml")):
+        config = load_cluster_config(path)[1]
+        plan = node_plan(config)
+        found[path.name.removeprefix("Pulumi.").removesuffix(".yaml")] = \
+            type(plan) if plan is not None else None
+        assert (plan is not None) is issubclass(layout_class(config), LayoutBase), path.name
+    assert found == expected
+    assert [(kind.FIXED_NODES, kind.BOOTSTRAPS) for kind in (TrainingNodes, NodePlan, AckNodes)] \
+        == [(True, True), (False, True), (False, False)]

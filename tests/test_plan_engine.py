@@ -59,7 +59,7 @@ def _count_judgements(monkeypatch) -> list[str]:
     """Every judge_stack call from now on (the engine's and the program's), by cluster."""
     import gpu_infra.program
     import gpu_infra_tools.plan.engine
-    from gpu_infra.layouts import judge_stack
+    from gpu_infra.nodeplan import judge_stack
 
     calls: list[str] = []
 

@@ -121,8 +121,8 @@ def test_kms_key_rotation():
 
 
 def test_the_nas_types_that_take_a_kms_key_are_the_blocks_and_the_rules():
-    from gpu_infra.blocks.storage.filesystem import FS_TYPES
     from gpu_infra_facts.allowed import NAS_KMS_FILE_SYSTEM_TYPES
+    from gpu_infra_facts.file_systems import FS_TYPES
     for kind in FS_TYPES.values():
         assert (kind.kms_encrypt_type == 2) is (kind.file_system_type in
                                                 NAS_KMS_FILE_SYSTEM_TYPES), kind

@@ -20,8 +20,8 @@ from functools import cache
 import pytest
 
 from gpu_infra.blocks.bootstrap import user_data, user_data_size
-from gpu_infra.layouts import layout_class
-from gpu_infra.layouts.user_data import worst_case_spec
+from gpu_infra.nodeplan import node_plan
+from gpu_infra.nodeplan.user_data import worst_case_spec
 from gpu_infra.schema.environment import profile_table
 from gpu_infra.schema.registry import LAYOUT_MODELS
 from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
@@ -81,8 +81,7 @@ def _user_data_sizes(_: str) -> str:
     for label, cluster in (("largest training stack (size check)", LARGEST_TRAINING),
                            ("largest rendering stack (size check)", LARGEST_RENDERING)):
         config = cluster_config(cluster)
-        sizes[label] = user_data_size(user_data(
-            worst_case_spec(layout_class(config), config)))
+        sizes[label] = user_data_size(user_data(worst_case_spec(node_plan(config))))
     lines += [f"| {name} | {size:,} | {USER_DATA_MAX_BYTES - size:,} |"
               for name, size in sizes.items()]
     return "\n".join(lines) + "\n"

@@ -19,7 +19,7 @@ import pytest
 from gpu_infra.blocks.bootstrap import job_tools_installer, launch_files
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.blocks.workloads.training_job import TrainingTarget, pytorch_job
-from gpu_infra.layouts.training import TrainingCluster
+from gpu_infra.nodeplan.plans import TrainingNodes
 from gpu_infra_facts import jobs
 
 from .conftest import BASE_TRAINING, cluster_config, merged
@@ -80,8 +80,9 @@ def reclaim(root: Path, server, watcher: subprocess.Popen[str], job: subprocess.
 @pytest.mark.parametrize("shell", SHELLS)
 def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_path, shell):
     cluster = cluster_config(SPOT_TRAINING)
-    spec = TrainingCluster.bootstrap_spec(cluster, "t01-gpu", shared_fs_source="fs.example:/",
-                                          stack_name=STACK, job_tools_bucket="t01-checkpoints")
+    spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", shared_fs_source="fs.example:/",
+                                                 stack_name=STACK,
+                                                 job_tools_bucket="t01-checkpoints")
     assert spec.job_tools is not None and "job_tools" in spec.node_steps()
     installer = job_tools_installer(spec.elastic, spec.spot_watch)
     assert spec.job_tools.sha256 == hashlib.sha256(installer.encode()).hexdigest()

@@ -14,8 +14,9 @@ from gpu_infra.blocks.storage.disks import (
     instance_data_disk_args,
     scaling_data_disk_args,
 )
-from gpu_infra.blocks.storage.filesystem import NFS_OPTIONS, SharedFileSystem, mount_command
+from gpu_infra.blocks.storage.filesystem import SharedFileSystem, mount_command
 from gpu_infra.schema.storage import LifecycleConfig, SharedFileSystemConfig, StorageConfig
+from gpu_infra_facts.file_systems import NFS_OPTIONS
 from gpu_infra_tools.plan.engine import ProgramError
 
 DEV = Conventions(tags={"Project": "p"})

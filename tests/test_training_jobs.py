@@ -15,7 +15,7 @@ import yaml
 
 from gpu_infra.blocks.bootstrap import job_tools_installer, launch_files
 from gpu_infra.blocks.workloads.training_job import TrainingTarget, pod_env, pytorch_job
-from gpu_infra.layouts.training import TrainingCluster
+from gpu_infra.nodeplan.plans import TrainingNodes
 from gpu_infra.schema import ConfigError
 from gpu_infra_facts import jobs
 from gpu_infra_facts.node_stack import erdma_devices, nccl_env
@@ -159,7 +159,7 @@ def test_a_spot_fleet_keeps_node_0_on_demand_and_runs_elastic(plan_cluster):
     assert [n.inputs["spotStrategy"] for n in nodes] == [
         "NoSpot", "SpotAsPriceGo", "SpotAsPriceGo", "SpotAsPriceGo"]
     cluster = cluster_config(SPOT_TRAINING)
-    spec = TrainingCluster.bootstrap_spec(cluster, "t01-gpu", stack_name="s")
+    spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="s")
     elastic = launch_files(spec.elastic, spec.spot_watch)["/etc/gpu-infra/elastic.env"][0]
     assert elastic.startswith("NNODES_MIN=1\nRDZV_PORT=29400\n")
     two = cluster_config(merged(SPOT_TRAINING, fleet={**SPOT_TRAINING["fleet"],
@@ -167,8 +167,8 @@ def test_a_spot_fleet_keeps_node_0_on_demand_and_runs_elastic(plan_cluster):
     assert (two.fleet.on_demand_count, two.fleet.min_nodes) == (2, 2)
     on_demand = cluster_config(BASE_TRAINING)
     assert (on_demand.fleet.on_demand_count, on_demand.fleet.min_nodes) == (0, 2)
-    assert "spot_watch" not in TrainingCluster.launch_spec(
-        on_demand, "t01-gpu", stack_name="s", shared_fs=False)
+    assert "spot_watch" not in TrainingNodes(on_demand).launch_spec(
+        "t01-gpu", stack_name="s", shared_fs=False)
 
 
 @pytest.mark.parametrize(("fleet", "message"), [
@@ -186,8 +186,8 @@ def test_on_demand_nodes_is_checked_with_its_path(fleet, message):
 def _job_tools_node(tmp_path, tamper: bool = False):
     """A spot training node whose bootstrap fetches the job tools from the stack's bucket."""
     cluster = cluster_config(SPOT_TRAINING)
-    launch = TrainingCluster.bootstrap_spec(cluster, "t01-gpu", stack_name="training-spot",
-                                            job_tools_bucket="t01-checkpoints")
+    launch = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="training-spot",
+                                                   job_tools_bucket="t01-checkpoints")
     spec = replace(TRAINING, elastic=launch.elastic, spot_watch=launch.spot_watch,
                    job_tools=launch.job_tools)
     assert spec.job_tools is not None
@@ -225,8 +225,8 @@ def test_job_tools_that_do_not_match_their_digest_make_the_node_unhealthy(tmp_pa
 @pytest.mark.slow  # ShellCheck
 def test_the_job_tools_pass_shellcheck_as_installed(tmp_path):
     cluster = cluster_config(SPOT_TRAINING)
-    spec = TrainingCluster.bootstrap_spec(cluster, "t01-gpu", stack_name="training-spot",
-                                          job_tools_bucket="t01-checkpoints")
+    spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="training-spot",
+                                                 job_tools_bucket="t01-checkpoints")
     installer = tmp_path / "job-tools.sh"
     installer.write_text(job_tools_installer(spec.elastic, spec.spot_watch))
     scripts = []

@@ -5,8 +5,8 @@ from validate and plan, before anything is built."""
 from __future__ import annotations
 
 from gpu_infra.blocks.bootstrap import user_data, user_data_size
-from gpu_infra.layouts import judge_stack, layout_class
-from gpu_infra.layouts.user_data import worst_case_spec
+from gpu_infra.nodeplan import judge_stack, node_plan
+from gpu_infra.nodeplan.user_data import worst_case_spec
 from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
 from gpu_infra_tools.cli import main
 
@@ -52,7 +52,7 @@ def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan
         planned = user_data_of(plan_cluster(cluster))[0]
         assert user_data_size(planned) <= USER_DATA_MAX_BYTES
         config = cluster_config(cluster)
-        checked = user_data(worst_case_spec(layout_class(config), config))
+        checked = user_data(worst_case_spec(node_plan(config)))
         assert user_data_size(planned) <= user_data_size(checked) <= USER_DATA_MAX_BYTES
         assert not [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
 
@@ -76,20 +76,20 @@ def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_pat
 
 
 def test_node_logs_are_named_among_what_the_stack_adds(monkeypatch):
-    import gpu_infra.layouts.user_data as check
+    import gpu_infra.nodeplan.user_data as check
 
     config = cluster_config(LARGEST_RENDERING)
-    size = user_data_size(user_data(worst_case_spec(layout_class(config), config)))
+    size = user_data_size(user_data(worst_case_spec(node_plan(config))))
     monkeypatch.setattr(check, "USER_DATA_MAX_BYTES", size - 1)
     [finding] = [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
     assert "logs.enabled " in finding.message
 
 
 def test_many_long_disks_are_named_when_they_tip_the_user_data_over(monkeypatch):
-    import gpu_infra.layouts.user_data as check
+    import gpu_infra.nodeplan.user_data as check
 
     config = cluster_config(LARGEST_TRAINING)
-    size = user_data_size(user_data(worst_case_spec(layout_class(config), config)))
+    size = user_data_size(user_data(worst_case_spec(node_plan(config))))
     monkeypatch.setattr(check, "USER_DATA_MAX_BYTES", size - 1)
     [finding] = [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
     assert finding.path == "storage.disks"

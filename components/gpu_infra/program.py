@@ -16,7 +16,8 @@ import pulumi
 from pulumi.runtime import is_config_secret
 
 from gpu_infra.knowhow import Finding, Level, errors_in
-from gpu_infra.layouts import build_layout, judge_stack
+from gpu_infra.layouts import build_layout
+from gpu_infra.nodeplan import judge_stack
 from gpu_infra.schema import (
     CLUSTER_KEY,
     PROJECT,

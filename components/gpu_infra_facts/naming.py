@@ -151,6 +151,11 @@ def resolve_suffix(setting: str, *, stack_name: str, region: str,
     return setting
 
 
+def child_name(component: str, suffix: str) -> str:
+    """`train-dev` + `vpc` -> `train-dev-vpc`: children are named after their component."""
+    return f"{component}-{suffix}"
+
+
 def with_suffix(name: str, suffix: str | None) -> str:
     """`llm-train-node-role` + `1a2b3c4d` -> `llm-train-node-role-1a2b3c4d`."""
     return f"{name}-{suffix}" if suffix else name

@@ -36,6 +36,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "gpu_infra.blocks.loadbalancer",
     "gpu_infra.blocks.monitoring",
     "gpu_infra.blocks.ack",
+    "gpu_infra.nodeplan",
     "gpu_infra.layouts",
     "gpu_infra.layouts.training",
     "gpu_infra.layouts.inference",
@@ -47,7 +48,8 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "gpu_infra_tools.review.changes",
 )
 """The stable modules, in the order the page lists them: the schema models and the loader,
-the building blocks, the layouts, the offline plan and the review / change report."""
+the building blocks, the node plans, the layouts, the offline plan and the review / change
+report."""
 
 INTRO = """\
 # Public API

@@ -14,7 +14,7 @@ from typing import Any
 import pulumi
 
 from gpu_infra.schema.stack import FLEET_TAG_KEY, NAME_TAG_KEY, REQUIRED_TAG_KEYS
-from gpu_infra_facts.naming import fit_name, name_problems
+from gpu_infra_facts.naming import child_name, fit_name, name_problems
 
 __all__ = ["FLEET_TAG_KEY", "REQUIRED_TAG_KEYS", "Conventions", "child_name", "fixed_name",
            "stack_tags"]
@@ -73,8 +73,3 @@ def stack_tags(*, project: str, stack_name: str, environment: str, layout: str,
     required = {"Project": project, "Stack": stack_name, "Environment": environment,
                 "Layout": layout, "ManagedBy": "pulumi"}
     return {**user_tags, **required}
-
-
-def child_name(component: str, suffix: str) -> str:
-    """`train-dev` + `vpc` -> `train-dev-vpc`: children are named after their component."""
-    return f"{component}-{suffix}"

@@ -9,6 +9,7 @@ import json
 import pulumi
 import pulumi_alicloud as alicloud
 
+from gpu_infra.blocks.bootstrap import health_group_name
 from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy
@@ -26,11 +27,6 @@ PERIOD_SECONDS = 60
 NODE_ACTIONS = ("cms:DescribeMonitorGroups", "cms:PutCustomMetric", "cms:PutCustomEvent")
 """What the nodes' check calls: find the group by name, put the metric, send the fault
 event (CloudMonitor scopes none of them to a resource)."""
-
-
-def health_group_name(name: str) -> str:
-    """The application group of GpuHealthAlarm `name` (the nodes find it by this name)."""
-    return child_name(name, "nodes")
 
 
 class GpuHealthAlarm(pulumi.ComponentResource):
@@ -80,4 +76,4 @@ class GpuHealthAlarm(pulumi.ComponentResource):
         self.register_outputs({"group_id": self.group_id, "rule_id": self.rule_id})
 
 
-__all__ = ["GpuHealthAlarm", "health_group_name"]
+__all__ = ["GpuHealthAlarm"]

@@ -9,7 +9,7 @@ LoongCollector pipeline per store, applied to the machine group:
   the ilogtail plugin's default, plugins/input/journal in alibaba/ilogtail).
 
 The machine group has identity type `userdefined` and one id, `<fleet>[-<suffix>]`
-(`machine_group_id`), which the bootstrap's `logs` step writes to the node's
+(`blocks.bootstrap.machine_group_id`), which the bootstrap's `logs` step writes to the node's
 /etc/ilogtail/user_defined_id: only this stack's nodes join it, whatever else the account
 runs. Each log keeps its host name (`__tag__:__hostname__`, on ECS `iZ<instance id without
 i->Z` unless a host name is set) and the step's first bootstrap-log line names the
@@ -33,7 +33,6 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.bootstrap import LOG_FILE
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
-from gpu_infra_facts.naming import with_suffix
 from gpu_infra_facts.types import LOG_PROJECT
 
 STORES = ("bootstrap", "system")
@@ -46,11 +45,6 @@ ACK_MACHINE_GROUP = "k8s-group-{cluster_id}"
 UNCONFIRMED for the loongcollector add-on, documented for logtail-ds)."""
 INTRANET_ENDPOINT = "{region}-intranet.log.aliyuncs.com"
 """The SLS endpoint inside the region (the provider's pipeline example uses this form)."""
-
-
-def machine_group_id(fleet_name: str, global_suffix: str | None) -> str:
-    """The `userdefined` id the fleet's nodes announce (and the machine group matches)."""
-    return with_suffix(fleet_name, global_suffix)
 
 
 class NodeLogs(pulumi.ComponentResource):

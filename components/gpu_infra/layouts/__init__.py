@@ -13,10 +13,8 @@ import pkgutil
 
 import pulumi
 
-from gpu_infra.knowhow import Finding, run_validators
 from gpu_infra.layouts.base import Layout, LayoutBase
-from gpu_infra.layouts.user_data import user_data_too_large
-from gpu_infra.schema import ClusterCommon, ClusterConfig, ImageConfig
+from gpu_infra.schema import ClusterCommon, ClusterConfig
 
 
 def _subclasses(base: type[Layout]) -> list[type[Layout]]:
@@ -58,17 +56,5 @@ def build_layout(cluster: ClusterConfig, stack_name: str) -> Layout:
                                  project=pulumi.get_project())
 
 
-def judge_stack(cluster: ClusterConfig) -> list[Finding]:
-    """Every finding for `cluster`: the validators' (knowhow.run_validators), then what only
-    the layout can tell (the ERROR user-data-too-large, for layouts whose nodes boot our
-    bootstrap)."""
-    findings = run_validators(cluster)
-    layout = layout_class(cluster)
-    if issubclass(layout, LayoutBase) and layout.BOOTSTRAPS and \
-            not isinstance(cluster, ImageConfig):
-        findings += user_data_too_large(layout, cluster)
-    return findings
-
-
 __all__ = ["LAYOUT_CLASSES", "Layout", "LayoutBase", "build_layout", "find_layout_classes",
-           "judge_stack", "layout_class"]
+           "layout_class"]

@@ -27,7 +27,6 @@ from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.identity import InstanceRole
 from gpu_infra.blocks.logs import ACK_MACHINE_GROUP
 from gpu_infra.blocks.storage.buckets import bucket_names
-from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
 from gpu_infra.blocks.workloads.install import KubeObjects
 from gpu_infra.blocks.workloads.operator import (
     images_to_mirror,
@@ -39,13 +38,14 @@ from gpu_infra.blocks.workloads.serving import ServingTarget, serving_objects, z
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.knowhow.placement import erdma_for, placement_for
-from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
+from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.layouts.jobs import (
     default_image,
     ready_job,
     registry_component_name,
     serving_name,
 )
+from gpu_infra.nodeplan.plans import gpu_fleet_name
 from gpu_infra.schema import InferenceConfig, TrainingConfig
 from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra_facts import jobs
@@ -57,6 +57,7 @@ from gpu_infra_facts.ack import (
     LOG_ADDONS,
     POOL_LABEL,
 )
+from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.jobs import SKYPILOT_ACCELERATOR_LABEL, skypilot_accelerator
 
 ERDMA_LABEL = "gpu-infra/erdma"
@@ -81,7 +82,6 @@ class AckLayout(LayoutBase):
     """
 
     PLATFORM = "ack"
-    BOOTSTRAPS = False
     cluster: TrainingConfig | InferenceConfig
     reserved: ReservedCapacity | None
 

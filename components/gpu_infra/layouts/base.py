@@ -5,80 +5,37 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from ipaddress import IPv4Network
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar
 
 import pulumi
 
 from gpu_infra.blocks.bootstrap import (
     DATA_ROOT,
     BootstrapSpec,
-    ElasticLaunch,
-    GpuHealthCheck,
-    GridPackage,
-    SharedFsMount,
-    SpotWatch,
     config_command,
-    job_tools,
-    job_tools_installer,
-    trust_names,
+    machine_group_id,
     user_data,
 )
 from gpu_infra.blocks.conventions import Conventions, stack_tags
 from gpu_infra.blocks.encryption import KmsKey
-from gpu_infra.blocks.gpu_health import GpuHealthAlarm, health_group_name
+from gpu_infra.blocks.gpu_health import GpuHealthAlarm
 from gpu_infra.blocks.identity import InstanceRole
-from gpu_infra.blocks.logs import NodeLogs, machine_group_id
+from gpu_infra.blocks.logs import NodeLogs
 from gpu_infra.blocks.monitoring import Alerting, FleetAlarms
 from gpu_infra.blocks.network import Network
 from gpu_infra.blocks.security import ClusterSecurity
 from gpu_infra.blocks.storage.backup import Backups
 from gpu_infra.blocks.storage.buckets import Bucket, bucket_names, log_bucket_name
 from gpu_infra.blocks.storage.disks import DataDisks
-from gpu_infra.blocks.storage.filesystem import (
-    EXPORT_PATHS,
-    FS_TYPES,
-    NFS_OPTIONS,
-    SharedFileSystem,
-    mount_command,
-)
-from gpu_infra.knowhow.node_software import (
-    driver_plan,
-    gpu_counts,
-    may_have_nvswitch,
-    nvlink_types,
-)
+from gpu_infra.blocks.storage.filesystem import SharedFileSystem, mount_command
+from gpu_infra.nodeplan.plans import NodePlan, gpu_fleet_name, gpu_health_name, node_plan
 from gpu_infra.schema import ClusterCommon, FleetCluster
 from gpu_infra.schema.ack import Platform
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
-from gpu_infra.schema.node import OSS_URL, DriverConfig
 from gpu_infra.schema.registry import layout_name
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
+from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.naming import resolve_suffix
-
-
-class LaunchSpec(TypedDict, total=False):
-    """BootstrapSpec's job fields a layout sets (LayoutBase.launch_spec)."""
-
-    elastic: ElasticLaunch
-    spot_watch: SpotWatch
-
-
-def gpu_fleet_name(cluster_name: str) -> str:
-    """The GPU fleet's component name and GpuFleet tag value: `<cluster>-gpu`."""
-    return f"{cluster_name}-gpu"
-
-
-def gpu_health_name(cluster_name: str) -> str:
-    """The GPU-health alarm's component name: `<cluster>-gpu-health`."""
-    return f"{cluster_name}-gpu-health"
-
-
-def grid_package(driver: DriverConfig) -> GridPackage | None:
-    """The GRID package the nodes download (`driver.grid_package`, oss://<bucket>/<key>, and
-    its sha256); None without one."""
-    match = OSS_URL.match(driver.grid_package or "")
-    return GridPackage(match["bucket"], match["key"], driver.grid_package_sha256) \
-        if match else None
 
 
 class Layout(pulumi.ComponentResource):
@@ -116,17 +73,11 @@ class LayoutBase(Layout):
     `build_fleet`; they may override `build_entry` (what fronts the fleet) and
     `fleet_zones`.
 
-    Attributes: `network`, `security`, `kms_key` (None unless kms_encryption), `role`,
-    `buckets` (purpose -> Bucket), `shared_fs` (or None), `disks`, `alerting` (or None),
-    `fleet_alarms` and `gpu_health` (or None), `exports` (the stack outputs).
+    Attributes: `node_plan` (what the fleet's nodes get), `network`, `security`,
+    `kms_key` (None unless kms_encryption), `role`, `buckets` (purpose -> Bucket),
+    `shared_fs` (or None), `disks`, `alerting` (or None), `fleet_alarms` and `gpu_health`
+    (or None), `exports` (the stack outputs).
     """
-
-    FIXED_NODES = False
-    """Whether the fleet is fixed nodes with known instance ids (their ECS events can be
-    scoped to them)."""
-    BOOTSTRAPS: ClassVar[bool] = True
-    """Whether the nodes boot gpu-infra's bootstrap (user data) and assume the stack's
-    instance role; ACK nodes are set up by ACK."""
 
     def __init__(self, name: str, *, config: FleetCluster, stack_name: str, project: str,
                  opts: pulumi.ResourceOptions | None = None):
@@ -138,6 +89,10 @@ class LayoutBase(Layout):
                              region=config.region, cluster=config.name),
                          opts=opts)
         self.cluster = cluster = config
+        plan = node_plan(config)
+        if plan is None:
+            raise TypeError(f"no node plan for a {type(config).__name__} stack")
+        self.node_plan: NodePlan = plan
         self.network = Network(f"{name}-net", config=cluster.network,
                                conventions=self.conventions, opts=self.child)
         self._build_security(name)
@@ -149,7 +104,8 @@ class LayoutBase(Layout):
             encrypt=cluster.kms_encryption,
             conventions=self.conventions, opts=self.child) if cluster.logs.enabled else None
         self.alerting = Alerting(f"{name}-{ALERTING_SUFFIX}", config=cluster.monitoring,
-                                 fixed_nodes=self.FIXED_NODES, conventions=self.conventions,
+                                 fixed_nodes=self.node_plan.FIXED_NODES,
+                                 conventions=self.conventions,
                                  opts=self.child) if cluster.monitoring.active else None
         fleet_name, instance_ids = self.build_fleet(name)
         self.fleet_alarms = FleetAlarms(
@@ -162,7 +118,7 @@ class LayoutBase(Layout):
             gpu_health_name(name), fleet=fleet_name,
             contact_group=self.alerting.contact_group_name, conventions=self.conventions,
             role_name=self.role_name if self.runs_gpu_health_check() else None,
-            opts=self.child) if self.alerting and self.gpu_health_check(cluster) else None
+            opts=self.child) if self.alerting and self.node_plan.gpu_health_check() else None
         self.exports = {**self._base_exports(), **self.fleet_exports()}
         self.register_outputs(self.exports)
 
@@ -215,11 +171,13 @@ class LayoutBase(Layout):
         self.role = InstanceRole(
             f"{name}-node", bucket_names=list(names.values()),
             kms_key_arn=self.kms_key.key_arn if self.kms_key else None,
-            conventions=self.conventions, opts=self.child) if self.BOOTSTRAPS else None
+            conventions=self.conventions,
+            opts=self.child) if self.node_plan.BOOTSTRAPS else None
 
     @property
     def role_name(self) -> pulumi.Output[str]:
-        """The nodes' instance role (layouts that BOOTSTRAPS)."""
+        """The nodes' instance role (fleets whose nodes boot our bootstrap: NodePlan
+        BOOTSTRAPS)."""
         if self.role is None:
             raise ValueError("this layout's nodes have no instance role")
         return self.role.role_name
@@ -280,64 +238,9 @@ class LayoutBase(Layout):
         return Backups(f"{name}-backup", config=backup, file_system_id=file_system_id,
                        buckets=buckets, conventions=self.conventions, opts=self.child)
 
-    @classmethod
-    def bootstrap_spec(cls, cluster: FleetCluster, fleet_name: str, *,
-                       shared_fs_source: str | None = None, scaling_group_id: str | None = None,
-                       lifecycle_hook_id: str | None = None,
-                       global_suffix: str | None = None, stack_name: str = "",
-                       job_tools_bucket: str | None = None) -> BootstrapSpec:
-        """What the fleet's nodes need, from the stack and the catalog (and the values the
-        cloud assigns: the shared file system's mount address, the scaling group and its
-        readiness hook; `global_suffix`: the stack's, which ends the log machine-group id;
-        `stack_name`: the Pulumi stack, which the restore command names;
-        `job_tools_bucket`: the bucket holding the job tools' installer)."""
-        fleet = cluster.fleet
-        plan = driver_plan(fleet)
-        if plan.route is None:
-            raise ValueError("fleet.driver.route: no driver route (validator "
-                             "driver-route-missing)")
-        launch = cls.launch_spec(cluster, fleet_name, stack_name=stack_name,
-                                 shared_fs=shared_fs_source is not None)
-        tools = job_tools(job_tools_bucket, job_tools_installer(
-            launch.get("elastic"), launch.get("spot_watch"), cls.gpu_health_check(cluster))) \
-            if launch and job_tools_bucket else None
-        return BootstrapSpec(
-            fleet=fleet_name, region=cluster.region,
-            gpu_counts=gpu_counts(fleet, cluster.gpu_types),
-            nvlink_types=nvlink_types(fleet, cluster.gpu_types),
-            route=plan.route, driver=plan.versions, erdma=cls.uses_erdma(cluster),
-            jumbo_frames=cls.uses_jumbo_frames(cluster),
-            fabric_manager=may_have_nvswitch(fleet, cluster.gpu_types),
-            data_disks=tuple(disk.name for disk in cluster.storage.disks),
-            shared_fs=SharedFsMount(shared_fs_source, NFS_OPTIONS) if shared_fs_source else None,
-            trust=trust_names(fleet_name, global_suffix) if cls.wires_cluster() else None,
-            grid=grid_package(fleet.driver),
-            scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id,
-            log_machine_id=machine_group_id(fleet_name, global_suffix)
-            if cluster.logs.enabled else None,
-            job_tools=tools, **launch)
-
     def runs_gpu_health_check(self) -> bool:
         """Whether the nodes got the GPU health check (with the job tools). Default: no."""
         return False
-
-    @classmethod
-    def gpu_health_check(cls, cluster: FleetCluster) -> GpuHealthCheck | None:
-        """The GPU health check the nodes run after boot, where the stack alarms on it
-        (contacts, `monitoring.events.gpu_health`) and the nodes boot gpu-infra's bootstrap.
-        The job tools deliver it (training fleets: scaling fleets' user data has no room for
-        their step)."""
-        monitoring = cluster.monitoring
-        if not (cls.BOOTSTRAPS and monitoring.active and monitoring.events.gpu_health):
-            return None
-        return GpuHealthCheck(health_group_name(gpu_health_name(cluster.name)))
-
-    @classmethod
-    def launch_spec(cls, cluster: FleetCluster, fleet_name: str, *, stack_name: str,
-                    shared_fs: bool) -> LaunchSpec:
-        """The job launcher and spot watcher the nodes get (BootstrapSpec `elastic` and
-        `spot_watch`). Default: none."""
-        return {}
 
     def node_bootstrap_spec(self, fleet_name: str,
                             scaling_group_id: pulumi.Input[str] | None = None,
@@ -347,8 +250,8 @@ class LayoutBase(Layout):
         address, the scaling group and hook, the job tools' bucket)."""
         return pulumi.Output.all(self.shared_fs_source, scaling_group_id,
                                  lifecycle_hook_id, self.job_tools_bucket()).apply(
-            lambda values: self.bootstrap_spec(
-                self.cluster, fleet_name, shared_fs_source=values[0],
+            lambda values: self.node_plan.bootstrap_spec(
+                fleet_name, shared_fs_source=values[0],
                 scaling_group_id=values[1], lifecycle_hook_id=values[2],
                 global_suffix=self.conventions.global_suffix,
                 stack_name=self.stack_name, job_tools_bucket=values[3]))
@@ -368,21 +271,6 @@ class LayoutBase(Layout):
         """The configuration channel's script for running nodes (blocks.bootstrap): the
         same configuration as the user data, so a re-run keeps the log id and job tools."""
         return self.node_bootstrap_spec(fleet_name).apply(config_command)
-
-    @classmethod
-    def uses_erdma(cls, cluster: FleetCluster) -> bool:
-        """Whether the nodes use eRDMA. Default: no (scaling fleets)."""
-        return False
-
-    @classmethod
-    def uses_jumbo_frames(cls, cluster: FleetCluster) -> bool:
-        """Whether the eRDMA MTU is the jumbo-frame one (8500). Default: no."""
-        return False
-
-    @classmethod
-    def wires_cluster(cls) -> bool:
-        """Whether the nodes learn each other (hostfile, torchrun, SSH). Default: no."""
-        return False
 
     def _node_cidrs(self, zones: list[str]) -> list[IPv4Network]:
         """CIDRs of the nodes' vSwitches (the VPC's CIDR with bring-your-own vSwitches)."""

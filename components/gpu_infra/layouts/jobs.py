@@ -20,14 +20,14 @@ from gpu_infra.blocks.ack.kube import JOBS_NAMESPACE, SHARED_CLAIM, bucket_claim
 from gpu_infra.blocks.ack.registry import MIRROR_SUFFIX, registry_address
 from gpu_infra.blocks.conventions import child_name
 from gpu_infra.blocks.storage.buckets import bucket_purposes
-from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
 from gpu_infra.blocks.workloads.training_job import TrainingTarget, ecs_job_script, pytorch_job
 from gpu_infra.knowhow.placement import erdma_for
-from gpu_infra.layouts.base import gpu_fleet_name
+from gpu_infra.nodeplan.plans import gpu_fleet_name
 from gpu_infra.schema import InferenceConfig, TrainingConfig
 from gpu_infra.schema.ack import Platform
 from gpu_infra_facts import jobs
 from gpu_infra_facts.ack import POOL_LABEL
+from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 
 MAX_RESTARTS_LIMIT = 100
 """The most restarts `--max-restarts` takes: beyond it a job that cannot run loops for hours."""

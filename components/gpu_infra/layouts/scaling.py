@@ -12,7 +12,8 @@ from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.compute.scaling import GpuScalingGroup
 from gpu_infra.knowhow.node_software import driver_plan
-from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
+from gpu_infra.layouts.base import LayoutBase
+from gpu_infra.nodeplan.plans import gpu_fleet_name
 from gpu_infra.schema import InferenceConfig, RenderingConfig
 from gpu_infra_facts.node_stack import READINESS_TIMEOUT_SECONDS
 

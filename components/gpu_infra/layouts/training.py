@@ -8,16 +8,7 @@ from typing import Any
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.bootstrap import (
-    DATA_ROOT,
-    SHARED_FS_MOUNT_POINT,
-    STATE_ROOT,
-    ElasticLaunch,
-    SpotWatch,
-    job_tools,
-    job_tools_installer,
-    trust_names,
-)
+from gpu_infra.blocks.bootstrap import job_tools, job_tools_installer, trust_names
 from gpu_infra.blocks.bootstrap.permissions import grant_bootstrap
 from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.compute.images import image_id_for
@@ -25,36 +16,13 @@ from gpu_infra.blocks.compute.nodes import GpuNodes, NodeDiskArgs
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.compute.trust import NodeTrust
 from gpu_infra.blocks.storage.buckets import Bucket
-from gpu_infra.knowhow.placement import erdma_for
-from gpu_infra.layouts.base import LaunchSpec, LayoutBase, gpu_fleet_name
+from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.layouts.jobs import ready_job
-from gpu_infra.schema import FleetCluster, TrainingConfig
-from gpu_infra.schema.compute import TrainingFleet
-from gpu_infra_facts import jobs
+from gpu_infra.nodeplan.plans import gpu_fleet_name, restore_command
+from gpu_infra.schema import TrainingConfig
 
 SESSION_COMMAND = "ali-instance-cli session --instance "
 """Cloud Assistant session (no public IP, no open SSH port): Alibaba's session manager CLI."""
-
-
-RECLAIM_REPORT_DIR = f"{SHARED_FS_MOUNT_POINT}/.gpu-infra/reclaims"
-"""Where a reclaimed spot node leaves its report (release time, restore command)."""
-
-
-def restore_command(stack_name: str) -> str:
-    """What brings a released spot node back: a refresh sees the instance gone and the update
-    creates it again (with its disks and role), run in the project directory."""
-    return f"pulumi up --refresh --stack {stack_name}"
-
-
-def checkpoint_dir(cluster: FleetCluster, shared_fs: bool) -> str:
-    """Where ECS training jobs keep checkpoints (GPU_INFRA_CHECKPOINT_DIR): on the shared file
-    system when the nodes mount one, else on the first data disk (node-local: it does not
-    outlive the node), else under /var/lib/gpu-infra."""
-    if shared_fs:
-        return f"{SHARED_FS_MOUNT_POINT}/checkpoints"
-    if cluster.storage.disks:
-        return f"{DATA_ROOT}/{cluster.storage.disks[0].name}/checkpoints"
-    return f"{STATE_ROOT}/checkpoints"
 
 
 class TrainingCluster(LayoutBase):
@@ -67,7 +35,6 @@ class TrainingCluster(LayoutBase):
 
     TYPE = "gpu-infra:layouts:TrainingCluster"
     CONFIG = TrainingConfig
-    FIXED_NODES = True
     cluster: TrainingConfig
     nodes: GpuNodes
     trust: NodeTrust
@@ -118,7 +85,7 @@ class TrainingCluster(LayoutBase):
 
     def runs_gpu_health_check(self) -> bool:
         """With the job tools, when the stack alarms on GPU health."""
-        return self.job_tools is not None and self.gpu_health_check(self.cluster) is not None
+        return self.job_tools is not None and self.node_plan.gpu_health_check() is not None
 
     def _job_tools_home(self) -> Bucket | None:
         """The checkpoints bucket, else the first of the stack's buckets; None without
@@ -137,13 +104,12 @@ class TrainingCluster(LayoutBase):
         running nodes ignore new user data and keep fetching the version they were created
         with at every boot."""
         home = self._job_tools_home()
-        launch = self.launch_spec(self.cluster, gpu_fleet_name(name),
-                                  stack_name=self.stack_name,
-                                  shared_fs=self.shared_fs_source is not None)
+        launch = self.node_plan.launch_spec(gpu_fleet_name(name), stack_name=self.stack_name,
+                                            shared_fs=self.shared_fs_source is not None)
         if home is None:
             return None
         installer = job_tools_installer(launch.get("elastic"), launch.get("spot_watch"),
-                                        self.gpu_health_check(self.cluster))
+                                        self.node_plan.gpu_health_check())
         purpose = next(p for p, bucket in self.buckets.items() if bucket is home)
         return alicloud.oss.BucketObject(
             f"{name}-{purpose}-job-tools", bucket=home.bucket_name,
@@ -163,42 +129,6 @@ class TrainingCluster(LayoutBase):
     def fleet_instance_names(self) -> pulumi.Input[Sequence[str]]:
         """The nodes' instance names."""
         return pulumi.Output.all(*[node.instance_name for node in self.nodes.instances])
-
-    @classmethod
-    def uses_erdma(cls, cluster: FleetCluster) -> bool:
-        """eRDMA as the fleet asks (auto: where the family has it)."""
-        return isinstance(cluster.fleet, TrainingFleet) and erdma_for(cluster.fleet,
-                                                                       cluster.gpu_types)
-
-    @classmethod
-    def uses_jumbo_frames(cls, cluster: FleetCluster) -> bool:
-        """`fleet.jumbo_frames` (the nodes have them enabled)."""
-        return isinstance(cluster.fleet, TrainingFleet) and cluster.fleet.jumbo_frames
-
-    @classmethod
-    def launch_spec(cls, cluster: FleetCluster, fleet_name: str, *, stack_name: str,
-                    shared_fs: bool) -> LaunchSpec:
-        """Elastic torchrun on every node (gpu-infra-torchrun: `--nnodes MIN:<healthy
-        nodes>`, MIN the on-demand nodes of a spot fleet, else every node; c10d on node 0),
-        and on spot fleets the spot watcher, whose report names the command that brings a
-        released node back (fixed nodes are not replaced by anything else)."""
-        fleet = cluster.fleet
-        if not isinstance(fleet, TrainingFleet):
-            return {}
-        spec: LaunchSpec = {"elastic": ElasticLaunch(
-            min_nodes=fleet.min_nodes if fleet.capacity == "spot" else None,
-            max_restarts=jobs.DEFAULT_MAX_RESTARTS, rdzv_id=fleet_name,
-            checkpoint_dir=checkpoint_dir(cluster, shared_fs))}
-        if fleet.capacity == "spot":
-            spec["spot_watch"] = SpotWatch(
-                restore_command=restore_command(stack_name),
-                report_dir=RECLAIM_REPORT_DIR if shared_fs else None)
-        return spec
-
-    @classmethod
-    def wires_cluster(cls) -> bool:
-        """Training nodes learn each other at boot and at job start."""
-        return True
 
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
         """Node addresses and placement, the command that opens a shell on node 0, the ready

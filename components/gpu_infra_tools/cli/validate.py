@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from gpu_infra.knowhow import errors_in
-from gpu_infra.layouts import judge_stack
+from gpu_infra.nodeplan import judge_stack
 from gpu_infra.schema import ConfigError, load_cluster_config
 from gpu_infra.schema.problems import capped
 from gpu_infra_tools.cli.common import (

@@ -21,7 +21,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
 
 from gpu_infra.knowhow import Level
-from gpu_infra.layouts import judge_stack
+from gpu_infra.nodeplan import judge_stack
 from gpu_infra.schema import (
     CLUSTER_KEY,
     SECRET_PLACEHOLDER,

@@ -26,7 +26,7 @@ from pulumi.runtime.stack import Stack, run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from gpu_infra.knowhow import Finding, errors_in
-from gpu_infra.layouts import judge_stack
+from gpu_infra.nodeplan import judge_stack
 from gpu_infra.program import judged_already
 from gpu_infra.program import run as run_program
 from gpu_infra.schema import (

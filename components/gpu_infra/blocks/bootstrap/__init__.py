@@ -23,7 +23,7 @@ from importlib import resources
 
 from gpu_infra.blocks.bootstrap.minify import strip_python, strip_shell
 from gpu_infra_facts import jobs, node_stack
-from gpu_infra_facts.naming import with_suffix
+from gpu_infra_facts.naming import child_name, with_suffix
 from gpu_infra_facts.node_stack import DriverRoute, DriverStack
 
 DATA_ROOT = "/mnt"
@@ -155,6 +155,18 @@ def trust_names(fleet: str, global_suffix: str | None) -> NodeTrustNames:
     and `<fleet>-nodes`, each with the stack's global suffix (unique per region)."""
     return NodeTrustNames(*(with_suffix(f"{fleet}-{part}", global_suffix)
                             for part in ("ssh-user-key", "ssh-host-key", "nodes")))
+
+
+def machine_group_id(fleet_name: str, global_suffix: str | None) -> str:
+    """The `userdefined` id the fleet's nodes announce to SLS (the stack's machine group,
+    blocks.logs, matches it)."""
+    return with_suffix(fleet_name, global_suffix)
+
+
+def health_group_name(alarm_name: str) -> str:
+    """The application group of GpuHealthAlarm `alarm_name` (blocks.gpu_health): the nodes'
+    GPU health check finds it by this name."""
+    return child_name(alarm_name, "nodes")
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from gpu_infra.blocks.bootstrap import BootstrapSpec, user_data, user_data_size
-from gpu_infra.blocks.storage.filesystem import EXPORT_PATHS, FS_TYPES
 from gpu_infra.knowhow import Finding, Level
 from gpu_infra.knowhow.node_software import driver_plan
-from gpu_infra.layouts.base import LayoutBase, gpu_fleet_name
-from gpu_infra.schema import FleetCluster
+from gpu_infra.nodeplan.plans import NodePlan, gpu_fleet_name
 from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.naming import MAX_SUFFIX_LENGTH
 from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
 
@@ -47,26 +46,28 @@ GROWTH: dict[str, Callable[[BootstrapSpec], BootstrapSpec]] = {
 """Stack field -> the spec without what that field adds to the user data."""
 
 
-def worst_case_spec(layout: type[LayoutBase], cluster: FleetCluster) -> BootstrapSpec:
+def worst_case_spec(nodes: NodePlan) -> BootstrapSpec:
     """The fleet's bootstrap with the longest mount address and ids the cloud may assign."""
+    cluster = nodes.cluster
     shared = cluster.storage.shared_fs
     export = EXPORT_PATHS.get(FS_TYPES[shared.kind].file_system_type)
     source = f"{'m' * MOUNT_ADDRESS_CHARS}:{export}" \
         if shared.enabled and export is not None else None
-    cloud_id = None if layout.FIXED_NODES else "i" * CLOUD_ID_CHARS
-    return layout.bootstrap_spec(cluster, gpu_fleet_name(cluster.name), shared_fs_source=source,
-                                 scaling_group_id=cloud_id, lifecycle_hook_id=cloud_id,
-                                 global_suffix="s" * MAX_SUFFIX_LENGTH,
-                                 stack_name="s" * STACK_NAME_CHARS,
-                                 job_tools_bucket="b" * BUCKET_NAME_CHARS)
+    cloud_id = None if nodes.FIXED_NODES else "i" * CLOUD_ID_CHARS
+    return nodes.bootstrap_spec(gpu_fleet_name(cluster.name), shared_fs_source=source,
+                                scaling_group_id=cloud_id, lifecycle_hook_id=cloud_id,
+                                global_suffix="s" * MAX_SUFFIX_LENGTH,
+                                stack_name="s" * STACK_NAME_CHARS,
+                                job_tools_bucket="b" * BUCKET_NAME_CHARS)
 
 
-def user_data_too_large(layout: type[LayoutBase], cluster: FleetCluster) -> Iterable[Finding]:
+def user_data_too_large(nodes: NodePlan) -> Iterable[Finding]:
     """ERROR: the nodes' user data would be over ECS's limit (raw bytes, before Base64); the
     path is the field that adds the most, the message says what each adds."""
+    cluster = nodes.cluster
     if driver_plan(cluster.fleet).route is None:
         return  # nothing to render: driver-route-missing says so
-    spec = worst_case_spec(layout, cluster)
+    spec = worst_case_spec(nodes)
     size = user_data_size(user_data(spec))
     if size <= USER_DATA_MAX_BYTES:
         return

@@ -1,0 +1,231 @@
+"""What a fleet's nodes get, decided from the stack alone: the bootstrap (BootstrapSpec) of
+its nodes, whether they are fixed, boot gpu-infra's bootstrap, use eRDMA, learn each other,
+run elastic jobs and watch for spot notices. No Pulumi here: `validate` renders the nodes'
+user data with it, and the layouts build their fleets from it (LayoutBase.nodes).
+
+node_plan(cluster) is the plan of a stack's fleet: TrainingNodes for fixed ECS nodes (training),
+NodePlan for the ECS scaling fleets (inference, rendering), AckNodes on ACK, None for stacks
+without a fleet (image baking).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, TypedDict, cast
+
+from gpu_infra.blocks.bootstrap import (
+    DATA_ROOT,
+    SHARED_FS_MOUNT_POINT,
+    STATE_ROOT,
+    BootstrapSpec,
+    ElasticLaunch,
+    GpuHealthCheck,
+    GridPackage,
+    SharedFsMount,
+    SpotWatch,
+    health_group_name,
+    job_tools,
+    job_tools_installer,
+    machine_group_id,
+    trust_names,
+)
+from gpu_infra.knowhow.node_software import (
+    driver_plan,
+    gpu_counts,
+    may_have_nvswitch,
+    nvlink_types,
+)
+from gpu_infra.knowhow.placement import erdma_for
+from gpu_infra.schema import ClusterCommon, FleetCluster
+from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra.schema.node import OSS_URL, DriverConfig
+from gpu_infra_facts import jobs
+from gpu_infra_facts.file_systems import NFS_OPTIONS
+
+RECLAIM_REPORT_DIR = f"{SHARED_FS_MOUNT_POINT}/.gpu-infra/reclaims"
+"""Where a reclaimed spot node leaves its report (release time, restore command)."""
+
+
+class LaunchSpec(TypedDict, total=False):
+    """BootstrapSpec's job fields a node plan sets (NodePlan.launch_spec)."""
+
+    elastic: ElasticLaunch
+    spot_watch: SpotWatch
+
+
+def gpu_fleet_name(cluster_name: str) -> str:
+    """The GPU fleet's component name and GpuFleet tag value: `<cluster>-gpu`."""
+    return f"{cluster_name}-gpu"
+
+
+def gpu_health_name(cluster_name: str) -> str:
+    """The GPU-health alarm's component name: `<cluster>-gpu-health`."""
+    return f"{cluster_name}-gpu-health"
+
+
+def grid_package(driver: DriverConfig) -> GridPackage | None:
+    """The GRID package the nodes download (`driver.grid_package`, oss://<bucket>/<key>, and
+    its sha256); None without one."""
+    match = OSS_URL.match(driver.grid_package or "")
+    return GridPackage(match["bucket"], match["key"], driver.grid_package_sha256) \
+        if match else None
+
+
+def restore_command(stack_name: str) -> str:
+    """What brings a released spot node back: a refresh sees the instance gone and the update
+    creates it again (with its disks and role), run in the project directory."""
+    return f"pulumi up --refresh --stack {stack_name}"
+
+
+def checkpoint_dir(cluster: FleetCluster, shared_fs: bool) -> str:
+    """Where ECS training jobs keep checkpoints (GPU_INFRA_CHECKPOINT_DIR): on the shared file
+    system when the nodes mount one, else on the first data disk (node-local: it does not
+    outlive the node), else under /var/lib/gpu-infra."""
+    if shared_fs:
+        return f"{SHARED_FS_MOUNT_POINT}/checkpoints"
+    if cluster.storage.disks:
+        return f"{DATA_ROOT}/{cluster.storage.disks[0].name}/checkpoints"
+    return f"{STATE_ROOT}/checkpoints"
+
+
+@dataclass(frozen=True)
+class NodePlan:
+    """The nodes of `cluster`'s fleet. This base is the scaling fleets' (inference,
+    rendering): nodes that come and go, boot gpu-infra's bootstrap, no eRDMA, no wiring, no
+    job launcher."""
+
+    cluster: FleetCluster
+    FIXED_NODES: ClassVar[bool] = False
+    """Whether the fleet is fixed nodes with known instance ids (their ECS events can be
+    scoped to them)."""
+    BOOTSTRAPS: ClassVar[bool] = True
+    """Whether the nodes boot gpu-infra's bootstrap (user data) and assume the stack's
+    instance role; ACK nodes are set up by ACK."""
+
+    def bootstrap_spec(self, fleet_name: str, *, shared_fs_source: str | None = None,
+                       scaling_group_id: str | None = None,
+                       lifecycle_hook_id: str | None = None,
+                       global_suffix: str | None = None, stack_name: str = "",
+                       job_tools_bucket: str | None = None) -> BootstrapSpec:
+        """What the fleet's nodes need, from the stack and the catalog (and the values the
+        cloud assigns: the shared file system's mount address, the scaling group and its
+        readiness hook; `global_suffix`: the stack's, which ends the log machine-group id;
+        `stack_name`: the Pulumi stack, which the restore command names;
+        `job_tools_bucket`: the bucket holding the job tools' installer)."""
+        cluster = self.cluster
+        fleet = cluster.fleet
+        plan = driver_plan(fleet)
+        if plan.route is None:
+            raise ValueError("fleet.driver.route: no driver route (validator "
+                             "driver-route-missing)")
+        launch = self.launch_spec(fleet_name, stack_name=stack_name,
+                                  shared_fs=shared_fs_source is not None)
+        tools = job_tools(job_tools_bucket, job_tools_installer(
+            launch.get("elastic"), launch.get("spot_watch"), self.gpu_health_check())) \
+            if launch and job_tools_bucket else None
+        return BootstrapSpec(
+            fleet=fleet_name, region=cluster.region,
+            gpu_counts=gpu_counts(fleet, cluster.gpu_types),
+            nvlink_types=nvlink_types(fleet, cluster.gpu_types),
+            route=plan.route, driver=plan.versions, erdma=self.uses_erdma(),
+            jumbo_frames=self.uses_jumbo_frames(),
+            fabric_manager=may_have_nvswitch(fleet, cluster.gpu_types),
+            data_disks=tuple(disk.name for disk in cluster.storage.disks),
+            shared_fs=SharedFsMount(shared_fs_source, NFS_OPTIONS) if shared_fs_source else None,
+            trust=trust_names(fleet_name, global_suffix) if self.wires_cluster() else None,
+            grid=grid_package(fleet.driver),
+            scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id,
+            log_machine_id=machine_group_id(fleet_name, global_suffix)
+            if cluster.logs.enabled else None,
+            job_tools=tools, **launch)
+
+    def gpu_health_check(self) -> GpuHealthCheck | None:
+        """The GPU health check the nodes run after boot, where the stack alarms on it
+        (contacts, `monitoring.events.gpu_health`) and the nodes boot gpu-infra's bootstrap.
+        The job tools deliver it (training fleets: scaling fleets' user data has no room for
+        their step)."""
+        monitoring = self.cluster.monitoring
+        if not (self.BOOTSTRAPS and monitoring.active and monitoring.events.gpu_health):
+            return None
+        return GpuHealthCheck(health_group_name(gpu_health_name(self.cluster.name)))
+
+    def launch_spec(self, fleet_name: str, *, stack_name: str, shared_fs: bool) -> LaunchSpec:
+        """The job launcher and spot watcher the nodes get (BootstrapSpec `elastic` and
+        `spot_watch`). Default: none."""
+        return {}
+
+    def uses_erdma(self) -> bool:
+        """Whether the nodes use eRDMA. Default: no (scaling fleets)."""
+        return False
+
+    def uses_jumbo_frames(self) -> bool:
+        """Whether the eRDMA MTU is the jumbo-frame one (8500). Default: no."""
+        return False
+
+    def wires_cluster(self) -> bool:
+        """Whether the nodes learn each other (hostfile, torchrun, SSH). Default: no."""
+        return False
+
+
+class TrainingNodes(NodePlan):
+    """Fixed training nodes: eRDMA where the family has it, wired to each other, elastic
+    torchrun, and the spot watcher on spot fleets."""
+
+    FIXED_NODES = True
+
+    def uses_erdma(self) -> bool:
+        """eRDMA as the fleet asks (auto: where the family has it)."""
+        fleet = self.cluster.fleet
+        return isinstance(fleet, TrainingFleet) and erdma_for(fleet, self.cluster.gpu_types)
+
+    def uses_jumbo_frames(self) -> bool:
+        """`fleet.jumbo_frames` (the nodes have them enabled)."""
+        fleet = self.cluster.fleet
+        return isinstance(fleet, TrainingFleet) and fleet.jumbo_frames
+
+    def launch_spec(self, fleet_name: str, *, stack_name: str, shared_fs: bool) -> LaunchSpec:
+        """Elastic torchrun on every node (gpu-infra-torchrun: `--nnodes MIN:<healthy
+        nodes>`, MIN the on-demand nodes of a spot fleet, else every node; c10d on node 0),
+        and on spot fleets the spot watcher, whose report names the command that brings a
+        released node back (fixed nodes are not replaced by anything else)."""
+        fleet = self.cluster.fleet
+        if not isinstance(fleet, TrainingFleet):
+            return {}
+        spec: LaunchSpec = {"elastic": ElasticLaunch(
+            min_nodes=fleet.min_nodes if fleet.capacity == "spot" else None,
+            max_restarts=jobs.DEFAULT_MAX_RESTARTS, rdzv_id=fleet_name,
+            checkpoint_dir=checkpoint_dir(self.cluster, shared_fs))}
+        if fleet.capacity == "spot":
+            spec["spot_watch"] = SpotWatch(
+                restore_command=restore_command(stack_name),
+                report_dir=RECLAIM_REPORT_DIR if shared_fs else None)
+        return spec
+
+    def wires_cluster(self) -> bool:
+        """Training nodes learn each other at boot and at job start."""
+        return True
+
+
+class AckNodes(NodePlan):
+    """ACK node pools: ACK sets the nodes up (driver, device plugin, eRDMA, logs); they boot
+    no gpu-infra bootstrap and assume no instance role of the stack."""
+
+    BOOTSTRAPS = False
+
+
+def node_plan(cluster: ClusterCommon) -> NodePlan | None:
+    """The plan of `cluster`'s fleet, by its platform and fleet model: AckNodes on ACK,
+    TrainingNodes for fixed nodes (a TrainingFleet), else the scaling fleets' NodePlan;
+    None for a stack without a fleet (image baking)."""
+    fleet = getattr(cluster, "fleet", None)
+    if fleet is None:
+        return None
+    with_fleet = cast("FleetCluster", cluster)  # every model with a fleet is a fleet cluster
+    if getattr(cluster, "platform", "ecs") == "ack":
+        return AckNodes(with_fleet)
+    return (TrainingNodes if isinstance(fleet, TrainingFleet) else NodePlan)(with_fleet)
+
+
+__all__ = ["RECLAIM_REPORT_DIR", "AckNodes", "LaunchSpec", "NodePlan",
+           "TrainingNodes", "checkpoint_dir", "gpu_fleet_name", "gpu_health_name",
+           "grid_package", "node_plan", "restore_command"]
