@@ -87,8 +87,9 @@ ADDONS: Final = {addon.name: addon for addon in (
     AddonFact("ack-erdma-controller", "v1.2.0", "eRDMA devices as aliyun/erdma (OFED driver)",
               {"agent": {"preferDriver": "ofed", "allocateAllDevices": True}},
               source="ACK docs 'Use eRDMA in ACK clusters'"),
-    AddonFact("ack-node-problem-detector", "v1.2.20",
-              "GPU faults (XID) and spot notices as node conditions; auto-repair fences them",
+    AddonFact("ack-node-problem-detector", "v1.2.26",
+              "GPU faults (XID, SXID) as Kubernetes events and node conditions, the faulty "
+              "GPU fenced (with ack-nvidia-device-plugin 0.17.0 or later), spot notices",
               {"sls_project_name": ""}),
     AddonFact("loongcollector", "v3.0.12", "container and node logs to SLS",
               {"IngressDashboardEnabled": "false"}),
@@ -108,3 +109,30 @@ LOG_ADDONS: Final = ("loongcollector", "ack-node-problem-detector")
 """Add-ons given the stack's SLS project as `sls_project_name` (TF's logtail-ds example key;
 UNCONFIRMED for these two): the log add-on collects into it, the problem detector sends its
 node events there."""
+
+NPD_FENCING_SINCE: Final = "v1.2.24"
+"""The oldest ack-node-problem-detector that fences a faulty GPU: with ack-nvidia-device-plugin
+0.17.0 or later it writes the GPU into a quarantine file the device plugin reads, so no new
+pod gets that GPU; the node itself is not cordoned or tainted, and fencing is not repair (the
+node keeps running and billing). Source: ACK "GPU anomaly detection and automatic fencing"
+(alibabacloud.com/help/en/doc-detail/2773467.html, updated 2025-12-04, and 456446.html,
+updated 2026-02-12; an older edition, updated 2025-06-24, says 1.2.26): NPD reads XIDs from
+/var/log/messages or /var/log/syslog and reports each one once (not again after a reboot)."""
+EVENT_STORE: Final = "k8s-event"
+"""Log store of the cluster's Kubernetes events (the node problem detector's among them) in
+the SLS project given to ack-node-problem-detector (`sls_project_name`). UNCONFIRMED: the
+name of ACK's event-center store and that the add-on writes there with that key."""
+EVENT_REASON_KEY: Final = "eventId.reason"
+EVENT_NODE_KEY: Final = "eventId.involvedObject.name"
+"""Keys of an event's reason and of the object (the node) it is about in EVENT_STORE.
+UNCONFIRMED: the layout of ACK's event log (each event as JSON under `eventId`)."""
+NPD_FAULT_XIDS: Final = (48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140)
+"""The XIDs that are GPU faults (double-bit ECC 48, row remapping 63/64, NVLink 74, fallen off
+the bus 79, ...), the same list as the node check's (CRITICAL_XIDS of gpu_infra_health.py:
+tests keep them equal); application XIDs (13, 31, 43, 45) are not faults."""
+NPD_GPU_FAULT_REASONS: Final = tuple(f"NvidiaXID{code}Error" for code in NPD_FAULT_XIDS)
+"""Event reasons of ack-node-problem-detector's GPU check items for those XIDs.
+UNCONFIRMED: the `NvidiaXID<code>Error` spelling (the ACK page above names the check items
+but no spelling was at hand); a wrong spelling matches nothing, so the alarm stays silent:
+after the first `pulumi up`, compare with `kubectl get events -A | grep -i xid` on a node
+that had one, or with the store's reasons (`* | select distinct "eventId.reason"`)."""

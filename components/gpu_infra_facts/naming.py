@@ -44,6 +44,9 @@ Sources (read 2026-12-01):
          provider's acceptance test creates `tf-testAccCmsAlarmContact<n>` against the real
          API (alicloud/resource_alicloud_cms_alarm_contact_test.go, terraform-provider-alicloud
          81c43b672) and its docs' example is `tf-example`; so no pattern is enforced here.
+  [CMS-NAMESPACE] Hybrid Cloud Monitoring namespaces: lowercase letters, digits and hyphens
+         (TF resource_alicloud_cms_namespace.go line 33, 81c43b672), one per account (the
+         metric store an alarm names); length UNCONFIRMED.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from gpu_infra_facts.types import (
     ALARM_CONTACT_GROUP,
     BUCKET,
     CMS_METRIC_RULE_TEMPLATE,
+    CMS_NAMESPACE,
     EVENT_RULE,
     FC_FUNCTION,
     KEY_PAIR,
@@ -110,6 +114,8 @@ UNIQUE_NAMES: dict[str, UniqueName] = {
     ALARM_CONTACT_GROUP: UniqueName("alarmContactGroupName", "account", None, None, "CMS"),
     EVENT_RULE: UniqueName("ruleName", "account", None, None, "CMS"),
     CMS_METRIC_RULE_TEMPLATE: UniqueName("metricRuleTemplateName", "account", None, None, "CMS"),
+    CMS_NAMESPACE: UniqueName("namespace", "account", None, re.compile(r"^[a-z0-9-]+$"),
+                              "CMS-NAMESPACE"),
     SERVICE_METRIC_ALARM_RULE: UniqueName("metricAlarmRuleId", "account", None, None, "CMS"),
     RESOURCE_GROUP: UniqueName("resourceGroupName", "account", 50,
                                re.compile(r"^[A-Za-z][A-Za-z0-9-]{2,49}$"), "RM"),

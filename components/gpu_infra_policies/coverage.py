@@ -26,6 +26,9 @@ NO_CONCERN: dict[str, str] = {
     t.CMS_MONITOR_GROUP_INSTANCES: "members of a monitoring group",
     t.CMS_GROUP_METRIC_RULE: "an alarm on a monitoring group",
     t.SERVICE_METRIC_ALARM_RULE: "an alarm",
+    t.CMS_SLS_GROUP: "names log stores of the stack that CloudMonitor reads; grants nothing",
+    t.CMS_NAMESPACE: "a store of the stack's own imported metrics",
+    t.CMS_HYBRID_SLS_TASK: "counts log events of the stack into its metric store",
     t.ECS_DISK_ATTACHMENT:
         "attaches a disk the disk rules judge to an instance of the stack",
     t.KEY_PAIR: "a public key (the private key never leaves you)",

@@ -14,6 +14,7 @@ import pulumi
 from gpu_infra.blocks.ack import AckPlatform, GpuPool
 from gpu_infra.blocks.ack.addons import AckAddons
 from gpu_infra.blocks.ack.cluster import AckCluster, rrsa_trust_policy
+from gpu_infra.blocks.ack.gpu_faults import AckGpuFaultAlarm
 from gpu_infra.blocks.ack.kube import (
     OSS_FUSE_SERVICE_ACCOUNT,
     VOLUME_CAPACITY,
@@ -45,7 +46,7 @@ from gpu_infra.layouts.jobs import (
     registry_component_name,
     serving_name,
 )
-from gpu_infra.nodeplan.plans import gpu_fleet_name
+from gpu_infra.nodeplan.plans import gpu_fleet_name, gpu_health_name
 from gpu_infra.schema import InferenceConfig, TrainingConfig
 from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra_facts import jobs
@@ -140,6 +141,7 @@ class AckLayout(LayoutBase):
         if self.logs:
             self.logs.collect_from(f"{name}-node-logs-ack", machine_group=cluster_id.apply(
                 lambda cid: ACK_MACHINE_GROUP.format(cluster_id=cid)))
+        self.gpu_faults = self._gpu_fault_alarm(name)
         self.registry = Registry(
             registry_component_name(name), config=ack.registry, edition=cluster.registry_edition,
             namespace=ack.registry.namespace or cluster.name, region=cluster.region,
@@ -180,6 +182,19 @@ class AckLayout(LayoutBase):
             opts=pulumi.ResourceOptions(parent=self, depends_on=[self.addons])) \
             if manifests else None
         return fleet_name, None
+
+    def _gpu_fault_alarm(self, name: str) -> AckGpuFaultAlarm | None:
+        """The alarm on the node problem detector's GPU fault events, where the stack has
+        contacts, logs (where the events go) and `monitoring.events.gpu_health` (default
+        on); None otherwise."""
+        monitoring = self.cluster.monitoring
+        if not (self.alerting and self.logs and monitoring.events.gpu_health):
+            return None
+        return AckGpuFaultAlarm(
+            gpu_health_name(name), log_project=self.logs.project_name,
+            region=self.cluster.region, contact_group=self.alerting.contact_group_name,
+            webhook=pulumi.Output.secret(monitoring.webhook) if monitoring.webhook else None,
+            conventions=self.conventions, opts=self.child)
 
     def uses_spot(self) -> bool:
         """Whether the GPU pool has spot nodes."""
@@ -247,6 +262,7 @@ class AckLayout(LayoutBase):
             "gpu_node_taint": "{}={}:{}".format(*self.gpu_pools.taint),
             "system_node_labels": self.system_pool.labels,
             "registry_address": self.registry.address,
+            **({"gpu_fault_alarm_id": self.gpu_faults.alarm_id} if self.gpu_faults else {}),
             "registry_repositories": self.registry.repositories,
             "jobs_namespace": storage.namespace,
             "scratch_storage_class": storage.scratch_class,
