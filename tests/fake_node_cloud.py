@@ -198,7 +198,8 @@ def requested(params: dict[str, str],
     """(RAM action, resource ARN, the resource's tags) of one call, as RAM sees it."""
     action, region = params["Action"], params.get("RegionId", "")
     prefix = {"TagResources": "ecs", "DescribeInstances": "ecs", "PutCustomEvent": "cms",
-              "GetParameter": "oos", "GetSecretParameter": "oos", "UpdateParameter": "oos",
+              "PutCustomMetric": "cms", "DescribeMonitorGroups": "cms", "GetParameter": "oos",
+              "GetSecretParameter": "oos", "UpdateParameter": "oos",
               "UpdateSecretParameter": "oos"}.get(action, "ess")
     if action == "TagResources":
         ids = [v for k, v in params.items() if k.startswith("ResourceId.")]

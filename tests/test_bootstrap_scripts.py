@@ -94,8 +94,8 @@ def test_fleets_with_gpu_alarms_install_the_cloudmonitor_agent(shipped_plans):
 def test_training_prod_user_data_wires_erdma_fabric_manager_and_the_cluster(shipped_plans):
     script = user_data_of(shipped_plans["training-prod"])[0]
     assert planned_steps(script) == [
-        "logs", "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager", "cloudmonitor",
-        "nccl_env", "cluster_ssh", "job_tools", "health", "cluster_peers"]
+        "logs", "node_tools", "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager",
+        "cloudmonitor", "nccl_env", "cluster_ssh", "health", "cluster_peers"]
     assert "\nFLEET=llm-pretrain-gpu" in script
 
 

@@ -318,8 +318,8 @@ def test_shared_fs_off_deletes_the_file_system_without_restarting_nodes(report):
     # with nothing left to back up the backups go too; the vault (protected) blocks that
     expect(result, {"llm-pretrain-fs-*": ("delete", False, []),
                     "llm-pretrain-backup-*": ("delete", False, []),
-                    # the job tools' checkpoint directory moves off the shared file system
-                    "llm-pretrain-checkpoints-job-tools": ("replace", False, ["key"])})
+                    # the node tools' checkpoint directory moves off the shared file system
+                    "llm-pretrain-checkpoints-node-tools": ("replace", False, ["key"])})
     assert result.impact.data == {"deleted": [("file system", "llm-pretrain-fs-fs")]}
     assert rules(result) == {"replaces-data": "ERROR", "blocked-by-protection": "ERROR"}
     assert "restarted" not in result.impact.gpu_nodes

@@ -55,3 +55,33 @@ def test_ack_stacks_have_none_their_nodes_run_no_gpu_infra_check():
                  if r["type"] == SERVICE_METRIC_ALARM_RULE
                  and r["inputs"].get("metricName") == GPU_HEALTH_METRIC]
         assert rules == [], stack
+
+
+ECS_FLEET_STACKS = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
+"""The shipped stacks with an ECS GPU fleet (each has contacts)."""
+HEALTH_TIMER = "systemctl enable --now --no-block gpu-infra-gpu-health.timer"
+
+
+def test_every_shipped_ecs_fleet_runs_the_check_and_its_alarm_pages_the_contacts():
+    from .golden import golden_record
+
+    for stack in ECS_FLEET_STACKS:
+        resources = golden_record(stack)["resources"]
+        [rule] = [r for r in resources if r["type"] == SERVICE_METRIC_ALARM_RULE
+                  and r["inputs"].get("metricName") == GPU_HEALTH_METRIC]
+        [contacts] = [r for r in resources
+                      if r["type"] == "alicloud:cms/alarmContactGroup:AlarmContactGroup"]
+        assert rule.get("inputs")["contactGroups"] == contacts["inputs"]["alarmContactGroupName"]
+        [tools] = [r for r in resources if r["type"] == "alicloud:oss/bucketObject:BucketObject"
+                   and r["name"].endswith("-node-tools")]
+        assert HEALTH_TIMER in tools["inputs"]["content"].splitlines(), stack
+        [role] = [r for r in resources if r["type"] == "alicloud:ram/role:Role"
+                  and r["name"].endswith("-node-role")]
+        attached = {r["inputs"]["policyName"] for r in resources
+                    if r["type"] == "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment"
+                    and r["inputs"]["roleName"] == role["inputs"]["roleName"]}
+        assert any(name.endswith("-gpu-health-node-policy") for name in attached), stack
+        nodes = [r for r in resources if r["type"] in (
+            "alicloud:ecs/instance:Instance",
+            "alicloud:ess/scalingConfiguration:ScalingConfiguration")]
+        assert nodes and all(tools["urn"] in r["dependencies"] for r in nodes), stack

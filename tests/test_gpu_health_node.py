@@ -19,8 +19,8 @@ from gpu_infra.blocks.bootstrap import (
     GpuHealthCheck,
     config_script,
     gpu_health_files,
-    job_tools_installer,
     node_files,
+    node_tools_installer,
 )
 from gpu_infra_facts import node_stack
 
@@ -54,7 +54,10 @@ class Node:
 
     def __init__(self, root: Path, cloud: FakeNodeCloud, spec: BootstrapSpec = SPEC,
                  node: str = "i-node0"):
+        """A node whose bootstrap has finished healthy (its ready marker)."""
         self.root, self.cloud, self.node = root, cloud, node
+        (root / "var/lib/gpu-infra").mkdir(parents=True)
+        (root / "var/lib/gpu-infra/ready").write_text("2026-12-02T03:00:00Z\n")
         files = {**node_files(spec), **gpu_health_files(GpuHealthCheck(GROUP))}
         for path in ("/opt/gpu-infra/bin/gpu-infra-api", "/opt/gpu-infra/bin/gpu_infra_health.py"):
             target = root / path.lstrip("/")
@@ -198,7 +201,9 @@ def test_no_such_group_puts_nothing(tmp_path):
 
 
 def test_the_installer_writes_a_bounded_unit_and_its_timer(tmp_path):
-    installer = job_tools_installer(None, None, GpuHealthCheck(GROUP, interval_minutes=3))
+    installer = node_tools_installer(dataclasses.replace(
+        SPEC, gpu_health=GpuHealthCheck(GROUP, interval_minutes=3)))
+    assert installer is not None
     done = subprocess.run(["bash", "-c", installer.replace("systemctl", "true")],
                           env={"GPU_INFRA_ROOT": str(tmp_path), "PATH": "/usr/bin:/bin"},
                           capture_output=True, text=True, timeout=60, check=False)
@@ -210,3 +215,83 @@ def test_the_installer_writes_a_bounded_unit_and_its_timer(tmp_path):
     assert "OnUnitInactiveSec=3min" in timer.splitlines()
     assert "systemctl enable --now --no-block gpu-infra-gpu-health.timer" in installer
     assert (tmp_path / "opt/gpu-infra/bin/gpu_infra_health.py").stat().st_mode & 0o111
+
+
+def _node_role_policy(stack: str) -> tuple[str, str, dict[str, list[str]]]:
+    """The planned RAM policies on `stack`'s node role as one document (its scaling group id
+    as the stand-in cloud's), the fleet, and the GPU health policy's grants."""
+    from gpu_infra_tools.plan.engine import run_plan
+
+    from .conftest import STACKS_DIR
+
+    plan = run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
+    role = next(r for r in plan.by_type("alicloud:ram/role:Role")
+                if r.name.endswith("-node-role"))
+    attached = {a.inputs["policyName"] for a in plan.by_type(
+        "alicloud:ram/rolePolicyAttachment:RolePolicyAttachment")
+        if a.inputs["roleName"] == role.inputs["roleName"]}
+    group = plan.one("alicloud:ess/scalingGroup:ScalingGroup")
+    statements, health = [], {}
+    for policy in plan.by_type("alicloud:ram/policy:Policy"):
+        if policy.inputs["policyName"] in attached:
+            document = json.loads(policy.inputs["policyDocument"].replace(group.id, "asg-1"))
+            statements += document["Statement"]
+            if policy.name.endswith("-gpu-health-node-policy"):
+                health = {a: s["Resource"] for s in document["Statement"] for a in s["Action"]}
+    fleet = plan.outputs["fleet_name"]
+    return json.dumps({"Version": "1", "Statement": statements}), fleet, health
+
+
+def _faulty_scaling_node(tmp_path: Path, policy: str, fleet: str, region: str):
+    spec = dataclasses.replace(SPEC, fleet=fleet, region=region, scaling_group_id="asg-1",
+                               lifecycle_hook_id="ash-1")
+    with FakeNodeCloud(["i-scaled1"], policy=policy, fleet=fleet) as cloud:
+        cloud.state.groups[GROUP] = "1"
+        node = Node(tmp_path, cloud, spec, node="i-scaled1")
+        node.smi(rows(ecc={0: 1}))
+        done = node.check("alinux-3")
+    return done, cloud.state
+
+
+@pytest.mark.parametrize("stack, region", [("inference-prod", "cn-hangzhou"),
+                                           ("rendering-batch", "cn-hangzhou")])
+def test_the_scaling_node_role_grants_exactly_what_the_check_calls(tmp_path, stack, region):
+    """Under the stack's own node policies (RAM applied to every signed call) a fault is
+    reported in full; without any one of the health policy's actions it is refused."""
+    policy, fleet, health = _node_role_policy(stack)
+    done, state = _faulty_scaling_node(tmp_path / "all", policy, fleet, region)
+    assert done.returncode == 1 and "fault(s) reported" in done.stdout, done.stderr
+    assert state.denied == []
+    assert [json.loads(m["Values"]) for m in state.metrics] == [{"value": 1}]
+    assert [e["name"] for e in state.events] == ["gpu-infra-gpu-fault"]
+    assert state.health("i-scaled1") == "unhealthy" and state.unhealthy == ["i-scaled1"]
+    assert health == {action: ["*"] for action in (
+        "cms:DescribeMonitorGroups", "cms:PutCustomMetric", "cms:PutCustomEvent")}
+    document = json.loads(policy)
+    for action in health:
+        narrower = {**document, "Statement": [
+            {**s, "Action": [a for a in s["Action"] if a != action]}
+            for s in document["Statement"]]}
+        done, state = _faulty_scaling_node(tmp_path / action.replace(":", "-"),
+                                           json.dumps(narrower), fleet, region)
+        assert [denied[1] for denied in state.denied] == [action], action
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_bootstrap_that_ended_unhealthy_is_a_fault_and_an_unfinished_one_is_nothing(
+        tmp_path, system):
+    state = tmp_path / "var/lib/gpu-infra"
+    with FakeNodeCloud([]) as cloud:
+        cloud.state.groups[GROUP] = "1"
+        node = Node(tmp_path, cloud)
+        (state / "ready").unlink()  # a run going, or stopped for its reboot
+        node.smi("NVIDIA-SMI has failed because it couldn't communicate with the driver.\n", 9)
+        waiting = node.check(system)
+        assert (waiting.returncode, cloud.state.metrics) == (0, []), waiting.stderr
+        assert "the bootstrap has not finished" in waiting.stdout
+        (state / "unhealthy").write_text("gpu_driver\n")
+        failed = node.check(system)
+    assert failed.returncode == 1
+    assert [json.loads(m["Values"]) for m in cloud.state.metrics] == [{"value": 1}]
+    assert _fault_event(cloud)["faults"] == ["the bootstrap ended unhealthy (step gpu_driver)"]
+    assert cloud.state.health("i-node0") == "unhealthy"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.blocks.bootstrap import job_tools_installer, launch_files
+from gpu_infra.blocks.bootstrap import launch_files, node_tools_installer
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.blocks.workloads.training_job import TrainingTarget, pytorch_job
 from gpu_infra.nodeplan.plans import TrainingNodes
@@ -82,10 +82,11 @@ def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_pat
     cluster = cluster_config(SPOT_TRAINING)
     spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", shared_fs_source="fs.example:/",
                                                  stack_name=STACK,
-                                                 job_tools_bucket="t01-checkpoints")
-    assert spec.job_tools is not None and "job_tools" in spec.node_steps()
-    installer = job_tools_installer(spec.elastic, spec.spot_watch)
-    assert spec.job_tools.sha256 == hashlib.sha256(installer.encode()).hexdigest()
+                                                 node_tools_bucket="t01-checkpoints")
+    assert spec.node_tools is not None and "node_tools" in spec.node_steps()
+    installer = node_tools_installer(spec)
+    assert installer is not None
+    assert spec.node_tools.sha256 == hashlib.sha256(installer.encode()).hexdigest()
     root = tmp_path
     stand_ins = root / "stand-ins"
     install(stand_ins, {"systemctl": 'echo "systemctl $*" >> "$SANDBOX/calls.log"\n'})

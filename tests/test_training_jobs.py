@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 import yaml
 
-from gpu_infra.blocks.bootstrap import job_tools_installer, launch_files
+from gpu_infra.blocks.bootstrap import launch_files, node_tools_installer, with_node_tools
 from gpu_infra.blocks.workloads.training_job import TrainingTarget, pod_env, pytorch_job
 from gpu_infra.nodeplan.plans import TrainingNodes
 from gpu_infra.schema import ConfigError
@@ -183,17 +183,18 @@ def test_on_demand_nodes_is_checked_with_its_path(fleet, message):
         raised.value.problems
 
 
-def _job_tools_node(tmp_path, tamper: bool = False):
-    """A spot training node whose bootstrap fetches the job tools from the stack's bucket."""
+def _node_tools_node(tmp_path, tamper: bool = False):
+    """A spot training node whose bootstrap fetches the node tools from the stack's bucket."""
     cluster = cluster_config(SPOT_TRAINING)
     launch = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="training-spot",
-                                                   job_tools_bucket="t01-checkpoints")
-    spec = replace(TRAINING, elastic=launch.elastic, spot_watch=launch.spot_watch,
-                   job_tools=launch.job_tools)
-    assert spec.job_tools is not None
+                                                   node_tools_bucket="t01-checkpoints")
+    spec = with_node_tools(replace(TRAINING, elastic=launch.elastic,
+                                   spot_watch=launch.spot_watch), "t01-checkpoints")
+    assert spec.node_tools is not None
     sandbox = Sandbox(tmp_path)
-    installer = job_tools_installer(spec.elastic, spec.spot_watch)
-    stored = tmp_path / "objects" / spec.job_tools.key
+    installer = node_tools_installer(spec)
+    assert installer is not None
+    stored = tmp_path / "objects" / spec.node_tools.key
     stored.parent.mkdir(parents=True)
     stored.write_text(installer + ("echo tampered\n" if tamper else ""))
     assert sandbox.install(spec).code == 0
@@ -201,10 +202,10 @@ def _job_tools_node(tmp_path, tamper: bool = False):
 
 
 @pytest.mark.slow  # a node boot in a shell sandbox
-def test_the_bootstrap_installs_the_job_tools_from_the_bucket(tmp_path):
-    run = _job_tools_node(tmp_path)
+def test_the_bootstrap_installs_the_node_tools_from_the_bucket(tmp_path):
+    run = _node_tools_node(tmp_path)
     assert run.code == 0, run.output
-    assert any(call.startswith("gpu-infra-api oss-get t01-checkpoints gpu-infra/job-tools/")
+    assert any(call.startswith("gpu-infra-api oss-get t01-checkpoints gpu-infra/node-tools/")
                for call in run.calls)
     for path in ("/opt/gpu-infra/bin/gpu-infra-torchrun", "/opt/gpu-infra/bin/gpu-infra-resume",
                  "/opt/gpu-infra/bin/gpu-infra-spot-watch", "/etc/gpu-infra/elastic.env",
@@ -215,20 +216,20 @@ def test_the_bootstrap_installs_the_job_tools_from_the_bucket(tmp_path):
 
 
 @pytest.mark.slow  # a node boot in a shell sandbox
-def test_job_tools_that_do_not_match_their_digest_make_the_node_unhealthy(tmp_path):
-    run = _job_tools_node(tmp_path, tamper=True)
+def test_node_tools_that_do_not_match_their_digest_make_the_node_unhealthy(tmp_path):
+    run = _node_tools_node(tmp_path, tamper=True)
     assert run.code != 0
-    assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "job_tools"
+    assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "node_tools"
     assert not run.exists("/opt/gpu-infra/bin/gpu-infra-torchrun")
 
 
 @pytest.mark.slow  # ShellCheck
-def test_the_job_tools_pass_shellcheck_as_installed(tmp_path):
+def test_the_node_tools_pass_shellcheck_as_installed(tmp_path):
     cluster = cluster_config(SPOT_TRAINING)
     spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="training-spot",
-                                                 job_tools_bucket="t01-checkpoints")
-    installer = tmp_path / "job-tools.sh"
-    installer.write_text(job_tools_installer(spec.elastic, spec.spot_watch))
+                                                 node_tools_bucket="t01-checkpoints")
+    installer = tmp_path / "node-tools.sh"
+    installer.write_text(node_tools_installer(spec) or "")
     scripts = []
     for path, (content, _) in launch_files(spec.elastic, spec.spot_watch).items():
         if "/bin/" in path:

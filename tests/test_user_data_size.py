@@ -19,23 +19,25 @@ MOST_DISKS = [{"name": f"d{index:02d}-" + "x" * 27, "size_gib": 100} for index i
 """16 data disks (the schema's maximum) with 31-character names (its longest)."""
 OSS_KEY_MAX_BYTES = 1023
 """An OSS object key is at most 1023 bytes (OSS "Object naming conventions")."""
+CONTACTS = {"contacts": [{"name": "oncall", "email": "oncall@example.com"}]}
+"""Contacts turn on the GPU health check, so the nodes fetch the node tools (their step)."""
 VWS_TYPES = ["ecs.vgn7i-vws-m4.xlarge", "ecs.vgn7i-vws-m8.2xlarge", "ecs.vgn7i-vws-m12.3xlarge",
              "ecs.vgn7i-vws-m24.7xlarge"]
 
 LARGEST_TRAINING = merged(
-    BASE_TRAINING, name=LONGEST_NAME,
+    BASE_TRAINING, name=LONGEST_NAME, monitoring=CONTACTS,
     fleet={"instance_type": "ecs.ebmgn7ex.32xlarge", "nodes": 2, "erdma": "on",
            "jumbo_frames": True},
     storage={"disks": MOST_DISKS, "shared_fs": {"enabled": True, "kind": "extreme",
                                                 "capacity_gib": 100}})
-"""Every step (disks, shared fs, driver, eRDMA, fabric manager, NCCL, cluster wiring) with the
-longest names the schema allows."""
+"""Every step (node tools, disks, shared fs, driver, eRDMA, fabric manager, NCCL, cluster
+wiring) with the longest names the schema allows."""
 LARGEST_SPOT_TRAINING = merged(LARGEST_TRAINING, fleet={**LARGEST_TRAINING["fleet"],
                                                         "capacity": "spot",
                                                         "interruptible": True})
 """The same on spot capacity: the spot watcher and its restore command on top."""
 LARGEST_RENDERING = merged(
-    BASE_RENDERING, name=LONGEST_NAME,
+    BASE_RENDERING, name=LONGEST_NAME, monitoring=CONTACTS,
     fleet={"instance_types": VWS_TYPES,
            "driver": {"route": "grid", "version": "535.161.07",
                       "grid_package": f"oss://{LONGEST_NAME}-dev-datasets/"
@@ -44,7 +46,7 @@ LARGEST_RENDERING = merged(
     storage={"disks": MOST_DISKS, "shared_fs": {"enabled": True, "kind": "extreme",
                                                 "capacity_gib": 100}})
 """A scaling fleet with the GRID route, the longest object key OSS takes and several types,
-node logs on."""
+node logs and node tools on."""
 
 
 def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan_cluster):
@@ -55,6 +57,21 @@ def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan
         checked = user_data(worst_case_spec(node_plan(config)))
         assert user_data_size(planned) <= user_data_size(checked) <= USER_DATA_MAX_BYTES
         assert not [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
+
+
+SHIPPED_ECS_FLEETS = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
+
+
+def test_every_shipped_ecs_stack_fits_with_the_longest_values_the_cloud_may_assign():
+    from gpu_infra.schema.loader import load_cluster_config
+
+    from .conftest import STACKS_DIR
+
+    for stack in SHIPPED_ECS_FLEETS:
+        _, config = load_cluster_config(STACKS_DIR / f"Pulumi.{stack}.yaml")
+        spec = worst_case_spec(node_plan(config))
+        assert spec.node_tools is not None and "node_tools" in spec.node_steps(), stack
+        assert user_data_size(user_data(spec)) <= USER_DATA_MAX_BYTES, stack
 
 
 def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_path, capsys):

@@ -16,6 +16,7 @@ from gpu_infra.blocks.bootstrap import (
     machine_group_id,
     user_data,
 )
+from gpu_infra.blocks.compute.node_tools import node_tools_object
 from gpu_infra.blocks.conventions import Conventions, stack_tags
 from gpu_infra.blocks.encryption import KmsKey
 from gpu_infra.blocks.gpu_health import GpuHealthAlarm
@@ -37,6 +38,9 @@ from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.naming import resolve_suffix
 
+SHARED_FS_UNKNOWN = "(assigned by the cloud)"
+"""Stands in for the shared file system's mount address where only its presence counts (the
+node tools' spec)."""
 
 class Layout(pulumi.ComponentResource):
     """What every layout is: a component built from one config model (CONFIG, one of
@@ -107,6 +111,7 @@ class LayoutBase(Layout):
                                  fixed_nodes=self.node_plan.FIXED_NODES,
                                  conventions=self.conventions,
                                  opts=self.child) if cluster.monitoring.active else None
+        self.node_tools = self._build_node_tools(name) if self.node_plan.BOOTSTRAPS else None
         fleet_name, instance_ids = self.build_fleet(name)
         self.fleet_alarms = FleetAlarms(
             f"{name}-alarms", config=cluster.monitoring, fleet_name=fleet_name,
@@ -117,8 +122,8 @@ class LayoutBase(Layout):
         self.gpu_health = GpuHealthAlarm(
             gpu_health_name(name), fleet=fleet_name,
             contact_group=self.alerting.contact_group_name, conventions=self.conventions,
-            role_name=self.role_name if self.runs_gpu_health_check() else None,
-            opts=self.child) if self.alerting and self.node_plan.gpu_health_check() else None
+            role_name=self.role_name, opts=self.child) \
+            if self.alerting and self.runs_gpu_health_check() else None
         self.exports = {**self._base_exports(), **self.fleet_exports()}
         self.register_outputs(self.exports)
 
@@ -239,37 +244,63 @@ class LayoutBase(Layout):
                        buckets=buckets, conventions=self.conventions, opts=self.child)
 
     def runs_gpu_health_check(self) -> bool:
-        """Whether the nodes got the GPU health check (with the job tools). Default: no."""
-        return False
+        """Whether the nodes run the GPU health check: the stack alarms on it and the node
+        tools deliver it."""
+        return self.node_tools is not None and self.node_plan.gpu_health_check() is not None
+
+    def node_tools_home(self) -> Bucket | None:
+        """The bucket holding the node tools: the checkpoints bucket, else the first of the
+        stack's buckets; None without buckets (the nodes then get no node tools)."""
+        return self.buckets.get("checkpoints") or next(iter(self.buckets.values()), None)
+
+    def node_tools_bucket(self) -> pulumi.Output[str] | None:
+        """The name of node_tools_home (None without one)."""
+        home = self.node_tools_home()
+        return home.bucket_name if home else None
+
+    def _build_node_tools(self, name: str) -> pulumi.CustomResource | None:
+        """The fleet's node tools object in node_tools_home (blocks.compute.node_tools),
+        from the nodes' spec: the tools read none of the values the cloud assigns, nor the
+        bucket's name, so they are known before anything exists."""
+        home = self.node_tools_home()
+        if home is None:
+            return None
+        spec = self.node_plan.bootstrap_spec(
+            gpu_fleet_name(name), stack_name=self.stack_name,
+            shared_fs_source=None if self.shared_fs is None else SHARED_FS_UNKNOWN,
+            global_suffix=self.conventions.global_suffix, node_tools_bucket="")
+        purpose = next(p for p, bucket in self.buckets.items() if bucket is home)
+        return node_tools_object(f"{name}-{purpose}-node-tools", spec=spec, home=home)
 
     def node_bootstrap_spec(self, fleet_name: str,
                             scaling_group_id: pulumi.Input[str] | None = None,
                             lifecycle_hook_id: pulumi.Input[str] | None = None
                             ) -> pulumi.Output[BootstrapSpec]:
         """bootstrap_spec with the values the cloud assigns (the shared file system's
-        address, the scaling group and hook, the job tools' bucket)."""
+        address, the scaling group and hook, the node tools' bucket)."""
+        tools_bucket = self.node_tools_bucket() if self.node_tools else None
         return pulumi.Output.all(self.shared_fs_source, scaling_group_id,
-                                 lifecycle_hook_id, self.job_tools_bucket()).apply(
+                                 lifecycle_hook_id, tools_bucket).apply(
             lambda values: self.node_plan.bootstrap_spec(
                 fleet_name, shared_fs_source=values[0],
                 scaling_group_id=values[1], lifecycle_hook_id=values[2],
                 global_suffix=self.conventions.global_suffix,
-                stack_name=self.stack_name, job_tools_bucket=values[3]))
+                stack_name=self.stack_name, node_tools_bucket=values[3]))
 
     def node_user_data(self, fleet_name: str, scaling_group_id: pulumi.Input[str] | None = None,
                        lifecycle_hook_id: pulumi.Input[str] | None = None
                        ) -> pulumi.Output[str]:
-        """The user data of every node of the fleet (blocks.bootstrap)."""
-        return self.node_bootstrap_spec(fleet_name, scaling_group_id,
+        """The user data of every node of the fleet (blocks.bootstrap), once the node tools
+        object exists (the nodes fetch it at their first boot)."""
+        text = self.node_bootstrap_spec(fleet_name, scaling_group_id,
                                         lifecycle_hook_id).apply(user_data)
-
-    def job_tools_bucket(self) -> pulumi.Output[str] | None:
-        """The bucket holding the job tools' installer. Default: none (no job tools)."""
-        return None
+        if self.node_tools is None:
+            return text
+        return pulumi.Output.all(text, self.node_tools.id).apply(lambda values: str(values[0]))
 
     def node_config_command(self, fleet_name: str) -> pulumi.Output[str]:
         """The configuration channel's script for running nodes (blocks.bootstrap): the
-        same configuration as the user data, so a re-run keeps the log id and job tools."""
+        same configuration as the user data, so a re-run keeps the log id and node tools."""
         return self.node_bootstrap_spec(fleet_name).apply(config_command)
 
     def _node_cidrs(self, zones: list[str]) -> list[IPv4Network]:

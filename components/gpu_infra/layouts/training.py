@@ -6,16 +6,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import pulumi
-import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.bootstrap import job_tools, job_tools_installer, trust_names
+from gpu_infra.blocks.bootstrap import trust_names
 from gpu_infra.blocks.bootstrap.permissions import grant_bootstrap
 from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.nodes import GpuNodes, NodeDiskArgs
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.compute.trust import NodeTrust
-from gpu_infra.blocks.storage.buckets import Bucket
 from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.layouts.jobs import ready_job
 from gpu_infra.nodeplan.plans import gpu_fleet_name, restore_command
@@ -52,15 +50,13 @@ class TrainingCluster(LayoutBase):
         """GpuNodes (and reserved capacity) in the first zone."""
         fleet = self.cluster.fleet
         zone = self.fleet_zones()[0]
-        self.job_tools = self._job_tools_object(name)
         names = trust_names(gpu_fleet_name(name), self.conventions.global_suffix)
         self.trust = NodeTrust(gpu_fleet_name(name), names=names, conventions=self.conventions,
                                kms_key_id=self.kms_key_id, opts=self.child)
-        # the nodes' first boot reads the keys and fetches the job tools: their user data
-        # waits for those resources (a component's depends_on does not reach its children)
-        awaited = [*self.trust.keys, *([self.job_tools] if self.job_tools else [])]
+        # the nodes' first boot reads the keys: their user data waits for them (a
+        # component's depends_on does not reach its children), and for the node tools
         user_data = pulumi.Output.all(self.node_user_data(gpu_fleet_name(name)),
-                                      *[resource.id for resource in awaited]).apply(
+                                      *[key.id for key in self.trust.keys]).apply(
             lambda values: str(values[0]))
         self.nodes = GpuNodes(
             gpu_fleet_name(name), config=fleet, vswitch_id=self.network.vswitch_ids[zone],
@@ -70,8 +66,8 @@ class TrainingCluster(LayoutBase):
             role_name=self.role_name, user_data=user_data,
             config_command=self.node_config_command(gpu_fleet_name(name)),
             kms_key_id=self.kms_key_id, gpu_types=self.cluster.gpu_types,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.job_tools])
-            if self.job_tools else self.child,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.node_tools])
+            if self.node_tools else self.child,
             **self._disk_args(zone))
         self.reserved = ReservedCapacity(
             f"{name}-reserved", config=fleet.reserved, instance_type=fleet.instance_type,
@@ -82,40 +78,6 @@ class TrainingCluster(LayoutBase):
             gpu_fleet_name(name), role_name=self.role_name, account=account_id(self),
             conventions=self.conventions, parent=self.nodes, trust=names)
         return gpu_fleet_name(name), pulumi.Output.all(*self.nodes.instance_ids)
-
-    def runs_gpu_health_check(self) -> bool:
-        """With the job tools, when the stack alarms on GPU health."""
-        return self.job_tools is not None and self.node_plan.gpu_health_check() is not None
-
-    def _job_tools_home(self) -> Bucket | None:
-        """The checkpoints bucket, else the first of the stack's buckets; None without
-        buckets (the nodes then get no job tools)."""
-        return self.buckets.get("checkpoints") or next(iter(self.buckets.values()), None)
-
-    def job_tools_bucket(self) -> pulumi.Output[str] | None:
-        """The bucket holding the job tools' installer (_job_tools_home)."""
-        home = self._job_tools_home()
-        return home.bucket_name if home else None
-
-    def _job_tools_object(self, name: str) -> alicloud.oss.BucketObject | None:
-        """The job tools' installer in the stack's bucket (the nodes' job_tools step fetches
-        it at boot; the nodes are created after it). Its key is its digest, so an edit that
-        changes it creates a new object; the old one is kept (retain_on_delete), since
-        running nodes ignore new user data and keep fetching the version they were created
-        with at every boot."""
-        home = self._job_tools_home()
-        launch = self.node_plan.launch_spec(gpu_fleet_name(name), stack_name=self.stack_name,
-                                            shared_fs=self.shared_fs_source is not None)
-        if home is None:
-            return None
-        installer = job_tools_installer(launch.get("elastic"), launch.get("spot_watch"),
-                                        self.node_plan.gpu_health_check())
-        purpose = next(p for p, bucket in self.buckets.items() if bucket is home)
-        return alicloud.oss.BucketObject(
-            f"{name}-{purpose}-job-tools", bucket=home.bucket_name,
-            key=job_tools("", installer).key,
-            content=installer, content_type="text/x-shellscript",
-            opts=pulumi.ResourceOptions(parent=home, retain_on_delete=True))
 
     def _disk_args(self, zone: str) -> NodeDiskArgs:
         """GpuNodes' disk arguments: separate disks in the nodes' zone, or inline ones

@@ -24,10 +24,9 @@ from gpu_infra.blocks.bootstrap import (
     SharedFsMount,
     SpotWatch,
     health_group_name,
-    job_tools,
-    job_tools_installer,
     machine_group_id,
     trust_names,
+    with_node_tools,
 )
 from gpu_infra.knowhow.node_software import (
     driver_plan,
@@ -106,12 +105,13 @@ class NodePlan:
                        scaling_group_id: str | None = None,
                        lifecycle_hook_id: str | None = None,
                        global_suffix: str | None = None, stack_name: str = "",
-                       job_tools_bucket: str | None = None) -> BootstrapSpec:
+                       node_tools_bucket: str | None = None) -> BootstrapSpec:
         """What the fleet's nodes need, from the stack and the catalog (and the values the
         cloud assigns: the shared file system's mount address, the scaling group and its
         readiness hook; `global_suffix`: the stack's, which ends the log machine-group id;
         `stack_name`: the Pulumi stack, which the restore command names;
-        `job_tools_bucket`: the bucket holding the job tools' installer)."""
+        `node_tools_bucket`: the bucket holding the node tools' installer, None: no node
+        tools)."""
         cluster = self.cluster
         fleet = cluster.fleet
         plan = driver_plan(fleet)
@@ -120,10 +120,7 @@ class NodePlan:
                              "driver-route-missing)")
         launch = self.launch_spec(fleet_name, stack_name=stack_name,
                                   shared_fs=shared_fs_source is not None)
-        tools = job_tools(job_tools_bucket, job_tools_installer(
-            launch.get("elastic"), launch.get("spot_watch"), self.gpu_health_check())) \
-            if launch and job_tools_bucket else None
-        return BootstrapSpec(
+        spec = BootstrapSpec(
             fleet=fleet_name, region=cluster.region,
             gpu_counts=gpu_counts(fleet, cluster.gpu_types),
             nvlink_types=nvlink_types(fleet, cluster.gpu_types),
@@ -137,13 +134,13 @@ class NodePlan:
             scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id,
             log_machine_id=machine_group_id(fleet_name, global_suffix)
             if cluster.logs.enabled else None,
-            job_tools=tools, **launch)
+            gpu_health=self.gpu_health_check(), **launch)
+        return spec if node_tools_bucket is None else with_node_tools(spec, node_tools_bucket)
 
     def gpu_health_check(self) -> GpuHealthCheck | None:
         """The GPU health check the nodes run after boot, where the stack alarms on it
         (contacts, `monitoring.events.gpu_health`) and the nodes boot gpu-infra's bootstrap.
-        The job tools deliver it (training fleets: scaling fleets' user data has no room for
-        their step)."""
+        The node tools deliver it (the user data has no room for it)."""
         monitoring = self.cluster.monitoring
         if not (self.BOOTSTRAPS and monitoring.active and monitoring.events.gpu_health):
             return None

@@ -58,7 +58,7 @@ def worst_case_spec(nodes: NodePlan) -> BootstrapSpec:
                                 scaling_group_id=cloud_id, lifecycle_hook_id=cloud_id,
                                 global_suffix="s" * MAX_SUFFIX_LENGTH,
                                 stack_name="s" * STACK_NAME_CHARS,
-                                job_tools_bucket="b" * BUCKET_NAME_CHARS)
+                                node_tools_bucket="b" * BUCKET_NAME_CHARS)
 
 
 def user_data_too_large(nodes: NodePlan) -> Iterable[Finding]:

@@ -18,7 +18,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from gpu_infra.blocks.bootstrap.minify import strip_python, strip_shell
@@ -129,9 +129,9 @@ class GpuHealthCheck:
 
 
 @dataclass(frozen=True)
-class JobTools:
-    """Where the nodes fetch the job tools' installer (job_tools_installer): an object of
-    the stack's bucket, named by its sha256, which the step checks."""
+class NodeTools:
+    """Where the nodes fetch their node tools (node_tools_installer): an object of one of
+    the stack's buckets, named by its sha256, which the node_tools step checks."""
 
     bucket: str
     key: str
@@ -210,8 +210,11 @@ class BootstrapSpec:
         return self.log_collector or self.log_machine_id is not None
     elastic: ElasticLaunch | None = None
     spot_watch: SpotWatch | None = None
-    job_tools: JobTools | None = None
-    """Where the installer of `elastic` and `spot_watch` is (None: the nodes get neither)."""
+    gpu_health: GpuHealthCheck | None = None
+    """The GPU health check after boot (delivered with the node tools)."""
+    node_tools: NodeTools | None = None
+    """Where the installer of the node tools is (node_tools_files: the job launcher, the
+    spot watcher, the GPU health check); None: the nodes get none of them."""
 
     @property
     def cluster(self) -> bool:
@@ -226,14 +229,15 @@ class BootstrapSpec:
 
     def node_steps(self) -> list[str]:
         """The steps a booting node runs, in order: log shipping first, so a failing step's
-        log reaches SLS."""
+        log reaches SLS; the node tools next, so the GPU health timer (which also reports a
+        bootstrap that ended unhealthy) is there whichever later step fails."""
         steps = ["logs"] if self.log_machine_id else []
+        steps += ["node_tools"] if self.node_tools else []
         steps += ["data_disks"] if self.data_disks else []
         steps += ["shared_fs" if self.shared_fs else "shared_fs_off"]
         steps += [step for step in self.install_steps() if step != "logs_install"]
         steps += ["nccl_env"] if self.erdma else []
         steps += ["cluster_ssh"] if self.cluster else []
-        steps += ["job_tools"] if self.job_tools else []
         steps += ["health"]
         steps += ["cluster_peers"] if self.cluster else []
         return steps
@@ -250,7 +254,7 @@ STEP_FILES = {
     "data_disks": "mounts.sh", "shared_fs": "shared_fs.sh", "shared_fs_off": "shared_fs.sh",
     "gpu_driver": "gpu_driver.sh",
     "erdma": "erdma.sh", "fabric_manager": "fabric_manager.sh", "nccl_env": "nccl_env.sh",
-    "job_tools": "job_tools.sh",
+    "node_tools": "job_tools.sh",  # the file keeps the name it had when only jobs used it
     "cloudmonitor": "cloudmonitor.sh", "cluster_ssh": "cluster.sh", "cluster_peers": "cluster.sh",
     "health": "health.sh", "logs": "logs.sh", "logs_install": "logs.sh",
 }
@@ -333,9 +337,9 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
         "LIFECYCLE_HOOK_ID": spec.lifecycle_hook_id or "",
         "HEALTH_TAG_KEY": HEALTH_TAG_KEY, "NODE_RELEASE": node_release(),
     }
-    if spec.job_tools:
-        values.update({"JOB_TOOLS_BUCKET": spec.job_tools.bucket,
-                       "JOB_TOOLS_OBJECT": spec.job_tools.key})
+    if spec.node_tools:
+        values.update({"NODE_TOOLS_BUCKET": spec.node_tools.bucket,
+                       "NODE_TOOLS_OBJECT": spec.node_tools.key})
     if spec.trust:
         values.update({"OOS_ENDPOINT": node_stack.api_endpoint("oos", spec.region),
                        "SSH_USER_KEY": spec.trust.user_key,
@@ -402,17 +406,28 @@ def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
     }
     modules = ["gpu_infra_scale_out"] if spec.lifecycle_hook_id else []
     modules += ["gpu_infra_peers"] if spec.cluster else []
-    modules += ["gpu_infra_nvlink"] if spec.nvlink_types else []
-    modules += ["gpu_infra_oss"] if spec.grid else []
     for module in modules:  # gpu-infra-api's parts only some fleets use
-        files[f"{INSTALL_DIR}/bin/{module}.py"] = (
-            strip_python(step_source(f"{module}.py"), usage=False), 0o644)
+        files[f"{INSTALL_DIR}/bin/{module}.py"] = api_module(module)
+    if spec.node_tools is None:
+        files.update(nvlink_module(spec))
     if spec.cluster:
         files[f"{INSTALL_DIR}/bin/gpu-infra-peers"] = (
             strip_shell(step_source("gpu-infra-peers")), 0o755)
         for unit in ("gpu-infra-peers.service", "gpu-infra-peers.timer"):
             files[f"/etc/systemd/system/{unit}"] = (unit_source(unit), 0o644)
     return files
+
+
+def api_module(module: str) -> tuple[str, int]:
+    """One of gpu-infra-api's optional parts (steps/<module>.py), as the node gets it."""
+    return strip_python(step_source(f"{module}.py"), usage=False), 0o644
+
+
+def nvlink_module(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
+    """gpu-infra-api's NVLink check where the catalog says NVLink (the health step runs it
+    after the node tools, which carry it when the fleet has them)."""
+    return {f"{INSTALL_DIR}/bin/gpu_infra_nvlink.py": api_module("gpu_infra_nvlink")} \
+        if spec.nvlink_types else {}
 
 
 @functools.cache
@@ -487,10 +502,6 @@ def launch_files(elastic: ElasticLaunch | None,
     return files
 
 
-JOB_TOOLS_PREFIX = "gpu-infra/job-tools"
-"""Key prefix of the job tools' installer in the stack's bucket."""
-
-
 def drain_command(limit_seconds: int, ports: Sequence[int] = ()) -> str:
     """The drain an instance leaving a scale-in runs (steps/drain.sh, without comments):
     stop taking work, wait up to `limit_seconds` for jobs and requests to `ports` in flight,
@@ -510,28 +521,48 @@ def gpu_health_files(check: GpuHealthCheck) -> dict[str, tuple[str, int]]:
             "/etc/systemd/system/gpu-infra-gpu-health.timer": (timer, 0o644)}
 
 
-def job_tools_installer(elastic: ElasticLaunch | None, spot_watch: SpotWatch | None,
-                        gpu_health: GpuHealthCheck | None = None) -> str:
-    """The installer the job_tools step runs: it writes launch_files (and with `gpu_health`
-    the GPU health check's files) and enables the spot watcher and the health timer where
-    there are ones."""
-    files = launch_files(elastic, spot_watch)
-    if gpu_health:
-        files.update(gpu_health_files(gpu_health))
-    lines = ["#!/bin/bash", "# gpu-infra job tools (the job_tools step runs this)",
-             "set -euo pipefail", *write_files_script(files)]
-    units = ["gpu-infra-spot-watch.service"] if spot_watch else []
-    units += ["gpu-infra-gpu-health.timer"] if gpu_health else []
+NODE_TOOLS_PREFIX = "gpu-infra/node-tools"
+"""Key prefix of the node tools' installer in the stack's bucket."""
+
+
+def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
+    """What the node tools install: the job launcher and spot watcher (launch_files), the
+    GPU health check (gpu_health_files) and gpu-infra-api's NVLink check: what the user
+    data has no room for, on every ECS fleet that has any of them."""
+    files = launch_files(spec.elastic, spec.spot_watch)
+    if spec.gpu_health:
+        files.update(gpu_health_files(spec.gpu_health))
+    if files:
+        files.update(nvlink_module(spec))
+    return files
+
+
+def node_tools_installer(spec: BootstrapSpec) -> str | None:
+    """The installer the node_tools step fetches and runs: it writes node_tools_files and
+    enables the spot watcher and the health timer where there are ones; None when the fleet
+    has no node tools."""
+    files = node_tools_files(spec)
+    if not files:
+        return None
+    lines = ["#!/bin/bash", f"# gpu-infra node tools of fleet {spec.fleet} (the node_tools "
+             "step runs this)", "set -euo pipefail", *write_files_script(files)]
+    units = ["gpu-infra-spot-watch.service"] if spec.spot_watch else []
+    units += ["gpu-infra-gpu-health.timer"] if spec.gpu_health else []
     if units:
         lines += ["systemctl daemon-reload",
                   *(f"systemctl enable --now --no-block {unit}" for unit in units)]
     return "\n".join(lines) + "\n"
 
 
-def job_tools(bucket: str, installer: str) -> JobTools:
-    """Where `installer` goes in `bucket`: under JOB_TOOLS_PREFIX, named by its sha256."""
+def with_node_tools(spec: BootstrapSpec, bucket: str) -> BootstrapSpec:
+    """`spec` with its node tools in `bucket` (under NODE_TOOLS_PREFIX, named by the
+    installer's sha256); `spec` as it is when the fleet has none."""
+    installer = node_tools_installer(spec)
+    if installer is None:
+        return spec
     digest = hashlib.sha256(installer.encode("utf-8")).hexdigest()
-    return JobTools(bucket, f"{JOB_TOOLS_PREFIX}/{digest}.sh", digest)
+    return replace(spec, node_tools=NodeTools(bucket, f"{NODE_TOOLS_PREFIX}/{digest}.sh",
+                                              digest))
 
 
 FILE_DELIMITER = "GPU_INFRA_EOF"
@@ -604,7 +635,8 @@ def user_data_size(text: str) -> int:
 
 
 __all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "ElasticLaunch", "GpuHealthCheck",
-           "GridPackage", "JobTools", "NodeTrustNames", "SharedFsMount", "SpotWatch",
+           "GridPackage", "NodeTools", "NodeTrustNames", "SharedFsMount", "SpotWatch",
            "bake_tasks", "config_command", "config_script", "drain_command",
-           "gpu_health_files", "job_tools", "job_tools_installer", "launch_files", "node_files",
-           "node_release", "trust_names", "user_data", "user_data_size"]
+           "gpu_health_files", "launch_files", "node_files", "node_release",
+           "node_tools_files", "node_tools_installer", "trust_names", "user_data",
+           "user_data_size", "with_node_tools"]

@@ -43,9 +43,11 @@ SCALE_OUT_WAIT_SECONDS=3300
 SCALING_GROUP_ID=asg-49880c77be45d77c7
 LIFECYCLE_HOOK_ID=393e520f14c75fcae
 HEALTH_TAG_KEY=GpuInfraHealth
+NODE_TOOLS_BUCKET=chat-serve-prod-models
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/297c3037bef64be24acecbfe429d1ec61ec33e7dd2ca0c97602d912aeda263c5.sh
 readonly -a DATA_DISKS=(model-cache)
 readonly -a NVLINK_TYPES=()
-readonly -a NODE_STEPS=(logs data_disks shared_fs_off gpu_driver cloudmonitor health)
+readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs_off gpu_driver cloudmonitor health)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.gn6i-c4g1.xlarge"]=1 ["ecs.gn7i-c16g1.4xlarge"]=1 ["ecs.gn7i-c8g1.2xlarge"]=1)
@@ -239,7 +241,8 @@ exit 0
 run_steps() {
 local step
 mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready"
+rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready" \
+    "$STATE_DIR/unhealthy"
 [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
 trap on_exit EXIT
 trap on_term TERM
@@ -268,6 +271,12 @@ mkdir -p "$ROOT${LC_ID_FILE%/*}"
 echo "$LOG_ID" > "$ROOT$LC_ID_FILE"
 log "node $(meta instance-id) logs as host $(hostname) in machine group $LOG_ID"
 step_logs_install
+}
+step_node_tools() {
+local installer=$STATE_DIR/node-tools.sh sha=${NODE_TOOLS_OBJECT##*/}
+"$API" oss-get "$NODE_TOOLS_BUCKET" "$NODE_TOOLS_OBJECT" "$installer"
+verify_sha256 "the node tools" "$installer" "${sha%.sh}"
+GPU_INFRA_ROOT=$ROOT bash "$installer"
 }
 disk_serial() {
 local serials serial
@@ -508,7 +517,6 @@ check "mounts ${mounts[*]}" all_mounted "${mounts[@]}"
 check "CloudMonitor agent" agent_running
 [ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
 date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"
-rm -f "$STATE_DIR/unhealthy"
 report healthy health
 }
 erdma_devices() {
@@ -602,6 +610,7 @@ w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 import base64
 import ctypes
 import datetime
+import email.utils
 import functools
 import hashlib
 import hmac
@@ -692,6 +701,19 @@ def event(cfg, status, step, path):
   **{"EventInfo.1.EventName": "gpu-infra-node-" + status,
   "EventInfo.1.Content": content,
   "EventInfo.1.Time": str(int(time.time() * 1000))})
+def oss_get(cfg, bucket, key, target):
+ creds, date = credentials(), email.utils.formatdate(usegmt=True)
+ token = creds["SecurityToken"]
+ to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
+ signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
+  to_sign.encode(), hashlib.sha1).digest()).decode()
+ request = urllib.request.Request(
+  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/{urllib.parse.quote(key)}",
+  headers={"Date": date, "x-oss-security-token": token,
+  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
+ with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
+  for chunk in iter(lambda: answer.read(1 << 20), b""):
+   out.write(chunk)
 def gpu_check(what):
  count = ctypes.c_int()
  if what == "cuda":
@@ -723,8 +745,7 @@ def main(argv):
  elif command == "gpu-check" and args in (["cuda"], ["nvlink"]):
   gpu_check(args[0])
  elif command == "oss-get" and len(args) == 3:
-  import gpu_infra_oss
-  gpu_infra_oss.oss_get(cfg, credentials(), *args)
+  oss_get(cfg, *args)
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":

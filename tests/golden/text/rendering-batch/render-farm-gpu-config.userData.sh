@@ -46,9 +46,11 @@ SCALE_OUT_WAIT_SECONDS=1500
 SCALING_GROUP_ID=asg-31883e18ec597d641
 LIFECYCLE_HOOK_ID=e06103399a861c651
 HEALTH_TAG_KEY=GpuInfraHealth
+NODE_TOOLS_BUCKET=render-farm-prod-datasets
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/c6c773ef795cadedd81b2dae4791d0a60ac7b080810c6770a1c9db76ddb2b06b.sh
 readonly -a DATA_DISKS=(scratch)
 readonly -a NVLINK_TYPES=()
-readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver cloudmonitor health)
+readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver cloudmonitor health)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.vgn7i-vws-m12.3xlarge"]=1 ["ecs.vgn7i-vws-m24.7xlarge"]=1)
@@ -242,7 +244,8 @@ exit 0
 run_steps() {
 local step
 mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready"
+rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready" \
+    "$STATE_DIR/unhealthy"
 [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
 trap on_exit EXIT
 trap on_term TERM
@@ -271,6 +274,12 @@ mkdir -p "$ROOT${LC_ID_FILE%/*}"
 echo "$LOG_ID" > "$ROOT$LC_ID_FILE"
 log "node $(meta instance-id) logs as host $(hostname) in machine group $LOG_ID"
 step_logs_install
+}
+step_node_tools() {
+local installer=$STATE_DIR/node-tools.sh sha=${NODE_TOOLS_OBJECT##*/}
+"$API" oss-get "$NODE_TOOLS_BUCKET" "$NODE_TOOLS_OBJECT" "$installer"
+verify_sha256 "the node tools" "$installer" "${sha%.sh}"
+GPU_INFRA_ROOT=$ROOT bash "$installer"
 }
 disk_serial() {
 local serials serial
@@ -511,7 +520,6 @@ check "mounts ${mounts[*]}" all_mounted "${mounts[@]}"
 check "CloudMonitor agent" agent_running
 [ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
 date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"
-rm -f "$STATE_DIR/unhealthy"
 report healthy health
 }
 erdma_devices() {
@@ -605,6 +613,7 @@ w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 import base64
 import ctypes
 import datetime
+import email.utils
 import functools
 import hashlib
 import hmac
@@ -695,6 +704,19 @@ def event(cfg, status, step, path):
   **{"EventInfo.1.EventName": "gpu-infra-node-" + status,
   "EventInfo.1.Content": content,
   "EventInfo.1.Time": str(int(time.time() * 1000))})
+def oss_get(cfg, bucket, key, target):
+ creds, date = credentials(), email.utils.formatdate(usegmt=True)
+ token = creds["SecurityToken"]
+ to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
+ signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
+  to_sign.encode(), hashlib.sha1).digest()).decode()
+ request = urllib.request.Request(
+  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/{urllib.parse.quote(key)}",
+  headers={"Date": date, "x-oss-security-token": token,
+  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
+ with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
+  for chunk in iter(lambda: answer.read(1 << 20), b""):
+   out.write(chunk)
 def gpu_check(what):
  count = ctypes.c_int()
  if what == "cuda":
@@ -726,8 +748,7 @@ def main(argv):
  elif command == "gpu-check" and args in (["cuda"], ["nvlink"]):
   gpu_check(args[0])
  elif command == "oss-get" and len(args) == 3:
-  import gpu_infra_oss
-  gpu_infra_oss.oss_get(cfg, credentials(), *args)
+  oss_get(cfg, *args)
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":
@@ -819,30 +840,6 @@ def answer_scale_out(cfg: Config, call: Call, metadata: Callable[[str], str]) ->
     call("ess", cfg["ESS_ENDPOINT"], "SetInstanceHealth", RegionId=cfg["REGION"],
      InstanceId=instance_id, HealthStatus="Unhealthy")
   return
-GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu_infra_oss.py 644 <<'GPU_INFRA_EOF'
-import base64
-import email.utils
-import hashlib
-import hmac
-import urllib.parse
-import urllib.request
-from typing import Dict
-def oss_get(cfg: Dict[str, str], creds: Dict[str, str], bucket: str, key: str,
- target: str) -> None:
- date = email.utils.formatdate(usegmt=True)
- token = creds["SecurityToken"]
- to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
- signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
-  to_sign.encode(), hashlib.sha1).digest()).decode()
- request = urllib.request.Request(
-  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/"
-  f"{urllib.parse.quote(key)}",
-  headers={"Date": date, "x-oss-security-token": token,
-  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
- with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
-  for chunk in iter(lambda: answer.read(1 << 20), b""):
-   out.write(chunk)
 GPU_INFRA_EOF
 systemctl daemon-reload
 systemctl enable gpu-infra-bootstrap.service

@@ -39,9 +39,9 @@ DISK_POLL_SECONDS=5
 ECS_ENDPOINT=ecs.cn-beijing.aliyuncs.com
 CMS_ENDPOINT=metrics.cn-beijing.aliyuncs.com
 HEALTH_TAG_KEY=GpuInfraHealth
-NODE_RELEASE=7d9491c6fa870a5d
-JOB_TOOLS_BUCKET=llm-pretrain-prod-checkpoints
-JOB_TOOLS_OBJECT=gpu-infra/job-tools/531684edf1c77d6308d1cfb9b031c68f8a373c79dcf8507c2aa81775b439f22f.sh
+NODE_RELEASE=30a69f0461507201
+NODE_TOOLS_BUCKET=llm-pretrain-prod-checkpoints
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/df246009ef3ee385716a5693b4b5cfa69ac9ff8270ccb2a96aef4dff0a18ba9a.sh
 OOS_ENDPOINT=oos.cn-beijing.aliyuncs.com
 SSH_USER_KEY=llm-pretrain-gpu-ssh-user-key
 SSH_HOST_KEY=llm-pretrain-gpu-ssh-host-key
@@ -49,7 +49,7 @@ NODE_LIST=llm-pretrain-gpu-nodes
 MASTER_PORT=29500
 readonly -a DATA_DISKS=(scratch)
 readonly -a NVLINK_TYPES=(ecs.ebmgn7ex.32xlarge)
-readonly -a NODE_STEPS=(logs data_disks shared_fs gpu_driver erdma fabric_manager cloudmonitor nccl_env cluster_ssh job_tools health cluster_peers)
+readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver erdma fabric_manager cloudmonitor nccl_env cluster_ssh health cluster_peers)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.ebmgn7ex.32xlarge"]=8)
@@ -243,7 +243,8 @@ exit 0
 run_steps() {
 local step
 mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready"
+rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready" \
+    "$STATE_DIR/unhealthy"
 [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
 trap on_exit EXIT
 trap on_term TERM
@@ -272,6 +273,12 @@ mkdir -p "$ROOT${LC_ID_FILE%/*}"
 echo "$LOG_ID" > "$ROOT$LC_ID_FILE"
 log "node $(meta instance-id) logs as host $(hostname) in machine group $LOG_ID"
 step_logs_install
+}
+step_node_tools() {
+local installer=$STATE_DIR/node-tools.sh sha=${NODE_TOOLS_OBJECT##*/}
+"$API" oss-get "$NODE_TOOLS_BUCKET" "$NODE_TOOLS_OBJECT" "$installer"
+verify_sha256 "the node tools" "$installer" "${sha%.sh}"
+GPU_INFRA_ROOT=$ROOT bash "$installer"
 }
 disk_serial() {
 local serials serial
@@ -553,12 +560,6 @@ step_cluster_peers() {
 "$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
 systemctl start gpu-infra-peers.timer
 }
-step_job_tools() {
-local installer=$STATE_DIR/job-tools.sh sha=${JOB_TOOLS_OBJECT##*/}
-"$API" oss-get "$JOB_TOOLS_BUCKET" "$JOB_TOOLS_OBJECT" "$installer"
-verify_sha256 "the job tools" "$installer" "${sha%.sh}"
-GPU_INFRA_ROOT=$ROOT bash "$installer"
-}
 check() {
 local what=$1
 shift
@@ -640,7 +641,6 @@ check "mounts ${mounts[*]}" all_mounted "${mounts[@]}"
 check "CloudMonitor agent" agent_running
 [ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
 date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"
-rm -f "$STATE_DIR/unhealthy"
 report healthy health
 }
 main() {
@@ -659,6 +659,7 @@ w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 import base64
 import ctypes
 import datetime
+import email.utils
 import functools
 import hashlib
 import hmac
@@ -749,6 +750,19 @@ def event(cfg, status, step, path):
   **{"EventInfo.1.EventName": "gpu-infra-node-" + status,
   "EventInfo.1.Content": content,
   "EventInfo.1.Time": str(int(time.time() * 1000))})
+def oss_get(cfg, bucket, key, target):
+ creds, date = credentials(), email.utils.formatdate(usegmt=True)
+ token = creds["SecurityToken"]
+ to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
+ signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
+  to_sign.encode(), hashlib.sha1).digest()).decode()
+ request = urllib.request.Request(
+  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/{urllib.parse.quote(key)}",
+  headers={"Date": date, "x-oss-security-token": token,
+  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
+ with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
+  for chunk in iter(lambda: answer.read(1 << 20), b""):
+   out.write(chunk)
 def gpu_check(what):
  count = ctypes.c_int()
  if what == "cuda":
@@ -780,8 +794,7 @@ def main(argv):
  elif command == "gpu-check" and args in (["cuda"], ["nvlink"]):
   gpu_check(args[0])
  elif command == "oss-get" and len(args) == 3:
-  import gpu_infra_oss
-  gpu_infra_oss.oss_get(cfg, credentials(), *args)
+  oss_get(cfg, *args)
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":
@@ -829,27 +842,6 @@ def main(cfg, call, command, args):
   peers(cfg, call)
  else:
   print(parameter(cfg, call, args[0], secret=True).rstrip("\n"))
-GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu_infra_nvlink.py 644 <<'GPU_INFRA_EOF'
-import ctypes
-NVLINK_MAX_LINKS = 18
-def check_nvlink() -> None:
- count = ctypes.c_int()
- nvml = ctypes.CDLL("libnvidia-ml.so.1")
- if nvml.nvmlInit_v2() or nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)):
-  raise SystemExit("gpu-infra-api: NVML did not start")
- for index in range(count.value):
-  handle, active, links = ctypes.c_void_p(), ctypes.c_int(), 0
-  if nvml.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(handle)):
-   raise SystemExit("gpu-infra-api: NVML has no handle for GPU {}".format(index))
-  for link in range(NVLINK_MAX_LINKS):
-   if nvml.nvmlDeviceGetNvLinkState(handle, link, ctypes.byref(active)):
-    continue
-   if not active.value:
-    raise SystemExit("gpu-infra-api: GPU {} NVLink {} down".format(index, link))
-   links += 1
-  if not links:
-   raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
 GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu-infra-peers 755 <<'GPU_INFRA_EOF'
 #!/bin/bash

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 # gpu_infra_health: the GPU health check after boot, run by gpu-infra-gpu-health.timer (the
-# job tools install both). Python 3.6+ standard library; the cloud calls are gpu-infra-api's
+# node tools install both). Python 3.6+ standard library; the cloud calls are gpu-infra-api's
 # (loaded from beside this file), its settings /opt/gpu-infra/config.sh.
 """usage: gpu_infra_health.py GROUP_NAME
 
-Checks the node's GPUs as they are now: nvidia-smi answers within PROBE_SECONDS (else the
-driver no longer answers), every GPU of the instance type answers (else one fell off the
-bus), no uncorrected ECC error, no critical XID in this boot's kernel log, and where the
-fleet uses eRDMA every eRDMA device is ACTIVE. It puts the number of faults as the custom
-metric gpu_health_faults (fleet dimension) into the CloudMonitor group GROUP_NAME, the
-stack's alarm watches it; on a fault it also sends the event gpu-infra-gpu-fault (instance
-and faults), tags the instance unhealthy (training peers leave it out) and in a scaling group
-sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0 when healthy."""
+Nothing while the bootstrap has not finished (neither its ready nor its unhealthy marker: a
+run going, or stopped for the driver's reboot). A bootstrap that ended unhealthy is one fault
+(its failed step). Else it checks the node's GPUs as they are now: nvidia-smi answers within
+PROBE_SECONDS (else the driver no longer answers), every GPU of the instance type answers
+(else one fell off the bus), no uncorrected ECC error, no critical XID in this boot's kernel
+log, and where the fleet uses eRDMA every eRDMA device is ACTIVE. It puts the number of
+faults as the custom metric gpu_health_faults (fleet dimension) into the CloudMonitor group
+GROUP_NAME, the stack's alarm watches it; on a fault it also sends the event
+gpu-infra-gpu-fault (instance and faults), tags the instance unhealthy (training peers leave
+it out) and in a scaling group sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0
+when healthy or not finished."""
 
 import importlib.machinery
 import importlib.util
@@ -24,6 +27,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 ROOT = os.environ.get("GPU_INFRA_ROOT", "")
+STATE_DIR = ROOT + "/var/lib/gpu-infra"
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
 CRITICAL_XIDS = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140})
@@ -131,6 +135,18 @@ def erdma_faults() -> List[str]:
     return faults
 
 
+def bootstrap_faults() -> Optional[List[str]]:
+    """The bootstrap's outcome from its markers: no fault once it is ready, its failed step
+    once it ended unhealthy, None while it has not finished."""
+    try:
+        with open(STATE_DIR + "/unhealthy", encoding="utf-8") as handle:
+            return ["the bootstrap ended unhealthy (step {})".format(
+                handle.read().strip()[:60] or "unknown")]
+    except OSError:
+        pass
+    return [] if os.path.exists(STATE_DIR + "/ready") else None
+
+
 def check(cfg: Dict[str, str], instance_type: str, run_command: Run = run) -> List[str]:
     """Every fault the node has now (empty: healthy)."""
     faults = gpu_faults(run_command, expected_gpus(instance_type))
@@ -142,7 +158,7 @@ def check(cfg: Dict[str, str], instance_type: str, run_command: Run = run) -> Li
 
 def group_id(node: Any, cfg: Dict[str, str], name: str) -> str:
     """The CloudMonitor group `name`'s id (asked once, then kept in the state directory)."""
-    cache = ROOT + "/var/lib/gpu-infra/gpu-health-group"
+    cache = STATE_DIR + "/gpu-health-group"
     try:
         with open(cache, encoding="utf-8") as handle:
             return handle.read().strip()
@@ -185,10 +201,15 @@ def publish(node: Any, cfg: Dict[str, str], group: str, instance: str,
 def main(argv: List[str]) -> int:
     if len(argv) != 1:
         raise SystemExit(__doc__)
+    faults = bootstrap_faults()
+    if faults is None:
+        print("the bootstrap has not finished: nothing checked")
+        return 0
     node = api()
     cfg = node.config()
     instance = node.metadata("instance-id").strip()
-    faults = check(cfg, node.metadata("instance/instance-type").strip())
+    if not faults:
+        faults = check(cfg, node.metadata("instance/instance-type").strip())
     for fault in faults:
         print("gpu fault: " + fault, file=sys.stderr)
     publish(node, cfg, group_id(node, cfg, argv[0]), instance, faults)

@@ -93,6 +93,5 @@ step_health() {
   check "CloudMonitor agent" agent_running
   [ "${#HEALTH_PROBLEMS[@]}" -eq 0 ] || fail "health check: ${HEALTH_PROBLEMS[*]}"
   date -u +%Y-%m-%dT%H:%M:%SZ > "$STATE_DIR/ready"
-  rm -f "$STATE_DIR/unhealthy"
   report healthy health
 }

@@ -18,6 +18,8 @@
 #   report STATUS STEP    the node's state to the cloud side: its health tag, a CloudMonitor
 #                         event (the failing step and its stderr) and, in a scaling group, its
 #                         readiness for the scale-out (gpu-infra-api answer-scale-out)
+# State: a run removes `ready` and `unhealthy` as it starts; the health step writes `ready`, a
+# failed run `unhealthy` (its step): with neither, a run is going or stopped for a reboot.
 # Bash runs the EXIT trap on SIGTERM with status 0 unless TERM has its own trap: on_term exits
 # 143, so a stop during a step is told from a finished run.
 EXPECT_REBOOT=0
@@ -114,7 +116,8 @@ stop_for_reboot() {
 run_steps() {
   local step
   mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-  rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready"
+  rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready" \
+    "$STATE_DIR/unhealthy"
   [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
   trap on_exit EXIT
   trap on_term TERM

@@ -1,5 +1,5 @@
 #!/bin/bash
-# gpu-infra job tools (the job_tools step runs this)
+# gpu-infra node tools of fleet llm-pretrain-gpu (the node_tools step runs this)
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
 w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
@@ -44,77 +44,27 @@ fi
 exec "$@"
 GPU_INFRA_EOF
 w /etc/gpu-infra/elastic.env 644 <<'GPU_INFRA_EOF'
-NNODES_MIN=1
 RDZV_PORT=29400
-RDZV_ID=llm-train-gpu
+RDZV_ID=llm-pretrain-gpu
 MAX_RESTARTS=3
 GPU_INFRA_CHECKPOINT_DIR=/mnt/shared/checkpoints
 GPU_INFRA_SPOT_NOTICE=/run/gpu-infra/spot/termination-time
-GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu-infra-spot-watch 755 <<'GPU_INFRA_EOF'
-#!/bin/sh
-set -u
-base=${GPU_INFRA_METADATA:-http://100.100.100.200/latest}
-dir=${GPU_INFRA_SPOT_NOTICE_DIR:-/run/gpu-infra/spot}
-node=${GPU_INFRA_NODE_NAME:-$(hostname)}
-restore=${GPU_INFRA_RESTORE_COMMAND:-}
-say() { echo "gpu-infra-spot-watch: $*"; }
-nap() { sleep "$1" & wait $!; }
-trap 'kill $! 2>/dev/null; exit 0' TERM INT
-put() { mkdir -p "${1%/*}" && printf '%s\n' "$2" > "$1.$$" && mv -f "$1.$$" "$1"; }
-released_at() {
-token=$(curl -fsS -m 2 -X PUT "$base/api/token" \
-    -H "X-aliyun-ecs-metadata-token-ttl-seconds: 60") || return 1
-curl -fsS -m 2 -H "X-aliyun-ecs-metadata-token: $token" \
-    "$base/meta-data/instance/spot/termination-time"
-}
-say "watching $base for the spot notice"
-until at=$(released_at 2>/dev/null) && [ -n "$at" ]; do
-nap "${GPU_INFRA_SPOT_POLL_SECONDS:-5}"
-done
-put "$dir/termination-time" "$at" || say "cannot write $dir"
-say "reclaim notice: $node is released at $at; signal in $dir/termination-time"
-if [ -n "$restore" ]; then
-say "restore $node with: $restore"
-[ -z "${GPU_INFRA_REPORT_DIR:-}" ] || put "$GPU_INFRA_REPORT_DIR/$node" \
-    "released_at=$at
-restore=$restore" || say "cannot write the report"
-fi
-while :; do nap 3600; done
-GPU_INFRA_EOF
-w /etc/systemd/system/gpu-infra-spot-watch.service 644 <<'GPU_INFRA_EOF'
-[Unit]
-Description=gpu-infra: turn a spot reclaim notice into the job's last-checkpoint signal
-After=network-online.target
-Wants=network-online.target
-
-[Service]
-EnvironmentFile=/etc/gpu-infra/spot-watch.env
-ExecStart=/opt/gpu-infra/bin/gpu-infra-spot-watch
-Restart=always
-RestartSec=2
-
-[Install]
-WantedBy=multi-user.target
-GPU_INFRA_EOF
-w /etc/gpu-infra/spot-watch.env 644 <<'GPU_INFRA_EOF'
-GPU_INFRA_SPOT_NOTICE_DIR=/run/gpu-infra/spot
-GPU_INFRA_SPOT_POLL_SECONDS=5
-GPU_INFRA_RESTORE_COMMAND='pulumi up --refresh --stack training-dev'
-GPU_INFRA_REPORT_DIR=/mnt/shared/.gpu-infra/reclaims
 GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu_infra_health.py 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
 """usage: gpu_infra_health.py GROUP_NAME
 
-Checks the node's GPUs as they are now: nvidia-smi answers within PROBE_SECONDS (else the
-driver no longer answers), every GPU of the instance type answers (else one fell off the
-bus), no uncorrected ECC error, no critical XID in this boot's kernel log, and where the
-fleet uses eRDMA every eRDMA device is ACTIVE. It puts the number of faults as the custom
-metric gpu_health_faults (fleet dimension) into the CloudMonitor group GROUP_NAME, the
-stack's alarm watches it; on a fault it also sends the event gpu-infra-gpu-fault (instance
-and faults), tags the instance unhealthy (training peers leave it out) and in a scaling group
-sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0 when healthy."""
+Nothing while the bootstrap has not finished (neither its ready nor its unhealthy marker: a
+run going, or stopped for the driver's reboot). A bootstrap that ended unhealthy is one fault
+(its failed step). Else it checks the node's GPUs as they are now: nvidia-smi answers within
+PROBE_SECONDS (else the driver no longer answers), every GPU of the instance type answers
+(else one fell off the bus), no uncorrected ECC error, no critical XID in this boot's kernel
+log, and where the fleet uses eRDMA every eRDMA device is ACTIVE. It puts the number of
+faults as the custom metric gpu_health_faults (fleet dimension) into the CloudMonitor group
+GROUP_NAME, the stack's alarm watches it; on a fault it also sends the event
+gpu-infra-gpu-fault (instance and faults), tags the instance unhealthy (training peers leave
+it out) and in a scaling group sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0
+when healthy or not finished."""
 import importlib.machinery
 import importlib.util
 import json
@@ -125,6 +75,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 ROOT = os.environ.get("GPU_INFRA_ROOT", "")
+STATE_DIR = ROOT + "/var/lib/gpu-infra"
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
 CRITICAL_XIDS = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140})
@@ -211,6 +162,14 @@ def erdma_faults() -> List[str]:
   if "ACTIVE" not in state:
    faults.append("eRDMA {} is {}".format(device, state or "empty"))
  return faults
+def bootstrap_faults() -> Optional[List[str]]:
+ try:
+  with open(STATE_DIR + "/unhealthy", encoding="utf-8") as handle:
+   return ["the bootstrap ended unhealthy (step {})".format(
+    handle.read().strip()[:60] or "unknown")]
+ except OSError:
+  pass
+ return [] if os.path.exists(STATE_DIR + "/ready") else None
 def check(cfg: Dict[str, str], instance_type: str, run_command: Run = run) -> List[str]:
  faults = gpu_faults(run_command, expected_gpus(instance_type))
  faults += xid_faults(run_command)
@@ -218,7 +177,7 @@ def check(cfg: Dict[str, str], instance_type: str, run_command: Run = run) -> Li
   faults += erdma_faults()
  return faults
 def group_id(node: Any, cfg: Dict[str, str], name: str) -> str:
- cache = ROOT + "/var/lib/gpu-infra/gpu-health-group"
+ cache = STATE_DIR + "/gpu-health-group"
  try:
   with open(cache, encoding="utf-8") as handle:
    return handle.read().strip()
@@ -256,10 +215,15 @@ def publish(node: Any, cfg: Dict[str, str], group: str, instance: str,
 def main(argv: List[str]) -> int:
  if len(argv) != 1:
   raise SystemExit(__doc__)
+ faults = bootstrap_faults()
+ if faults is None:
+  print("the bootstrap has not finished: nothing checked")
+  return 0
  node = api()
  cfg = node.config()
  instance = node.metadata("instance-id").strip()
- faults = check(cfg, node.metadata("instance/instance-type").strip())
+ if not faults:
+  faults = check(cfg, node.metadata("instance/instance-type").strip())
  for fault in faults:
   print("gpu fault: " + fault, file=sys.stderr)
  publish(node, cfg, group_id(node, cfg, argv[0]), instance, faults)
@@ -276,7 +240,7 @@ After=gpu-infra-bootstrap.service
 
 [Service]
 Type=oneshot
-ExecStart=/usr/bin/python3 /opt/gpu-infra/bin/gpu_infra_health.py llm-train-gpu-health-nodes
+ExecStart=/usr/bin/python3 /opt/gpu-infra/bin/gpu_infra_health.py llm-pretrain-gpu-health-nodes
 # bounded: a tenth of one CPU, idle I/O, stopped after 2 minutes (each probe has 20 s)
 CPUQuota=10%
 Nice=10
@@ -295,6 +259,26 @@ AccuracySec=30s
 [Install]
 WantedBy=timers.target
 GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_nvlink.py 644 <<'GPU_INFRA_EOF'
+import ctypes
+NVLINK_MAX_LINKS = 18
+def check_nvlink() -> None:
+ count = ctypes.c_int()
+ nvml = ctypes.CDLL("libnvidia-ml.so.1")
+ if nvml.nvmlInit_v2() or nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)):
+  raise SystemExit("gpu-infra-api: NVML did not start")
+ for index in range(count.value):
+  handle, active, links = ctypes.c_void_p(), ctypes.c_int(), 0
+  if nvml.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(handle)):
+   raise SystemExit("gpu-infra-api: NVML has no handle for GPU {}".format(index))
+  for link in range(NVLINK_MAX_LINKS):
+   if nvml.nvmlDeviceGetNvLinkState(handle, link, ctypes.byref(active)):
+    continue
+   if not active.value:
+    raise SystemExit("gpu-infra-api: GPU {} NVLink {} down".format(index, link))
+   links += 1
+  if not links:
+   raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
+GPU_INFRA_EOF
 systemctl daemon-reload
-systemctl enable --now --no-block gpu-infra-spot-watch.service
 systemctl enable --now --no-block gpu-infra-gpu-health.timer

@@ -1,67 +1,23 @@
 #!/bin/bash
-# gpu-infra job tools (the job_tools step runs this)
+# gpu-infra node tools of fleet chat-serve-gpu (the node_tools step runs this)
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
 w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
-w /opt/gpu-infra/bin/gpu-infra-torchrun 755 <<'GPU_INFRA_EOF'
-#!/bin/sh
-# shellcheck disable=SC1090,SC1091
-set -eu
-etc=${GPU_INFRA_ROOT:-}/etc/gpu-infra
-[ "$#" -gt 0 ] || { echo "usage: gpu-infra-torchrun SCRIPT [ARGS...]" >&2; exit 2; }
-set -a
-. "$etc/torchrun.env"
-. "$etc/elastic.env"
-if [ -r "$etc/nccl.env" ]; then . "$etc/nccl.env"; fi
-set +a
-exec torchrun --nnodes="${NNODES_MIN:-$NNODES}:$NNODES" --nproc-per-node="$NPROC_PER_NODE" \
-  --rdzv-backend=c10d --rdzv-endpoint="$MASTER_ADDR:$RDZV_PORT" --rdzv-id="$RDZV_ID" \
-  --max-restarts="${GPU_INFRA_MAX_RESTARTS:-$MAX_RESTARTS}" --no-python \
-  "$(dirname "$0")/gpu-infra-resume" "${PYTHON:-python3}" "$@"
-GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu-infra-resume 755 <<'GPU_INFRA_EOF'
-#!/bin/sh
-set -eu
-dir=${GPU_INFRA_CHECKPOINT_DIR:?GPU_INFRA_CHECKPOINT_DIR is not set}
-[ "$#" -gt 0 ] || { echo "usage: gpu-infra-resume COMMAND [ARGS...]" >&2; exit 2; }
-mkdir -p "$dir"
-newest=
-for marker in "$dir"/*/COMPLETE; do
-[ -f "$marker" ] || continue
-if [ -z "$newest" ] || ! [ "$newest" -nt "$marker" ]; then
-newest=$marker
-fi
-done
-say="gpu-infra-resume: restart ${TORCHELASTIC_RESTART_COUNT:-0}:"
-if [ -n "$newest" ]; then
-GPU_INFRA_RESUME_FROM=${newest%/COMPLETE}
-export GPU_INFRA_RESUME_FROM
-echo "$say resuming from $GPU_INFRA_RESUME_FROM" >&2
-else
-unset GPU_INFRA_RESUME_FROM
-echo "$say no complete checkpoint in $dir" >&2
-fi
-exec "$@"
-GPU_INFRA_EOF
-w /etc/gpu-infra/elastic.env 644 <<'GPU_INFRA_EOF'
-RDZV_PORT=29400
-RDZV_ID=llm-pretrain-gpu
-MAX_RESTARTS=3
-GPU_INFRA_CHECKPOINT_DIR=/mnt/shared/checkpoints
-GPU_INFRA_SPOT_NOTICE=/run/gpu-infra/spot/termination-time
-GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu_infra_health.py 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
 """usage: gpu_infra_health.py GROUP_NAME
 
-Checks the node's GPUs as they are now: nvidia-smi answers within PROBE_SECONDS (else the
-driver no longer answers), every GPU of the instance type answers (else one fell off the
-bus), no uncorrected ECC error, no critical XID in this boot's kernel log, and where the
-fleet uses eRDMA every eRDMA device is ACTIVE. It puts the number of faults as the custom
-metric gpu_health_faults (fleet dimension) into the CloudMonitor group GROUP_NAME, the
-stack's alarm watches it; on a fault it also sends the event gpu-infra-gpu-fault (instance
-and faults), tags the instance unhealthy (training peers leave it out) and in a scaling group
-sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0 when healthy."""
+Nothing while the bootstrap has not finished (neither its ready nor its unhealthy marker: a
+run going, or stopped for the driver's reboot). A bootstrap that ended unhealthy is one fault
+(its failed step). Else it checks the node's GPUs as they are now: nvidia-smi answers within
+PROBE_SECONDS (else the driver no longer answers), every GPU of the instance type answers
+(else one fell off the bus), no uncorrected ECC error, no critical XID in this boot's kernel
+log, and where the fleet uses eRDMA every eRDMA device is ACTIVE. It puts the number of
+faults as the custom metric gpu_health_faults (fleet dimension) into the CloudMonitor group
+GROUP_NAME, the stack's alarm watches it; on a fault it also sends the event
+gpu-infra-gpu-fault (instance and faults), tags the instance unhealthy (training peers leave
+it out) and in a scaling group sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0
+when healthy or not finished."""
 import importlib.machinery
 import importlib.util
 import json
@@ -72,6 +28,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 ROOT = os.environ.get("GPU_INFRA_ROOT", "")
+STATE_DIR = ROOT + "/var/lib/gpu-infra"
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
 CRITICAL_XIDS = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140})
@@ -158,6 +115,14 @@ def erdma_faults() -> List[str]:
   if "ACTIVE" not in state:
    faults.append("eRDMA {} is {}".format(device, state or "empty"))
  return faults
+def bootstrap_faults() -> Optional[List[str]]:
+ try:
+  with open(STATE_DIR + "/unhealthy", encoding="utf-8") as handle:
+   return ["the bootstrap ended unhealthy (step {})".format(
+    handle.read().strip()[:60] or "unknown")]
+ except OSError:
+  pass
+ return [] if os.path.exists(STATE_DIR + "/ready") else None
 def check(cfg: Dict[str, str], instance_type: str, run_command: Run = run) -> List[str]:
  faults = gpu_faults(run_command, expected_gpus(instance_type))
  faults += xid_faults(run_command)
@@ -165,7 +130,7 @@ def check(cfg: Dict[str, str], instance_type: str, run_command: Run = run) -> Li
   faults += erdma_faults()
  return faults
 def group_id(node: Any, cfg: Dict[str, str], name: str) -> str:
- cache = ROOT + "/var/lib/gpu-infra/gpu-health-group"
+ cache = STATE_DIR + "/gpu-health-group"
  try:
   with open(cache, encoding="utf-8") as handle:
    return handle.read().strip()
@@ -203,10 +168,15 @@ def publish(node: Any, cfg: Dict[str, str], group: str, instance: str,
 def main(argv: List[str]) -> int:
  if len(argv) != 1:
   raise SystemExit(__doc__)
+ faults = bootstrap_faults()
+ if faults is None:
+  print("the bootstrap has not finished: nothing checked")
+  return 0
  node = api()
  cfg = node.config()
  instance = node.metadata("instance-id").strip()
- faults = check(cfg, node.metadata("instance/instance-type").strip())
+ if not faults:
+  faults = check(cfg, node.metadata("instance/instance-type").strip())
  for fault in faults:
   print("gpu fault: " + fault, file=sys.stderr)
  publish(node, cfg, group_id(node, cfg, argv[0]), instance, faults)
@@ -223,7 +193,7 @@ After=gpu-infra-bootstrap.service
 
 [Service]
 Type=oneshot
-ExecStart=/usr/bin/python3 /opt/gpu-infra/bin/gpu_infra_health.py llm-pretrain-gpu-health-nodes
+ExecStart=/usr/bin/python3 /opt/gpu-infra/bin/gpu_infra_health.py chat-serve-gpu-health-nodes
 # bounded: a tenth of one CPU, idle I/O, stopped after 2 minutes (each probe has 20 s)
 CPUQuota=10%
 Nice=10
