@@ -16,9 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.blocks.compute.queue_publisher import HANDLER, SHIPPED_MODULES, function_zip
+from gpu_infra.blocks.compute.queue_publisher import (
+    HANDLER,
+    SHIPPED_MODULES,
+    function_zip,
+    log_store_arn,
+)
 from gpu_infra_facts import types as t
 from gpu_infra_facts.cloudmonitor import QUEUE_BACKLOG_METRICS
+from gpu_infra_tools.plan.fake_cloud import ACCOUNT_ID
 
 from .conftest import BASE_INFERENCE, BASE_RENDERING, merged
 from .fake_cms import SECRET, FakeCloud, serving
@@ -149,8 +155,31 @@ def test_the_function_role_trusts_function_compute_and_only_reads_and_puts_metri
     trust = json.loads(role.inputs["assumeRolePolicyDocument"])
     assert trust["Statement"][0]["Principal"] == {"Service": ["fc.aliyuncs.com"]}
     policy = next(p for p in farm.by_type(t.RAM_POLICY) if "publisher" in p.name)
-    [statement] = json.loads(policy.inputs["policyDocument"])["Statement"]
-    assert sorted(statement["Action"]) == ["cms:DescribeMetricLast", "cms:PutCustomMetric"]
+    metrics, logs = json.loads(policy.inputs["policyDocument"])["Statement"]
+    assert sorted(metrics["Action"]) == ["cms:DescribeMetricLast", "cms:PutCustomMetric"]
+    assert logs["Action"] == ["log:PostLogStoreLogs"]
+    assert logs["Resource"] == [log_store_arn("cn-hangzhou", ACCOUNT_ID, "r01-node-logs",
+                                              "functions")]
+
+
+def test_the_publishers_logs_go_to_the_stacks_project(farm):
+    function = farm.one(t.FC_FUNCTION)
+    project = farm.one(t.LOG_PROJECT).inputs["projectName"]
+    stores = {s.inputs["logstoreName"]: s for s in farm.by_type(t.LOG_STORE)}
+    assert function.inputs["logConfig"] == {
+        "project": project, "logstore": "functions", "logBeginRule": "DefaultRegex",
+        "enableRequestMetrics": True, "enableInstanceMetrics": False}
+    assert stores["functions"].inputs["retentionPeriod"] == \
+        stores["system"].inputs["retentionPeriod"]
+
+
+def test_without_logs_the_publisher_writes_none(plan_cluster):
+    cluster = merged(BASE_RENDERING, logs={"enabled": False}, fleet={
+        **BASE_RENDERING["fleet"], "queue_scaling": {"period_seconds": 120}})
+    plan = plan_cluster(cluster)
+    assert "logConfig" not in plan.one(t.FC_FUNCTION).inputs
+    policy = next(p for p in plan.by_type(t.RAM_POLICY) if "publisher" in p.name)
+    assert len(json.loads(policy.inputs["policyDocument"])["Statement"]) == 1
 
 
 def test_render_nodes_take_jobs_but_no_longer_put_the_metric(farm):

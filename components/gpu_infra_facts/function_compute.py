@@ -9,6 +9,11 @@ a whole number of minutes); "Grant Function Compute permissions to access other 
 services": a function's role trusts the service `fc.aliyuncs.com`, and the Python runtime
 passes its temporary keys to the handler as `context.credentials` (access_key_id,
 access_key_secret, security_token).
+Logs: fc.V3Function `log_config {project, logstore, log_begin_rule, enable_request_metrics,
+enable_instance_metrics}`, updated in place (resource_alicloud_fcv3_function.go lines 441-473
+and 1479); Function Compute writes a function's logs with the function's role (Serverless
+Devs' FC service reference: the role "sends the logs the function produces to the user's
+logstore"), which therefore needs the SLS write action on that store.
 """
 
 from __future__ import annotations
@@ -31,3 +36,10 @@ rounded to 64 MB multiples; 128 MB is the smallest size the console offers at 0.
 UNCONFIRMED beyond the provider's 64-32768 range)."""
 SMALLEST_DISK_MB: Final = 512
 """fc.V3Function `disk_size`: the provider's minimum."""
+LOG_BEGIN_RULE: Final = "DefaultRegex"
+"""fc.V3Function `log_config.log_begin_rule` (None or DefaultRegex, provider line 455): a
+new log entry starts at a line that begins with a date, so a traceback stays one entry."""
+PUT_LOGS_ACTION: Final = "log:PostLogStoreLogs"
+"""The RAM action that writes logs to a store (SLS API PutLogs; resource
+`acs:log:<region>:<account>:project/<project>/logstore/<store>`, SLS "RAM policies"
+reference)."""

@@ -21,12 +21,16 @@ flushers are maps of strings, a JSON list or object in a string is sent decoded
 stores: retention_period 1-3650 days, encrypt_conf `default` (AES with an SLS-managed key)
 or `m4` (SDK docstrings).
 
+Further stores on demand (`NodeLogs.store`): `functions`, where the stack's Function Compute
+functions write (the queue-metric publisher).
+
 Outputs: `project_name`, `store_names` (store -> name), `machine_group_name`.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -37,6 +41,17 @@ from gpu_infra_facts.types import LOG_PROJECT
 
 STORES = ("bootstrap", "system")
 """The log stores of a stack's project."""
+FUNCTION_STORE = "functions"
+"""The store of the stack's Function Compute functions (the queue-metric publisher), made
+when a function writes there (NodeLogs.store)."""
+
+
+@dataclass(frozen=True)
+class LogTarget:
+    """Where a service writes its logs: a store of the stack's project."""
+
+    project: pulumi.Input[str]
+    store: pulumi.Input[str]
 ENCRYPT_TYPE = "default"
 """encrypt_conf.encrypt_type: AES with a key SLS manages."""
 ACK_MACHINE_GROUP = "k8s-group-{cluster_id}"
@@ -63,21 +78,19 @@ class NodeLogs(pulumi.ComponentResource):
     def __init__(self, name: str, *, machine_id: str, retention_days: int, encrypt: bool,
                  conventions: Conventions, opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
-        kept = pulumi.ResourceOptions(parent=self, protect=conventions.protect_data)
+        self._name, self._retention_days, self._encrypt = name, retention_days, encrypt
+        self._kept = kept = pulumi.ResourceOptions(parent=self,
+                                                   protect=conventions.protect_data)
         project_name = conventions.unique_name(LOG_PROJECT, name)
         self.project = alicloud.log.Project(
             child_name(name, "project"), project_name=project_name,
             description=f"Node logs of {name}",
             tags=conventions.tags_for(child_name(name, "project")),
             opts=pulumi.ResourceOptions.merge(fixed_name(self), kept))
-        self.stores = {
-            store: alicloud.log.Store(
-                child_name(name, store), project_name=self.project.project_name,
-                logstore_name=store, retention_period=retention_days,
-                encrypt_conf=alicloud.log.StoreEncryptConfArgs(
-                    enable=True, encrypt_type=ENCRYPT_TYPE) if encrypt else None,
-                opts=kept)
-            for store in STORES}
+        self.stores: dict[str, alicloud.log.Store] = {}
+        self.store_names: dict[str, pulumi.Output[str]] = {}
+        for store in STORES:
+            self.store(store)
         self.machine_group = alicloud.log.MachineGroup(
             child_name(name, "nodes"), project=self.project.project_name, name="nodes",
             identify_type="userdefined", identify_lists=[machine_id],
@@ -101,11 +114,23 @@ class NodeLogs(pulumi.ComponentResource):
                 machine_group_name=self.machine_group.name,
                 opts=pulumi.ResourceOptions(parent=self))
         self.project_name: pulumi.Output[str] = self.project.project_name
-        self.store_names = {store: s.logstore_name for store, s in self.stores.items()}
         self.machine_group_name: pulumi.Output[str] = self.machine_group.name
         self.register_outputs({"project_name": self.project_name,
                                "store_names": self.store_names,
                                "machine_group_name": self.machine_group_name})
+
+    def store(self, store: str) -> LogTarget:
+        """The store `store` of the project (made on first use, kept and encrypted like the
+        others, `<name>-<store>`), as a LogTarget."""
+        if store not in self.stores:
+            self.stores[store] = alicloud.log.Store(
+                child_name(self._name, store), project_name=self.project.project_name,
+                logstore_name=store, retention_period=self._retention_days,
+                encrypt_conf=alicloud.log.StoreEncryptConfArgs(
+                    enable=True, encrypt_type=ENCRYPT_TYPE) if self._encrypt else None,
+                opts=self._kept)
+            self.store_names[store] = self.stores[store].logstore_name
+        return LogTarget(self.project.project_name, self.store_names[store])
 
     def collect_from(self, name: str, *, machine_group: pulumi.Input[str],
                      stores: tuple[str, ...] = ("system",)) -> None:

@@ -11,6 +11,7 @@ from gpu_infra.blocks.compute.fleet_ops import account_id
 from gpu_infra.blocks.compute.images import image_id_for
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.compute.scaling import GpuScalingGroup
+from gpu_infra.blocks.logs import FUNCTION_STORE
 from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.nodeplan.plans import gpu_fleet_name
@@ -52,6 +53,8 @@ class ScalingLayout(LayoutBase):
             health_check_types=self.cluster.health_check_types,
             scale_in_percent=self.cluster.scale_in_percent,
             publishes_queue_metric=self.cluster.stack_publishes_queue_metric,
+            publisher_logs=self.logs.store(FUNCTION_STORE)
+            if self.logs and self.cluster.stack_publishes_queue_metric else None,
             drain_ports=self.drain_ports(),
             contact_group=self.alerting.contact_group_name if self.alerting else None,
             resource_group_id=self.alerting.resource_group_id if self.alerting else None,

@@ -22,11 +22,14 @@ import pulumi_alicloud as alicloud
 from gpu_infra.blocks.compute.fleet_ops import work_queue
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy, trust_policy
+from gpu_infra.blocks.logs import LogTarget
 from gpu_infra.schema.compute import QueueScaling
 from gpu_infra_facts.cloudmonitor import DESCRIBE_METRIC_LAST_ACTION, PUT_CUSTOM_METRIC_ACTION
 from gpu_infra_facts.function_compute import (
     FC_SERVICE,
     LATEST_QUALIFIER,
+    LOG_BEGIN_RULE,
+    PUT_LOGS_ACTION,
     PYTHON_RUNTIME,
     SMALLEST_CPU,
     SMALLEST_DISK_MB,
@@ -75,7 +78,9 @@ class QueueMetricPublisher(pulumi.ComponentResource):
     `queue.period_seconds`: it reads the queue's backlog from CloudMonitor and puts it as
     `queue.metric_name` under the fleet's dimension in `metric_group_id`. Its RAM role
     trusts Function Compute only and may only put custom metrics and read metrics (neither
-    action takes a resource scope).
+    action takes a resource scope) and, with `logs`, write the function's logs to that one
+    store (Function Compute writes them with the function's role), where each run's output
+    and traceback land.
 
     Attributes: `job_queue`, `job_queue_name`, `role`, `function`, `trigger`.
     """
@@ -84,8 +89,11 @@ class QueueMetricPublisher(pulumi.ComponentResource):
 
     def __init__(self, name: str, *, queue: QueueScaling, fleet: str,
                  metric_group_id: pulumi.Input[str], conventions: Conventions,
+                 logs: LogTarget | None = None, account: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
-        """`name`: the fleet's component name; `fleet`: the metric's dimension value."""
+        """`name`: the fleet's component name; `fleet`: the metric's dimension value;
+        `logs`: the store the function's logs go to (default None: none), in `account`
+        (the stack's, for the role's grant; required with `logs`)."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.job_queue = work_queue(child_name(name, "queue"),
@@ -98,9 +106,13 @@ class QueueMetricPublisher(pulumi.ComponentResource):
             assume_role_policy_document=trust_policy(FC_SERVICE),
             description="Assumed by the fleet's queue-metric function",
             tags=conventions.tags_for(role_name), opts=fixed_name(self))
+        store_arn = pulumi.Output.all(account, logs.project, logs.store).apply(
+            lambda parts: log_store_arn(conventions.region, *parts)) \
+            if logs is not None else None
         role_policy(child_name(name, "publisher-policy"), role_name=self.role.role_name,
-                    document=publisher_policy(), conventions=conventions, parent=self,
-                    description="Read CloudMonitor metrics and put the fleet's queue metric")
+                    document=publisher_policy(store_arn), conventions=conventions, parent=self,
+                    description="Read CloudMonitor metrics and put the fleet's queue metric"
+                                + (", write the function's logs" if logs else ""))
         function_name = child_name(name, "publisher")
         self.function = alicloud.fc.V3Function(
             function_name, function_name=conventions.unique_name(FC_FUNCTION, function_name),
@@ -114,6 +126,10 @@ class QueueMetricPublisher(pulumi.ComponentResource):
                 "GPU_INFRA_REGION": conventions.region, "GPU_INFRA_QUEUE": self.job_queue_name,
                 "GPU_INFRA_GROUP_ID": metric_group_id, "GPU_INFRA_FLEET": fleet,
                 "GPU_INFRA_METRIC": queue.metric_name},
+            log_config=alicloud.fc.V3FunctionLogConfigArgs(
+                project=logs.project, logstore=logs.store, log_begin_rule=LOG_BEGIN_RULE,
+                enable_request_metrics=True, enable_instance_metrics=False)
+            if logs is not None else None,
             tags=conventions.tags_for(function_name), opts=fixed_name(self))
         self.trigger = alicloud.fc.V3Trigger(
             child_name(name, "publisher-timer"), function_name=self.function.function_name,
@@ -126,13 +142,24 @@ class QueueMetricPublisher(pulumi.ComponentResource):
         self.register_outputs({"job_queue_name": self.job_queue_name})
 
 
-def publisher_policy() -> str:
-    """What the function's role may do: read metrics (the queue's backlog) and put the
-    fleet's metric."""
-    return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": [
-        {"Effect": "Allow",
-         "Action": [DESCRIBE_METRIC_LAST_ACTION, PUT_CUSTOM_METRIC_ACTION],
-         "Resource": ["*"]}]})
+def log_store_arn(region: str, account: str, project: str, store: str) -> str:
+    """The RAM resource of one SLS log store."""
+    return f"acs:log:{region}:{account}:project/{project}/logstore/{store}"
 
 
-__all__ = ["QueueMetricPublisher", "function_zip"]
+def publisher_policy(store_arn: pulumi.Input[str] | None) -> pulumi.Output[str]:
+    """What the function's role may do: read metrics (the queue's backlog), put the fleet's
+    metric and, given `store_arn`, write logs to that store only."""
+    def document(arn: str | None) -> str:
+        statements = [{"Effect": "Allow",
+                       "Action": [DESCRIBE_METRIC_LAST_ACTION, PUT_CUSTOM_METRIC_ACTION],
+                       "Resource": ["*"]}]
+        if arn is not None:
+            statements.append({"Effect": "Allow", "Action": [PUT_LOGS_ACTION],
+                               "Resource": [arn]})
+        return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": statements})
+
+    return pulumi.Output.from_input(store_arn).apply(document)
+
+
+__all__ = ["QueueMetricPublisher", "function_zip", "log_store_arn"]

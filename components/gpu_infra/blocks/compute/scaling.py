@@ -18,6 +18,7 @@ from gpu_infra.blocks.compute.fleet_ops import (
 )
 from gpu_infra.blocks.compute.queue_publisher import QueueMetricPublisher
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
+from gpu_infra.blocks.logs import LogTarget
 from gpu_infra.schema.compute import ScalingFleet
 from gpu_infra_facts.allowed import GPU_UTILIZATION_METRIC, HealthCheckType
 from gpu_infra_facts.cloudmonitor import FLEET_DIMENSION
@@ -92,6 +93,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  readiness_seconds: int | None = None,
                  publishes_queue_metric: bool = False, drain_ports: Sequence[int] = (),
                  resource_group_id: pulumi.Input[str] | None = None,
+                 publisher_logs: LogTarget | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`health_check_types` and `scale_in_percent`: the layout's effective values
         (schema defaults by layout); `contact_group`: who hears of a missing queue metric.
@@ -102,7 +104,8 @@ class GpuScalingGroup(pulumi.ComponentResource):
         group the scaling group and its instances go into (what scopes the stack's event
         rules to them); None: the account's default one. `publishes_queue_metric`: the
         stack publishes the queue metric from its job queue (the layout's effective
-        `queue_scaling.publisher`)."""
+        `queue_scaling.publisher`); `publisher_logs`: where the publisher's logs go (default
+        None: nowhere)."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spot = config.uses_spot
@@ -163,7 +166,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.missing_data_alarm = None
         self.publisher = None
         self._queue_scaling(name, config, conventions, scale_in_percent, contact_group,
-                            account, child, publishes_queue_metric)
+                            account, child, publishes_queue_metric, publisher_logs)
         self.scheduled_tasks = [
             alicloud.ess.ScheduledTask(
                 child_name(name, f"schedule-{task.name}"),
@@ -288,7 +291,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
     def _queue_scaling(self, name: str, config: ScalingFleet, conventions: Conventions,
                        scale_in_percent: int, contact_group: pulumi.Input[str] | None,
                        account: pulumi.Input[str], child: pulumi.ResourceOptions,
-                       publishes: bool) -> None:
+                       publishes: bool, publisher_logs: LogTarget | None) -> None:
         queue = config.queue_scaling
         if queue is None:
             return
@@ -336,7 +339,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
             self.publisher = QueueMetricPublisher(
                 child_name(name, "jobs"), queue=queue, fleet=name,
                 metric_group_id=pulumi.Output.from_input(group_id).apply(str),
-                conventions=conventions, opts=child)
+                conventions=conventions, logs=publisher_logs, account=account, opts=child)
         if contact_group is not None and queue.missing_data_minutes is not None:
             self.missing_data_alarm = missing_metric_alarm(
                 name, queue, queue.missing_data_minutes,
