@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-from functools import cache
 from typing import Any
 
 import pytest
@@ -18,7 +17,7 @@ from gpu_infra_facts.ack import ADDONS, DRIVER_VERSION_LABEL, GPU_TAINT
 from gpu_infra_policies.base import Context
 from gpu_infra_policies.config import parse_policy_config
 from gpu_infra_policies.rules import evaluate
-from gpu_infra_tools.plan.engine import Plan, run_plan
+from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review.policy import as_policy_resource, check_plan, has_mandatory
 
 from .conftest import (
@@ -29,6 +28,7 @@ from .conftest import (
     merged,
     write_stack,
 )
+from .shipped import shipped_plan as shipped
 
 ACK = {"kubernetes_version": "1.34.1-aliyun.1"}
 ACK_TRAINING: dict[str, Any] = merged(
@@ -39,11 +39,6 @@ ACK_INFERENCE: dict[str, Any] = merged(
     fleet={"instance_types": ["ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge"],
            "min_size": 1, "max_size": 8, "on_demand_base_capacity": 1,
            "on_demand_percentage_above_base": 30})
-
-
-@cache
-def shipped(stack: str) -> Plan:
-    return run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
 
 
 def problems(cluster: dict[str, Any]) -> list[str]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from gpu_infra.schema import load_cluster_config
-from gpu_infra_tools.plan.engine import run_plan
 
 from .conftest import STACKS_DIR
 from .kubernetes_objects import manifest, validation_problems
+from .shipped import shipped_plan
 
 ACK_STACKS = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
                     for path in STACKS_DIR.glob("Pulumi.*.yaml")
@@ -23,7 +23,7 @@ def test_there_are_shipped_ack_stacks():
 def test_every_kubernetes_object_is_valid_for_the_pinned_version(stack):
     path = STACKS_DIR / f"Pulumi.{stack}.yaml"
     config = load_cluster_config(path)[1]
-    plan = run_plan(path)
+    plan = shipped_plan(stack)
     objects = [manifest(r.type, r.inputs) for r in plan.resources
                if r.custom and r.type.startswith("kubernetes:")]
     assert len(objects) >= 3

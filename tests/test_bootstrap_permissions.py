@@ -7,16 +7,15 @@ import json
 
 from gpu_infra.blocks.bootstrap import trust_names
 from gpu_infra.blocks.bootstrap.permissions import bootstrap_policy_document
-from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.plan.fake_cloud import ACCOUNT_ID
 
-from .conftest import STACKS_DIR
+from .shipped import shipped_plan
 
 POLICY = "alicloud:ram/policy:Policy"
 
 
 def bootstrap_policy(stack: str) -> tuple[dict, object]:
-    plan = run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
+    plan = shipped_plan(stack)
     policy = next(p for p in plan.by_type(POLICY) if p.name.endswith("-bootstrap-policy"))
     return json.loads(policy.inputs["policyDocument"]), plan
 

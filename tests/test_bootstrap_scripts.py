@@ -13,11 +13,11 @@ import pytest
 from gpu_infra.nodeplan import node_plan
 from gpu_infra.schema import load_cluster_config
 from gpu_infra_facts.node_stack import DEFAULT_IMAGES, USER_DATA_MAX_BYTES
-from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.plan.fake_cloud import FakeCloud
 
 from .bootstrap_sandbox import Sandbox, planned_steps
 from .conftest import BASE_TRAINING, STACKS_DIR, merged
+from .shipped import shipped_plan
 
 INSTANCE = "alicloud:ecs/instance:Instance"
 SCALING_CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
@@ -38,8 +38,7 @@ def user_data_of(plan) -> list[str]:
 
 @pytest.fixture(scope="module")
 def shipped_plans():
-    return {name: run_plan(STACKS_DIR / f"Pulumi.{name}.yaml")
-            for name in SHIPPED}
+    return {name: shipped_plan(name) for name in SHIPPED}
 
 
 def test_every_shipped_stack_has_user_data_within_the_limit(shipped_plans):

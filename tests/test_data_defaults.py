@@ -7,9 +7,9 @@ import pytest
 
 from gpu_infra.knowhow import run_validators
 from gpu_infra.schema import ConfigError
-from gpu_infra_tools.plan.engine import run_plan
 
-from .conftest import BASE_TRAINING, STACKS_DIR, cluster_config, merged
+from .conftest import BASE_TRAINING, cluster_config, merged
+from .shipped import shipped_plan
 
 BUCKET = "alicloud:oss/bucket:Bucket"
 RULE = "alicloud:nas/accessRule:AccessRule"
@@ -23,7 +23,7 @@ def tiers(plan) -> dict[str, list[tuple[str, int]]]:
 
 
 def test_datasets_and_models_are_never_archived_by_default_checkpoints_and_outputs_are():
-    plan = run_plan(STACKS_DIR / "Pulumi.training-prod.yaml")
+    plan = shipped_plan("training-prod")
     assert tiers(plan) == {
         "datasets": [], "models": [],
         "checkpoints": [("IA", 30), ("Archive", 180)],
@@ -35,7 +35,7 @@ def test_datasets_and_models_are_never_archived_by_default_checkpoints_and_outpu
 
 
 def test_inference_models_stay_standard():
-    plan = run_plan(STACKS_DIR / "Pulumi.inference-prod.yaml")
+    plan = shipped_plan("inference-prod")
     assert tiers(plan)["models"] == []
 
 

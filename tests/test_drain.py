@@ -15,8 +15,8 @@ from gpu_infra.blocks.bootstrap import drain_command
 from gpu_infra_facts import types as t
 from gpu_infra_facts.lifecycle import DRAIN_MARGIN_SECONDS
 
-from .conftest import STACKS_DIR
 from .node_systems import dash
+from .shipped import shipped_plan
 
 pytestmark = pytest.mark.slow  # runs the drain under dash and plans two shipped stacks
 
@@ -91,9 +91,7 @@ def test_a_node_with_nothing_in_flight_goes_at_once(tmp_path):
 
 @pytest.fixture(scope="module")
 def plans():
-    from gpu_infra_tools.plan.engine import run_plan
-    return {name: run_plan(STACKS_DIR / f"Pulumi.{name}.yaml")
-            for name in ("inference-prod", "rendering-batch")}
+    return {name: shipped_plan(name) for name in ("inference-prod", "rendering-batch")}
 
 
 @pytest.mark.parametrize("stack, ports", [("rendering-batch", []), ("inference-prod", [8000])])

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review import review
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 from .golden import GOLDEN_DIR, TEXT_DIR, deflate, golden_record
+from .shipped import shipped_plan
 
 SHIPPED = sorted(path.name.removeprefix("Pulumi.").removesuffix(".yaml")
                  for path in STACKS_DIR.glob("Pulumi.*.yaml"))
@@ -37,8 +37,7 @@ def record_of(stack: str) -> dict[str, Any]:
     """The `plan --json` record of a shipped stack, as the CLI writes it, but for the time
     and the stack file's path in the cost (recorded relative to the project). Planned once
     per run (callers do not change it)."""
-    record = json.loads(json.dumps(review(run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml"))
-                                   .to_json(), default=str))
+    record = json.loads(json.dumps(review(shipped_plan(stack)).to_json(), default=str))
     record["cost"]["timeGenerated"] = RECORDED_TIME
     for project in record["cost"]["projects"]:
         path = Path(project["metadata"]["path"])

@@ -18,7 +18,8 @@ from gpu_infra_facts.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
 from gpu_infra_tools.plan.engine import run_plan
 
 from .bootstrap_sandbox import planned_steps
-from .conftest import STACKS_DIR, cluster_config, write_stack
+from .conftest import cluster_config, write_stack
+from .shipped import shipped_plan
 
 COMPONENT = "alicloud:ecs/ecsImageComponent:EcsImageComponent"
 PIPELINE = "alicloud:ecs/ecsImagePipeline:EcsImagePipeline"
@@ -29,7 +30,7 @@ IMAGE = {"layout": "image", "name": "gpu-a100", "network": {"zones": ["cn-beijin
 
 @pytest.fixture(scope="module")
 def shipped():
-    return run_plan(STACKS_DIR / "Pulumi.image-a100.yaml")
+    return shipped_plan("image-a100")
 
 
 def tasks_of(content: str) -> list[dict]:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pulumi
 import pytest
 
-from gpu_infra.blocks.workloads.install import FOUNDATION_KINDS, SKIP_AWAIT
+from gpu_infra.blocks.workloads.install import FOUNDATION_KINDS, KINDS, SKIP_AWAIT, kind_class
 from gpu_infra_facts import jobs
 from gpu_infra_facts import types as t
 from gpu_infra_tools.plan.diff import diff_records
@@ -171,3 +172,15 @@ def test_serving_is_refused_on_ecs_and_where_it_cannot_fit(plan_cluster):
     assert "serving.image: missing" in lines
     assert "serving.gpus_per_pod: 2 GPUs do not fit the fleet's smallest instance type (1" in lines
     assert "serving.min_replicas: 9 is above max_replicas (4)" in lines
+
+
+def test_every_kind_names_its_pulumi_kubernetes_class():
+    """KINDS holds each class by its path in pulumi-kubernetes (loaded on first use): each
+    resolves to the CustomResource of that kind and version."""
+    for (api_version, kind), path in KINDS.items():
+        group, _, version = api_version.rpartition("/")
+        resource_class = kind_class((api_version, kind))
+        assert issubclass(resource_class, pulumi.CustomResource), path
+        assert resource_class.__name__ == kind, path
+        package = f"pulumi_kubernetes.{group.split('.')[0] or 'core'}.{version}."
+        assert resource_class.__module__.startswith(package), path

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import cache
 
 import pytest
 
@@ -11,25 +10,20 @@ from gpu_infra.blocks.conventions import REQUIRED_TAG_KEYS
 from gpu_infra_facts import types as t
 from gpu_infra_facts.types import SERVICE_METRIC_ALARM_RULE
 from gpu_infra_tools.plan.diagram import render_mermaid
-from gpu_infra_tools.plan.engine import Plan, run_plan
+from gpu_infra_tools.plan.engine import Plan
 
 from .bootstrap_sandbox import planned_steps
 from .conftest import (
     BASE_INFERENCE,
     BASE_RENDERING,
     BASE_TRAINING,
-    STACKS_DIR,
     merged,
     takes_tags,
 )
+from .shipped import shipped_plan as shipped
 
 SHIPPED = ("training-dev", "training-prod", "inference-prod", "rendering-batch", "training-ack",
            "inference-ack")
-
-
-@cache
-def shipped(stack: str) -> Plan:
-    return run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
 
 
 def count(plan: Plan, suffix: str) -> int:

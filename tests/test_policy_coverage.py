@@ -20,11 +20,11 @@ from gpu_infra_policies.coverage import (
 )
 from gpu_infra_policies.rules import JUDGING_RULES, RULES, evaluate
 from gpu_infra_tools.cli import main
-from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review import review
 from gpu_infra_tools.review.render import render_markdown, render_text
 
 from .conftest import PROJECT_DIR, STACKS_DIR
+from .shipped import shipped_plan
 
 SHIPPED = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml")
                  for p in STACKS_DIR.glob("Pulumi.*.yaml"))
@@ -35,7 +35,7 @@ UNKNOWN_TYPES = ["alicloud:cdn/domainNew:DomainNew",
 
 @pytest.fixture(scope="module", params=SHIPPED)
 def shipped(request):
-    return review(run_plan(STACKS_DIR / f"Pulumi.{request.param}.yaml"))
+    return review(shipped_plan(request.param))
 
 
 def test_every_resource_of_a_shipped_stack_is_accounted_for(shipped):

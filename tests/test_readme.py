@@ -15,7 +15,6 @@ import shlex
 import shutil
 import subprocess
 from collections.abc import Callable
-from functools import cache
 
 import pytest
 
@@ -28,9 +27,9 @@ from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
 from gpu_infra_tools.cli import build_parser, main
 from gpu_infra_tools.cost import estimate_plan
 from gpu_infra_tools.plan.diagram import render_mermaid
-from gpu_infra_tools.plan.engine import Plan, run_plan
 
 from .conftest import PROJECT_DIR, STACKS_DIR, cluster_config
+from .shipped import shipped_plan as planned
 from .test_bootstrap_scripts import SHIPPED, user_data_of
 from .test_user_data_size import LARGEST_RENDERING, LARGEST_TRAINING
 
@@ -40,9 +39,6 @@ GENERATED = re.compile(
     re.MULTILINE | re.DOTALL)
 FENCE = re.compile(r"^ *```[\w]*\n(.*?)^ *```", re.MULTILINE | re.DOTALL)
 PATH = re.compile(r"`((?:components|policies|stacks|tests|bench|schema)/[\w./-]*)`")
-@cache
-def planned(stack: str) -> Plan:
-    return run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
 
 
 def _stack(stack: str) -> str:

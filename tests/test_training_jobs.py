@@ -20,11 +20,11 @@ from gpu_infra.schema import ConfigError
 from gpu_infra_facts import jobs
 from gpu_infra_facts.node_stack import erdma_devices, nccl_env
 from gpu_infra_tools.cli import main
-from gpu_infra_tools.plan.engine import run_plan
 
 from .bootstrap_sandbox import Sandbox
 from .conftest import BASE_TRAINING, STACKS_DIR, cluster_config, merged
 from .k8s_schemas import problems
+from .shipped import shipped_plan
 from .test_bootstrap_run import TRAINING
 from .test_bootstrap_scripts import SHELLCHECK
 
@@ -123,7 +123,7 @@ def test_the_job_places_one_pod_per_gpu_node_and_gangs_them():
 def test_the_job_command_prints_what_the_plan_exports(stack, capsys):
     assert main(["job", stack]) == 0
     printed = capsys.readouterr().out
-    assert run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml").outputs["training_job"] == printed
+    assert shipped_plan(stack).outputs["training_job"] == printed
     assert printed.startswith("#!/bin/sh\n")
     assert subprocess.run(["dash", "-n"], input=printed, text=True).returncode == 0
     assert "/opt/gpu-infra/bin/gpu-infra-torchrun /mnt/shared/train.py" in printed
@@ -245,7 +245,7 @@ def test_the_node_tools_pass_shellcheck_as_installed(tmp_path):
 def test_an_ack_training_stack_gets_its_pytorchjob_from_the_job_command(capsys):
     assert main(["job", "training-ack", "--command", "/mnt/shared/train.py --epochs 3"]) == 0
     printed = capsys.readouterr().out
-    plan = run_plan(STACKS_DIR / "Pulumi.training-ack.yaml")
+    plan = shipped_plan("training-ack")
     objects = [o for o in yaml.safe_load_all(printed) if o]
     assert [o["kind"] for o in objects] == ["ConfigMap", "PyTorchJob"]
     for manifest in objects:

@@ -21,25 +21,36 @@ from gpu_infra.blocks.conventions import child_name
 
 Manifest = dict[str, Any]
 
-KINDS: dict[tuple[str, str], type[pulumi.CustomResource]] = {
-    ("v1", "Namespace"): k8s.core.v1.Namespace,
-    ("v1", "ConfigMap"): k8s.core.v1.ConfigMap,
-    ("v1", "Secret"): k8s.core.v1.Secret,
-    ("v1", "Service"): k8s.core.v1.Service,
-    ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
-    ("apps/v1", "Deployment"): k8s.apps.v1.Deployment,
-    ("apps/v1", "DaemonSet"): k8s.apps.v1.DaemonSet,
-    ("autoscaling/v2", "HorizontalPodAutoscaler"): k8s.autoscaling.v2.HorizontalPodAutoscaler,
-    ("rbac.authorization.k8s.io/v1", "ClusterRole"): k8s.rbac.v1.ClusterRole,
-    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): k8s.rbac.v1.ClusterRoleBinding,
-    ("rbac.authorization.k8s.io/v1", "Role"): k8s.rbac.v1.Role,
-    ("rbac.authorization.k8s.io/v1", "RoleBinding"): k8s.rbac.v1.RoleBinding,
+KINDS: dict[tuple[str, str], str] = {
+    ("v1", "Namespace"): "core.v1.Namespace",
+    ("v1", "ConfigMap"): "core.v1.ConfigMap",
+    ("v1", "Secret"): "core.v1.Secret",
+    ("v1", "Service"): "core.v1.Service",
+    ("v1", "ServiceAccount"): "core.v1.ServiceAccount",
+    ("apps/v1", "Deployment"): "apps.v1.Deployment",
+    ("apps/v1", "DaemonSet"): "apps.v1.DaemonSet",
+    ("autoscaling/v2", "HorizontalPodAutoscaler"): "autoscaling.v2.HorizontalPodAutoscaler",
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"): "rbac.v1.ClusterRole",
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): "rbac.v1.ClusterRoleBinding",
+    ("rbac.authorization.k8s.io/v1", "Role"): "rbac.v1.Role",
+    ("rbac.authorization.k8s.io/v1", "RoleBinding"): "rbac.v1.RoleBinding",
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition"):
-        k8s.apiextensions.v1.CustomResourceDefinition,
+        "apiextensions.v1.CustomResourceDefinition",
     ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"):
-        k8s.admissionregistration.v1.ValidatingWebhookConfiguration,
+        "admissionregistration.v1.ValidatingWebhookConfiguration",
 }
-"""The kinds the job layer writes, and their pulumi-kubernetes classes."""
+"""The kinds the job layer writes, and their pulumi-kubernetes classes (kind_class), by
+their path in the package: pulumi-kubernetes loads a group's module on first use, and these
+take about half a second to load, which an ECS plan never needs."""
+
+
+def kind_class(kind: tuple[str, str]) -> type[pulumi.CustomResource]:
+    """The pulumi-kubernetes class of `kind` ((apiVersion, kind), one of KINDS)."""
+    found: Any = k8s
+    for part in KINDS[kind].split("."):
+        found = getattr(found, part)
+    resource_class: type[pulumi.CustomResource] = found
+    return resource_class
 FOUNDATION_KINDS = ("Namespace", "CustomResourceDefinition")
 """Created before the rest."""
 SKIP_AWAIT = "pulumi.com/skipAwait"
@@ -97,7 +108,8 @@ class KubeObjects(pulumi.ComponentResource):
         where = f"{meta['namespace']}-" if "namespace" in meta else ""
         fields = {_argument(key): value for key, value in manifest.items()
                   if key not in ("apiVersion", "kind")}
-        return KINDS[kind](child_name(name, f"{where}{meta['name']}"), opts=opts, **fields)
+        return kind_class(kind)(child_name(name, f"{where}{meta['name']}"), opts=opts,
+                                **fields)
 
 
-__all__ = ["FOUNDATION_KINDS", "KINDS", "SKIP_AWAIT", "KubeObjects"]
+__all__ = ["FOUNDATION_KINDS", "KINDS", "SKIP_AWAIT", "KubeObjects", "kind_class"]
