@@ -203,6 +203,38 @@ def test_drain_queue_pays_its_daily_fee_and_ess_and_alarm_rules_are_free():
     assert notification.free and alarm_rule.free and not result.unpriced
 
 
+FUNCTION = "alicloud:fc/v3Function:V3Function"
+TRIGGER = "alicloud:fc/v3Trigger:V3Trigger"
+PUBLISHER = {"functionName": "fleet-publisher", "cpu": 0.05, "memorySize": 128,
+             "diskSize": 512}
+
+
+def timer(every: str, function: str = "fleet-publisher") -> PlannedResource:
+    return res(TRIGGER, f"timer-{every}", {
+        "functionName": function, "triggerType": "timer",
+        "triggerConfig": f'{{"cronExpression":"{every}","payload":"","enable":true}}'})
+
+
+def test_a_timer_function_pays_its_compute_units():
+    result = estimate([res(FUNCTION, "publisher", PUBLISHER), timer("@every 2m")])
+    function, trigger = result.resources
+    runs = H * 60 / 2  # 21,900
+    # 75 CU per 10,000 runs; 1 s each at 0.05 vCPU, 0.125 GB memory and 0.5 GB disk
+    units = runs * 0.0075 + runs * (0.05 + 0.125 * 0.15 + 0.5 * 0.05)
+    assert function.monthly_cost == pytest.approx(units * 0.00011)
+    assert function.monthly_cost == pytest.approx(0.2439, abs=1e-4)
+    assert "21,900 timer runs" in function.note and trigger.free
+    assert BOOK.get("serverless.fc.cu").price == 0.00011
+
+
+def test_a_function_without_a_timer_is_usage_based():
+    result = estimate([res(FUNCTION, "publisher", PUBLISHER),
+                       timer("@every 1m", function="another")])
+    function = result.resources[0]
+    assert function.monthly_cost is None and "usage-based" in function.note
+    assert not function.unpriced
+
+
 def test_every_type_the_program_creates_is_modelled_free_or_unpriced_with_a_reason():
     for token in covered_types():
         cost = estimate([res(token, "r", {})]).resources[0]

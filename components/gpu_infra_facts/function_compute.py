@@ -43,3 +43,15 @@ PUT_LOGS_ACTION: Final = "log:PostLogStoreLogs"
 """The RAM action that writes logs to a store (SLS API PutLogs; resource
 `acs:log:<region>:<account>:project/<project>/logstore/<store>`, SLS "RAM policies"
 reference)."""
+CU_PER_INVOCATION: Final = 75 / 10_000
+CU_PER_VCPU_SECOND: Final = 1.0
+CU_PER_MEMORY_GB_SECOND: Final = 0.15
+CU_PER_DISK_GB_SECOND: Final = 0.05
+"""What one invocation and one second of an active vCPU, of a GB of memory and of a GB of
+disk count in compute units (CU), the unit Function Compute 3.0 bills pay-as-you-go (idle
+vCPUs count 0). Source: Function Compute "Pay-as-you-go" (alibabacloud.com/help/en/
+functioncompute/fc-3-0/product-overview/pay-as-you-go-billing-method-1, updated 2024-08-28;
+help.aliyun.com/en/functioncompute/fc/product-overview/pay-as-you-go-billing-methods, read
+2026-12-02, the same factors)."""
+EVERY_PATTERN: Final = r"^@every (\d+)m$"
+"""A timer trigger's `cronExpression` that runs every N minutes (the form the stack uses)."""

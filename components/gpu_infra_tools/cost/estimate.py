@@ -27,7 +27,9 @@ Models (prices in prices.yaml; GPU on-demand prices from the GPU catalog):
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +37,7 @@ from typing import Any
 from gpu_infra import catalog
 from gpu_infra.schema import ClusterConfig
 from gpu_infra.schema.stack import ClusterBase
+from gpu_infra_facts import function_compute as fc
 from gpu_infra_facts import types as t
 from gpu_infra_facts.allowed import SPOT_STRATEGIES
 from gpu_infra_tools.cost.model import (
@@ -82,6 +85,20 @@ class Assumptions:
     """Fraction of the on-demand price spot capacity pays. Default: prices.yaml (0.7)."""
 
 
+FUNCTION_RUN_SECONDS = 1.0
+"""How long one timer run of a stack's function is assumed to take (the queue-metric
+publisher: two CloudMonitor reads and one put; its timeout is 30 s). An assumption."""
+
+
+def _cron(trigger: dict[str, Any]) -> str:
+    """A trigger's `cronExpression` ('' when its config is not JSON, e.g. unknown)."""
+    try:
+        config = json.loads(trigger.get("triggerConfig") or "{}")
+    except (TypeError, ValueError):
+        return ""
+    return str(config.get("cronExpression", "")) if isinstance(config, dict) else ""
+
+
 class _Estimator:
     """One estimate: the price book, the plan's resources by id and urn, the stack."""
 
@@ -114,6 +131,7 @@ class _Estimator:
             t.LOG_STORE: self._log_store,
             t.HBR_VAULT: self._vault,
             t.IMAGE_PIPELINE_EXECUTION: self._image_build,
+            t.FC_FUNCTION: self._function,
         }
 
     # -- helpers ---------------------------------------------------------------------
@@ -429,6 +447,37 @@ class _Estimator:
     def _queue(self, _: PlannedResource, cost: ResourceCost) -> None:
         cost.components.append(self.line("Queue", "messaging.mns.queue", 1))
         cost.note = "requests left out: the first 20 million a month are free per account"
+
+    def _function(self, resource: PlannedResource, cost: ResourceCost) -> None:
+        inputs = resource.inputs
+        runs = self._timer_runs(inputs.get("functionName"))
+        if runs is None:
+            cost.components.append(self.line("Compute units (CU)", "serverless.fc.cu", None,
+                                             usage_based=True))
+            cost.note = "run by events, not a timer: usage-based"
+            return
+        seconds = runs * FUNCTION_RUN_SECONDS
+        units = runs * fc.CU_PER_INVOCATION + seconds * (
+            float(inputs.get("cpu") or 0) * fc.CU_PER_VCPU_SECOND
+            + float(inputs.get("memorySize") or 0) / 1024 * fc.CU_PER_MEMORY_GB_SECOND
+            + float(inputs.get("diskSize") or 0) / 1024 * fc.CU_PER_DISK_GB_SECOND)
+        line = self.line(f"Compute units ({runs:,.0f} runs of about "
+                         f"{FUNCTION_RUN_SECONDS:g} s)", "serverless.fc.cu", units)
+        line.unconfirmed = True
+        cost.components.append(line)
+        cost.note = (f"{runs:,.0f} timer runs a month, each assumed to take about "
+                     f"{FUNCTION_RUN_SECONDS:g} s; the free quota is not deducted")
+
+    def _timer_runs(self, function_name: Any) -> float | None:
+        """Runs a month of the function `function_name` by its `@every Nm` timer triggers;
+        None without one."""
+        minutes = [int(match.group(1)) for r in self.resources
+                   if r.type == t.FC_TRIGGER and r.inputs.get("functionName") == function_name
+                   and r.inputs.get("triggerType") == fc.TIMER_TRIGGER
+                   and (match := re.match(fc.EVERY_PATTERN, _cron(r.inputs)))]
+        if not minutes or not function_name:
+            return None
+        return sum(self.book.hours_per_month * 60 / every for every in minutes)
 
     def _log_store(self, _: PlannedResource, cost: ResourceCost) -> None:
         cost.components.append(self.line("Ingested log data (per GB)", "logging.sls.ingest",

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from gpu_infra_facts.allowed import ReservedOffering
 
 PRICES_FILE = Path(__file__).with_name("prices.yaml")
-Unit = Literal["hour", "GiB-month", "IOPS-month", "month", "GB", "LCU-hour", "CU-hour"]
+Unit = Literal["hour", "GiB-month", "IOPS-month", "month", "GB", "LCU-hour", "CU-hour",
+               "CU"]
 
 
 class _Frozen(BaseModel):
@@ -73,7 +74,7 @@ class PriceBook(_Frozen):
 
 
 SECTIONS = ("disk", "network", "storage", "messaging", "logging", "backup", "container",
-            "security")
+            "security", "serverless")
 
 
 @functools.cache
