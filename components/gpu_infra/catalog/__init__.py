@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -108,9 +108,17 @@ def family_of(instance_type: str) -> str:
     return middle.split("-")[0]
 
 
+def read_data_file(path: Path) -> Any:
+    """A YAML data file shipped with the package (the catalog, the price book), read safely
+    with libyaml's loader where PyYAML has it (about ten times faster than the pure-Python
+    one, the same values), else with the pure-Python one."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+
+
 @functools.cache
 def _load(path: Path = CATALOG_FILE) -> dict[str, InstanceType]:
-    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    document = read_data_file(path)
     price_meta = {key: str(value) for key, value in document["prices"].items()
                   if key in ("source", "date")}
     catalog: dict[str, InstanceType] = {}

@@ -11,9 +11,9 @@ import functools
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from gpu_infra.catalog import read_data_file
 from gpu_infra_facts.allowed import ReservedOffering
 
 PRICES_FILE = Path(__file__).with_name("prices.yaml")
@@ -80,7 +80,7 @@ SECTIONS = ("disk", "network", "storage", "messaging", "logging", "backup", "con
 @functools.cache
 def price_book(path: Path = PRICES_FILE) -> PriceBook:
     """The price book in `path` (default prices.yaml next to this module)."""
-    document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    document = read_data_file(path)
     prices = {f"{section}.{key}": value for section in SECTIONS
               for key, value in document[section].items()}
     return PriceBook.model_validate({
