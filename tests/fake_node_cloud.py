@@ -8,12 +8,20 @@ a RAM policy document, by default the stack's node policy given to FakeNodeCloud
 action on a resource no statement allows is refused (403 Forbidden.RAM). Statements match
 actions and resources by wildcard and honour `acs:ResourceTag/<key>` StringEquals conditions.
 
+MNS (the job queue) takes ChangeMessageVisibility as its API reference documents it: PUT
+/queues/<queue>/messages?ReceiptHandle=<handle>&VisibilityTimeout=<1-43200>, signed with the
+MNS signature (x-mns-version 2015-06-06) and the STS token in `security-token`, authorized as
+mns:ChangeMessageVisibility on acs:mns:<region>:<account>:/queues/<queue>/messages.
+
 ESS is played as the API reference documents it: CompleteLifecycleAction takes a hook id and
 a token (no instance id) and applies its result to every instance of the action; a second
 answer to an action that is no longer pending is refused (400)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import threading
 from dataclasses import dataclass, field
@@ -59,6 +67,12 @@ class CloudState:
     groups: dict[str, str] = field(default_factory=dict)
     """CloudMonitor application groups: name -> id (DescribeMonitorGroups)."""
     group_lookups: int = 0
+    region: str = "cn-beijing"
+    """The region of the MNS queues (their RAM resources name it)."""
+    in_flight: dict[str, str] = field(default_factory=dict)
+    """Receipt handle -> queue of each received, undeleted message."""
+    visibility: list[tuple[str, str, int]] = field(default_factory=list)
+    """(queue, receipt handle, seconds) of each accepted ChangeMessageVisibility."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def health(self, instance: str) -> str | None:
@@ -79,7 +93,42 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_PUT(self) -> None:
+        if self.path.startswith("/mns/"):
+            with self.state.lock:
+                status, body = self._mns(self.path.removeprefix("/mns"))
+            self._send(status, body)
+            return
         self._send(200, TOKEN)
+
+    def _mns(self, resource: str) -> tuple[int, str]:
+        """ChangeMessageVisibility on `resource` (the signed path and query)."""
+        state, url = self.state, urlparse(resource)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        parts = url.path.strip("/").split("/")
+        if len(parts) != 3 or parts[0] != "queues" or parts[2] != "messages":
+            return 404, "<Code>QueueNotExist</Code>"
+        to_sign = (f"PUT\n\n\n{self.headers.get('Date', '')}\n"
+                   f"x-mns-version:{self.headers.get('x-mns-version', '')}\n{resource}")
+        expected = base64.b64encode(hmac.new(b"secret", to_sign.encode(),
+                                             hashlib.sha1).digest()).decode()
+        if self.headers.get("Authorization") != f"MNS STS.key:{expected}":
+            return 403, "<Code>SignatureDoesNotMatch</Code>"
+        token = self.headers.get("security-token", "")
+        caller, queue = token.removeprefix("token-of-"), parts[1]
+        policy = state.caller_policies.get(caller, state.policy)
+        arn = f"acs:mns:{state.region}:{ACCOUNT}:/queues/{queue}/messages"
+        if not token or (policy is not None and not allowed(
+                policy, "mns:ChangeMessageVisibility", arn, {})):
+            state.denied.append((caller, "mns:ChangeMessageVisibility", arn))
+            return 403, "<Code>AccessDenied</Code>"
+        seconds = int(query.get("VisibilityTimeout", "0"))
+        if not 1 <= seconds <= 43200:
+            return 400, "<Code>InvalidArgument</Code>"
+        receipt = query.get("ReceiptHandle", "")
+        if state.in_flight.get(receipt) != queue:
+            return 404, "<Code>MessageNotExist</Code>"
+        state.visibility.append((queue, receipt, seconds))
+        return 200, "<ChangeVisibility/>"
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
@@ -257,5 +306,6 @@ class FakeNodeCloud:
         """config.sh values pointing node `node` at this stand-in."""
         return {"METADATA_URL": f"{self.url}/{node}/meta-data",
                 "METADATA_TOKEN_URL": f"{self.url}/{node}/api/token",
+                "MNS_ENDPOINT": f"{self.url}/mns",
                 "ECS_ENDPOINT": f"{self.url}/ecs", "ESS_ENDPOINT": f"{self.url}/ess",
                 "CMS_ENDPOINT": f"{self.url}/cms", "OOS_ENDPOINT": f"{self.url}/oos"}

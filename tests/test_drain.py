@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpu_infra.blocks.bootstrap import drain_command
+from gpu_infra_facts import node_stack
 from gpu_infra_facts import types as t
 from gpu_infra_facts.lifecycle import DRAIN_MARGIN_SECONDS
 
@@ -96,6 +97,7 @@ def plans():
 
 @pytest.mark.parametrize("stack, ports", [("rendering-batch", []), ("inference-prod", [8000])])
 def test_the_scale_in_hook_starts_the_drain_through_oos(plans, stack, ports):
+    queue = plans[stack].outputs.get("job_queue")  # rendering hands its jobs back to it
     plan = plans[stack]
     [hook] = [h for h in plan.by_type(t.LIFECYCLE_HOOK)
               if h.inputs["lifecycleTransition"] == "SCALE_IN"]
@@ -105,7 +107,8 @@ def test_the_scale_in_hook_starts_the_drain_through_oos(plans, stack, ports):
     parameters = json.loads(hook.inputs["notificationMetadata"])
     role = next(r for r in plan.by_type(t.RAM_ROLE) if r.name.endswith("drain-role"))
     assert parameters == {"commandType": "RunShellScript",
-                          "commandContent": drain_command(seconds - DRAIN_MARGIN_SECONDS, ports),
+                          "commandContent": drain_command(seconds - DRAIN_MARGIN_SECONDS, ports,
+                                                          queue),
                           "timeout": seconds, "lifecycleActionResult": "CONTINUE",
                           "OOSAssumeRole": role.inputs["roleName"]}
     assert (hook.inputs["heartbeatTimeout"], hook.inputs["defaultResult"]) == (seconds,
@@ -130,8 +133,81 @@ def test_the_longest_drain_the_schema_allows_fits_the_hook():
     from gpu_infra.blocks.compute.fleet_ops import drain_parameters
     from gpu_infra_facts.lifecycle import NOTIFICATION_METADATA_MAX
 
-    metadata = drain_parameters(drain_command(21600, list(range(60000, 60200))), 21600,
-                                "r" * 64)
+    metadata = drain_parameters(drain_command(21600, list(range(60000, 60200)), "q" * 120),
+                                21600, "r" * 64)
     assert len(metadata) <= NOTIFICATION_METADATA_MAX
     with pytest.raises(ValueError, match="a lifecycle hook takes at most 4096"):
         drain_parameters("x" * NOTIFICATION_METADATA_MAX, 600, "role")
+
+
+def _queue_node(directory: Path, cloud, region: str, jobs: int) -> Path:
+    """A render node with `jobs` stuck jobs (receipt handles rh-<n>, in flight in the stand-in
+    queue `queue`) and what the hand-back runs: its node tools' gpu_infra_queue.py and
+    gpu-infra-api under Alibaba Cloud Linux 3's python3, endpoints at the stand-in cloud."""
+    from gpu_infra.blocks.bootstrap import BootstrapSpec, node_files, node_tools_files
+
+    from .node_systems import python_of
+
+    spec = BootstrapSpec(fleet="render-farm-gpu", region=region, gpu_counts={}, route="grid",
+                         driver=node_stack.DEFAULT_DRIVER_STACK, returns_jobs=True)
+    node(directory, jobs=0, finishes=False)
+    root = directory / "root"
+    files = {**node_files(spec), **node_tools_files(spec)}
+    for path in ("/opt/gpu-infra/bin/gpu-infra-api", "/opt/gpu-infra/bin/gpu_infra_queue.py",
+                 "/opt/gpu-infra/bin/gpu_infra_node.py"):
+        (root / path.lstrip("/")).parent.mkdir(parents=True, exist_ok=True)
+        (root / path.lstrip("/")).write_text(files[path][0])
+    (root / "opt/gpu-infra/config.sh").write_text(f"REGION={region}\n" + "".join(
+        f"{key}={value}\n" for key, value in cloud.settings("i-render1").items()))
+    for index in range(jobs):
+        (root / f"var/lib/gpu-infra/jobs/frame-{index:04d}").write_text(f"rh-{index}\n")
+    (directory / "bin/python3").symlink_to(python_of("alinux-3"))
+    return directory
+
+
+def test_a_handed_back_frame_is_visible_in_the_queue_again_at_once(plans, tmp_path):
+    """The stuck node's drain (dash) returns each unfinished frame's message with
+    ChangeMessageVisibility (1 s, the API's least), under the stack's own fleet policy on
+    the node role, instead of leaving it invisible for the queue's job timeout."""
+    from .fake_node_cloud import FakeNodeCloud
+
+    plan = plans["rendering-batch"]
+    queue = plan.outputs["job_queue"]
+    [policy] = [p.inputs["policyDocument"] for p in plan.by_type(t.RAM_POLICY)
+                if p.name.endswith("-fleet-policy")]
+    with FakeNodeCloud([], policy=policy) as cloud:
+        cloud.state.region = plan.cluster.region
+        cloud.state.in_flight = {"rh-0": queue, "rh-1": queue, "rh-9": "another-queue"}
+        stuck = _queue_node(tmp_path / "i-b", cloud, plan.cluster.region, jobs=2)
+        finishing = node(tmp_path / "i-a", jobs=1, finishes=True)
+        command = drain_command(1, (), queue)
+        runs = [start(finishing, command), start(stuck, command)]
+        outputs = [run.communicate(timeout=60)[0] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    assert cloud.state.visibility == [(queue, "rh-0", 1), (queue, "rh-1", 1)]
+    assert cloud.state.denied == []
+    assert f"returned frame-0000 to {queue}" in outputs[1]
+    assert "the instance may go" in outputs[1].splitlines()[-1]
+    assert "returned" not in outputs[0]  # its frame finished: nothing to hand back
+    log = (stuck / "root/var/log/gpu-infra/drain.log").read_text()
+    assert f"returned frame-0001 to {queue}" in log
+
+
+def test_a_frame_the_queue_refuses_returns_when_its_visibility_ends(tmp_path):
+    """A message the node may not change (another queue, outside its fleet policy) is said
+    so and left to its visibility timeout; the drain still returns."""
+    from .fake_node_cloud import FakeNodeCloud
+
+    policy = json.dumps({"Version": "1", "Statement": [{
+        "Effect": "Allow", "Action": ["mns:ChangeMessageVisibility"],
+        "Resource": ["acs:mns:cn-hangzhou:1234567890123456:/queues/farm-jobs/messages"]}]})
+    with FakeNodeCloud([], policy=policy) as cloud:
+        cloud.state.region = "cn-hangzhou"
+        cloud.state.in_flight = {"rh-0": "other-jobs"}
+        stuck = _queue_node(tmp_path / "i-c", cloud, "cn-hangzhou", jobs=1)
+        run = start(stuck, drain_command(1, (), "other-jobs"))
+        output = run.communicate(timeout=60)[0]
+    assert run.returncode == 0, output
+    assert cloud.state.visibility == []
+    assert "could not return frame-0000 (HTTP Error 403: Forbidden): it returns when its " \
+           "visibility ends" in output

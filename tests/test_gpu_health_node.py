@@ -18,8 +18,8 @@ from gpu_infra.blocks.bootstrap import (
     BootstrapSpec,
     GpuHealthCheck,
     config_script,
-    gpu_health_files,
     node_files,
+    node_tools_files,
     node_tools_installer,
 )
 from gpu_infra_facts import node_stack
@@ -58,8 +58,10 @@ class Node:
         self.root, self.cloud, self.node = root, cloud, node
         (root / "var/lib/gpu-infra").mkdir(parents=True)
         (root / "var/lib/gpu-infra/ready").write_text("2026-12-02T03:00:00Z\n")
-        files = {**node_files(spec), **gpu_health_files(GpuHealthCheck(GROUP))}
-        for path in ("/opt/gpu-infra/bin/gpu-infra-api", "/opt/gpu-infra/bin/gpu_infra_health.py"):
+        files = {**node_files(spec), **node_tools_files(
+            dataclasses.replace(spec, gpu_health=GpuHealthCheck(GROUP)))}
+        for path in ("/opt/gpu-infra/bin/gpu-infra-api", "/opt/gpu-infra/bin/gpu_infra_health.py",
+                     "/opt/gpu-infra/bin/gpu_infra_node.py"):
             target = root / path.lstrip("/")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(files[path][0])

@@ -55,7 +55,7 @@ class ScalingLayout(LayoutBase):
             publishes_queue_metric=self.cluster.stack_publishes_queue_metric,
             publisher_logs=self.logs.store(FUNCTION_STORE)
             if self.logs and self.cluster.stack_publishes_queue_metric else None,
-            drain_ports=self.drain_ports(),
+            drain_ports=self.drain_ports(), hands_back_jobs=self.node_plan.returns_jobs(),
             contact_group=self.alerting.contact_group_name if self.alerting else None,
             resource_group_id=self.alerting.resource_group_id if self.alerting else None,
             opts=self.child)

@@ -134,7 +134,7 @@ class NodePlan:
             scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id,
             log_machine_id=machine_group_id(fleet_name, global_suffix)
             if cluster.logs.enabled else None,
-            gpu_health=self.gpu_health_check(), **launch)
+            gpu_health=self.gpu_health_check(), returns_jobs=self.returns_jobs(), **launch)
         return spec if node_tools_bucket is None else with_node_tools(spec, node_tools_bucket)
 
     def gpu_health_check(self) -> GpuHealthCheck | None:
@@ -150,6 +150,16 @@ class NodePlan:
         """The job launcher and spot watcher the nodes get (BootstrapSpec `elastic` and
         `spot_watch`). Default: none."""
         return {}
+
+    def returns_jobs(self) -> bool:
+        """Whether the drain hands unfinished jobs back to the stack's job queue at once: a
+        fleet that drains (`drain_seconds`) and takes its jobs from the stack's queue
+        (rendering; an inference fleet's work in flight is requests)."""
+        cluster = self.cluster
+        fleet = cluster.fleet
+        return (self.BOOTSTRAPS and cluster.layout == "rendering"
+                and getattr(fleet, "drain_seconds", None) is not None
+                and cluster.stack_publishes_queue_metric)
 
     def uses_erdma(self) -> bool:
         """Whether the nodes use eRDMA. Default: no (scaling fleets)."""

@@ -212,6 +212,9 @@ class BootstrapSpec:
     spot_watch: SpotWatch | None = None
     gpu_health: GpuHealthCheck | None = None
     """The GPU health check after boot (delivered with the node tools)."""
+    returns_jobs: bool = False
+    """The drain hands unfinished jobs back to the stack's job queue at once
+    (gpu_infra_queue.py, delivered with the node tools)."""
     node_tools: NodeTools | None = None
     """Where the installer of the node tools is (node_tools_files: the job launcher, the
     spot watcher, the GPU health check); None: the nodes get none of them."""
@@ -502,11 +505,21 @@ def launch_files(elastic: ElasticLaunch | None,
     return files
 
 
-def drain_command(limit_seconds: int, ports: Sequence[int] = ()) -> str:
+QUEUE_NAME = re.compile(r"^[A-Za-z0-9-]+$")
+"""A job queue name the drain can hold in single quotes (the stack's MNS queue names are
+letters, digits and hyphens)."""
+
+
+def drain_command(limit_seconds: int, ports: Sequence[int] = (),
+                  job_queue: str | None = None) -> str:
     """The drain an instance leaving a scale-in runs (steps/drain.sh, without comments):
     stop taking work, wait up to `limit_seconds` for jobs and requests to `ports` in flight,
-    hand back the rest."""
+    hand back the rest, at once to `job_queue` (the stack's MNS queue; default None: the
+    jobs return when their visibility ends)."""
+    if job_queue is not None and not QUEUE_NAME.match(job_queue):
+        raise ValueError(f"not an MNS queue name: {job_queue!r}")
     script = step_source("drain.sh").replace("@LIMIT@", str(max(limit_seconds, 0)))
+    script = script.replace("@QUEUE@", job_queue or "")
     return strip_shell(script.replace("@PORTS@", " ".join(str(port) for port in ports)))
 
 
@@ -527,11 +540,17 @@ NODE_TOOLS_PREFIX = "gpu-infra/node-tools"
 
 def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
     """What the node tools install: the job launcher and spot watcher (launch_files), the
-    GPU health check (gpu_health_files) and gpu-infra-api's NVLink check: what the user
-    data has no room for, on every ECS fleet that has any of them."""
+    GPU health check (gpu_health_files), the drain's hand-back to the job queue
+    (gpu_infra_queue.py) and gpu-infra-api's NVLink check: what the user data has no room
+    for, on every ECS fleet that has any of them."""
     files = launch_files(spec.elastic, spec.spot_watch)
     if spec.gpu_health:
         files.update(gpu_health_files(spec.gpu_health))
+    if spec.returns_jobs:
+        files[f"{INSTALL_DIR}/bin/gpu_infra_queue.py"] = (
+            strip_python(step_source("gpu_infra_queue.py")), 0o755)
+    if spec.gpu_health or spec.returns_jobs:  # their shared part
+        files[f"{INSTALL_DIR}/bin/gpu_infra_node.py"] = api_module("gpu_infra_node")
     if files:
         files.update(nvlink_module(spec))
     return files

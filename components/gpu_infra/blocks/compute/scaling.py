@@ -56,7 +56,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
     that publishes its backlog, QueueMetricPublisher), scheduled tasks. Scale-in: a
     SCALE_IN lifecycle hook gives the leaving instances `drain_seconds`, in which OOS runs
     the drain on each of them (`drain_ports`: the service ports whose connections are
-    requests in flight) and answers the action when all have returned (fleet_ops). With
+    requests in flight; `hands_back_jobs`: unfinished jobs go back to the stack's job queue
+    at once, through the nodes' gpu_infra_queue.py) and answers the action when all have
+    returned (fleet_ops). With
     `role_name`, the node role may publish the queue metric and take the fleet's jobs (and
     nothing else). Without a
     configured CloudMonitor group, queue scaling creates one (`metric_group_id`). Group
@@ -92,6 +94,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  contact_group: pulumi.Input[str] | None = None,
                  readiness_seconds: int | None = None,
                  publishes_queue_metric: bool = False, drain_ports: Sequence[int] = (),
+                 hands_back_jobs: bool = False,
                  resource_group_id: pulumi.Input[str] | None = None,
                  publisher_logs: LogTarget | None = None,
                  opts: pulumi.ResourceOptions | None = None):
@@ -178,7 +181,8 @@ class GpuScalingGroup(pulumi.ComponentResource):
                 task_enabled=True, opts=pulumi.ResourceOptions(
                     parent=self, depends_on=[self.configuration]))
             for task in config.schedules]
-        self._drain(name, config, conventions, account, drain_ports, child)
+        self._drain(name, config, conventions, account, drain_ports, child,
+                    hands_back_jobs=hands_back_jobs)
         if role_name is not None:
             node_permissions(
                 name, role_name=role_name, region=conventions.region, account=account,
@@ -203,7 +207,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
 
     def _drain(self, name: str, config: ScalingFleet, conventions: Conventions,
                account: pulumi.Output[str], drain_ports: Sequence[int],
-               child: pulumi.ResourceOptions) -> None:
+               child: pulumi.ResourceOptions, *, hands_back_jobs: bool) -> None:
         """The scale-in hook, which starts the drain on every leaving instance through OOS,
         and the role OOS assumes for it (none without drain_seconds)."""
         self.drain_role, self.lifecycle_hook = None, None
@@ -212,9 +216,10 @@ class GpuScalingGroup(pulumi.ComponentResource):
             return
         self.drain_role = drain_role(name, conventions=conventions, account=account,
                                      scaling_group_id=self.group.id, parent=self)
-        command = drain_command(seconds - DRAIN_MARGIN_SECONDS, drain_ports)
-        metadata = self.drain_role.role_name.apply(
-            lambda role: drain_parameters(command, seconds, role))
+        queue = self.publisher.job_queue_name if self.publisher and hands_back_jobs else None
+        metadata = pulumi.Output.all(self.drain_role.role_name, queue).apply(
+            lambda values: drain_parameters(drain_command(
+                seconds - DRAIN_MARGIN_SECONDS, drain_ports, values[1]), seconds, values[0]))
         self.lifecycle_hook = alicloud.ess.LifecycleHook(
             child_name(name, "drain"), name=child_name(name, "drain"),
             scaling_group_id=self.group.id, lifecycle_transition="SCALE_IN",

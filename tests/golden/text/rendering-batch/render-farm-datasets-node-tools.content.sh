@@ -18,8 +18,6 @@ GROUP_NAME, the stack's alarm watches it; on a fault it also sends the event
 gpu-infra-gpu-fault (instance and faults), tags the instance unhealthy (training peers leave
 it out) and in a scaling group sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0
 when healthy or not finished."""
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
@@ -27,8 +25,7 @@ import subprocess
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
-ROOT = os.environ.get("GPU_INFRA_ROOT", "")
-STATE_DIR = ROOT + "/var/lib/gpu-infra"
+from gpu_infra_node import ROOT, STATE_DIR, api
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
 CRITICAL_XIDS = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140})
@@ -40,14 +37,6 @@ XID = re.compile(r"NVRM: Xid \(PCI:([0-9A-Fa-f:.]+)\): (\d+)")
 ROW = re.compile(r"^(\d+), GPU-[0-9A-Fa-f-]+, (.*)$")
 GPU_COUNTS = re.compile(r'\["([^"]+)"\]=(\d+)')
 Run = Callable[[List[str]], str]
-def api() -> Any:
- path = ROOT + "/opt/gpu-infra/bin/gpu-infra-api"
- loader = importlib.machinery.SourceFileLoader("gpu_infra_api", path)
- spec = importlib.util.spec_from_loader("gpu_infra_api", loader)
- assert spec is not None
- module = importlib.util.module_from_spec(spec)
- loader.exec_module(module)
- return module
 def run(command: List[str]) -> str:
  try:
   done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -211,6 +200,86 @@ AccuracySec=30s
 
 [Install]
 WantedBy=timers.target
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_queue.py 755 <<'GPU_INFRA_EOF'
+#!/usr/bin/env python3
+"""usage: gpu_infra_queue.py return QUEUE JOB_FILE...
+
+Makes each job's message visible in the MNS queue QUEUE again at once: ChangeMessageVisibility
+(PUT /queues/QUEUE/messages?ReceiptHandle=...&VisibilityTimeout=1; 1 s is the API's least,
+it takes 1 to 43200) with the receipt handle on the job file's first line, signed with the
+node role's credentials (MNS signature, x-mns-version 2015-06-06, the STS token as
+security-token). Another node receives the job without waiting for its visibility timeout.
+Each job is one line of output; exit 1 when any could not be returned (that one returns when
+its visibility ends)."""
+import base64
+import email.utils
+import hashlib
+import hmac
+import os
+import sys
+import urllib.request
+from typing import Any, List
+from gpu_infra_node import api
+MNS_VERSION = "2015-06-06"
+VISIBLE_AGAIN_SECONDS = 1
+def endpoint(node: Any) -> str:
+ cfg = node.config()
+ if cfg.get("MNS_ENDPOINT"):
+  return str(cfg["MNS_ENDPOINT"])
+ account = node.metadata("owner-account-id").strip()
+ return "https://{}.mns.{}-internal.aliyuncs.com".format(account, cfg["REGION"])
+def visible_again(node: Any, base: str, queue: str, receipt: str) -> None:
+ creds = node.credentials()
+ resource = "/queues/{}/messages?ReceiptHandle={}&VisibilityTimeout={}".format(
+  queue, receipt, VISIBLE_AGAIN_SECONDS)
+ date = email.utils.formatdate(usegmt=True)
+ to_sign = "PUT\n\n\n{}\nx-mns-version:{}\n{}".format(date, MNS_VERSION, resource)
+ signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(), to_sign.encode(),
+  hashlib.sha1).digest()).decode()
+ request = urllib.request.Request(base + resource, method="PUT", data=b"", headers={
+  "Date": date, "x-mns-version": MNS_VERSION,
+  "security-token": creds["SecurityToken"],
+  "Authorization": "MNS {}:{}".format(creds["AccessKeyId"], signature)})
+ with urllib.request.urlopen(request, timeout=15) as answer:
+  answer.read()
+def main(argv: List[str]) -> int:
+ if len(argv) < 3 or argv[0] != "return":
+  raise SystemExit(__doc__)
+ node = api()
+ base, queue, failed = endpoint(node), argv[1], 0
+ for path in argv[2:]:
+  name = os.path.basename(path)
+  try:
+   with open(path, encoding="utf-8") as handle:
+    receipt = handle.readline().strip()
+   if not receipt:
+    raise ValueError("no receipt handle")
+   visible_again(node, base, queue, receipt)
+   print("returned {} to {}".format(name, queue))
+  except (OSError, ValueError) as error:
+   failed += 1
+   print("could not return {} ({}): it returns when its visibility ends".format(
+    name, error))
+ return 1 if failed else 0
+if __name__ == "__main__":
+ sys.exit(main(sys.argv[1:]))
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_node.py 644 <<'GPU_INFRA_EOF'
+import importlib.machinery
+import importlib.util
+import os
+from typing import Any
+ROOT = os.environ.get("GPU_INFRA_ROOT", "")
+STATE_DIR = ROOT + "/var/lib/gpu-infra"
+def api() -> Any:
+ path = ROOT + "/opt/gpu-infra/bin/gpu-infra-api"
+ loader = importlib.machinery.SourceFileLoader("gpu_infra_api", path)
+ spec = importlib.util.spec_from_loader("gpu_infra_api", loader)
+ assert spec is not None
+ module = importlib.util.module_from_spec(spec)
+ loader.exec_module(module)
+ return module
 GPU_INFRA_EOF
 systemctl daemon-reload
 systemctl enable --now --no-block gpu-infra-gpu-health.timer

@@ -65,8 +65,6 @@ GROUP_NAME, the stack's alarm watches it; on a fault it also sends the event
 gpu-infra-gpu-fault (instance and faults), tags the instance unhealthy (training peers leave
 it out) and in a scaling group sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0
 when healthy or not finished."""
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
@@ -74,8 +72,7 @@ import subprocess
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
-ROOT = os.environ.get("GPU_INFRA_ROOT", "")
-STATE_DIR = ROOT + "/var/lib/gpu-infra"
+from gpu_infra_node import ROOT, STATE_DIR, api
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
 CRITICAL_XIDS = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140})
@@ -87,14 +84,6 @@ XID = re.compile(r"NVRM: Xid \(PCI:([0-9A-Fa-f:.]+)\): (\d+)")
 ROW = re.compile(r"^(\d+), GPU-[0-9A-Fa-f-]+, (.*)$")
 GPU_COUNTS = re.compile(r'\["([^"]+)"\]=(\d+)')
 Run = Callable[[List[str]], str]
-def api() -> Any:
- path = ROOT + "/opt/gpu-infra/bin/gpu-infra-api"
- loader = importlib.machinery.SourceFileLoader("gpu_infra_api", path)
- spec = importlib.util.spec_from_loader("gpu_infra_api", loader)
- assert spec is not None
- module = importlib.util.module_from_spec(spec)
- loader.exec_module(module)
- return module
 def run(command: List[str]) -> str:
  try:
   done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -258,6 +247,22 @@ AccuracySec=30s
 
 [Install]
 WantedBy=timers.target
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_node.py 644 <<'GPU_INFRA_EOF'
+import importlib.machinery
+import importlib.util
+import os
+from typing import Any
+ROOT = os.environ.get("GPU_INFRA_ROOT", "")
+STATE_DIR = ROOT + "/var/lib/gpu-infra"
+def api() -> Any:
+ path = ROOT + "/opt/gpu-infra/bin/gpu-infra-api"
+ loader = importlib.machinery.SourceFileLoader("gpu_infra_api", path)
+ spec = importlib.util.spec_from_loader("gpu_infra_api", loader)
+ assert spec is not None
+ module = importlib.util.module_from_spec(spec)
+ loader.exec_module(module)
+ return module
 GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu_infra_nvlink.py 644 <<'GPU_INFRA_EOF'
 import ctypes

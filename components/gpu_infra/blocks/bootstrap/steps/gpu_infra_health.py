@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # gpu_infra_health: the GPU health check after boot, run by gpu-infra-gpu-health.timer (the
 # node tools install both). Python 3.6+ standard library; the cloud calls are gpu-infra-api's
-# (loaded from beside this file), its settings /opt/gpu-infra/config.sh.
+# (gpu_infra_node.api), its settings /opt/gpu-infra/config.sh.
 """usage: gpu_infra_health.py GROUP_NAME
 
 Nothing while the bootstrap has not finished (neither its ready nor its unhealthy marker: a
@@ -16,8 +16,6 @@ gpu-infra-gpu-fault (instance and faults), tags the instance unhealthy (training
 it out) and in a scaling group sets it Unhealthy, so ESS replaces it. Exit 1 on a fault, 0
 when healthy or not finished."""
 
-import importlib.machinery
-import importlib.util
 import json
 import os
 import re
@@ -26,8 +24,9 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-ROOT = os.environ.get("GPU_INFRA_ROOT", "")
-STATE_DIR = ROOT + "/var/lib/gpu-infra"
+# gpu_infra_node: the node tools install it beside this file (not a package module)
+from gpu_infra_node import ROOT, STATE_DIR, api  # type: ignore[import-not-found]
+
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
 CRITICAL_XIDS = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140})
@@ -40,17 +39,6 @@ ROW = re.compile(r"^(\d+), GPU-[0-9A-Fa-f-]+, (.*)$")
 GPU_COUNTS = re.compile(r'\["([^"]+)"\]=(\d+)')
 
 Run = Callable[[List[str]], str]
-
-
-def api() -> Any:
-    """gpu-infra-api as a module: its config(), metadata(), call() and tag()."""
-    path = ROOT + "/opt/gpu-infra/bin/gpu-infra-api"
-    loader = importlib.machinery.SourceFileLoader("gpu_infra_api", path)
-    spec = importlib.util.spec_from_loader("gpu_infra_api", loader)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
 
 
 def run(command: List[str]) -> str:
