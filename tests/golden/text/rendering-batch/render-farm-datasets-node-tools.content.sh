@@ -25,7 +25,8 @@ import subprocess
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
-from gpu_infra_node import ROOT, STATE_DIR, api
+ROOT = os.environ.get("GPU_INFRA_ROOT", "")
+STATE_DIR = ROOT + "/var/lib/gpu-infra"
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
 CRITICAL_XIDS = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140})
@@ -161,6 +162,7 @@ def main(argv: List[str]) -> int:
  if faults is None:
   print("the bootstrap has not finished: nothing checked")
   return 0
+ from gpu_infra_node import api
  node = api()
  cfg = node.config()
  instance = node.metadata("instance-id").strip()
@@ -220,7 +222,6 @@ import os
 import sys
 import urllib.request
 from typing import Any, List
-from gpu_infra_node import api
 MNS_VERSION = "2015-06-06"
 VISIBLE_AGAIN_SECONDS = 1
 def endpoint(node: Any) -> str:
@@ -246,6 +247,7 @@ def visible_again(node: Any, base: str, queue: str, receipt: str) -> None:
 def main(argv: List[str]) -> int:
  if len(argv) < 3 or argv[0] != "return":
   raise SystemExit(__doc__)
+ from gpu_infra_node import api
  node = api()
  base, queue, failed = endpoint(node), argv[1], 0
  for path in argv[2:]:

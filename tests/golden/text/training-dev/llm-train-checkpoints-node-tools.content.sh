@@ -125,7 +125,8 @@ import subprocess
 import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
-from gpu_infra_node import ROOT, STATE_DIR, api
+ROOT = os.environ.get("GPU_INFRA_ROOT", "")
+STATE_DIR = ROOT + "/var/lib/gpu-infra"
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
 CRITICAL_XIDS = frozenset({48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140})
@@ -261,6 +262,7 @@ def main(argv: List[str]) -> int:
  if faults is None:
   print("the bootstrap has not finished: nothing checked")
   return 0
+ from gpu_infra_node import api
  node = api()
  cfg = node.config()
  instance = node.metadata("instance-id").strip()

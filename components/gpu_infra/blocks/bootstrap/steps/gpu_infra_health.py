@@ -24,8 +24,8 @@ import sys
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-# gpu_infra_node: the node tools install it beside this file (not a package module)
-from gpu_infra_node import ROOT, STATE_DIR, api  # type: ignore[import-not-found]
+ROOT = os.environ.get("GPU_INFRA_ROOT", "")
+STATE_DIR = ROOT + "/var/lib/gpu-infra"
 
 PROBE_SECONDS = float(os.environ.get("PROBE_SECONDS", "20"))
 METRIC = "gpu_health_faults"
@@ -193,6 +193,9 @@ def main(argv: List[str]) -> int:
     if faults is None:
         print("the bootstrap has not finished: nothing checked")
         return 0
+    # beside this file on the node (the node tools install both), not a package module
+    from gpu_infra_node import api  # type: ignore[import-not-found]
+
     node = api()
     cfg = node.config()
     instance = node.metadata("instance-id").strip()

@@ -21,9 +21,6 @@ import sys
 import urllib.request
 from typing import Any, List
 
-# gpu_infra_node: the node tools install it beside this file (not a package module)
-from gpu_infra_node import api  # type: ignore[import-not-found]
-
 MNS_VERSION = "2015-06-06"
 VISIBLE_AGAIN_SECONDS = 1
 
@@ -58,6 +55,9 @@ def visible_again(node: Any, base: str, queue: str, receipt: str) -> None:
 def main(argv: List[str]) -> int:
     if len(argv) < 3 or argv[0] != "return":
         raise SystemExit(__doc__)
+    # beside this file on the node (the node tools install both), not a package module
+    from gpu_infra_node import api  # type: ignore[import-not-found]
+
     node = api()
     base, queue, failed = endpoint(node), argv[1], 0
     for path in argv[2:]:
