@@ -94,6 +94,9 @@ UNREACHABLE = {
     "workloads/install.py::KubeObjects._object": "gpu-infra's own manifests, not stack "
                                                  "values (tests/test_job_layer_install.py "
                                                  "plans every kind the stacks apply)",
+    "bootstrap/__init__.py::drain_command": "the stack's own job queue name (a conventions "
+                                            "name: letters, digits, hyphens), not a stack "
+                                            "value taken as is",
     "compute/image_build.py::task_document": "the shipped node steps, not stack values "
                                              "(tests/test_image_build.py)",
     "compute/image_build.py::pack_components": "the shipped node steps, not stack values "
