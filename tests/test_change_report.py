@@ -320,7 +320,8 @@ def test_shared_fs_off_deletes_the_file_system_without_restarting_nodes(report):
                     "llm-pretrain-backup-*": ("delete", False, []),
                     # the node tools' checkpoint directory moves off the shared file system
                     "llm-pretrain-checkpoints-node-tools": ("replace", False, ["key"])})
-    assert result.impact.data == {"deleted": [("file system", "llm-pretrain-fs-fs")]}
+    assert result.impact.data == {"deleted": [("backup vault", "llm-pretrain-backup-vault"),
+                                              ("file system", "llm-pretrain-fs-fs")]}
     assert rules(result) == {"replaces-data": "ERROR", "blocked-by-protection": "ERROR"}
     assert "restarted" not in result.impact.gpu_nodes
     assert result.impact.reconfigured == ["llm-pretrain-gpu"]  # the fstab entry goes too
@@ -470,6 +471,19 @@ def test_enabling_backup_adds_a_vault_a_policy_and_the_binding_and_touches_nothi
                     "llm-train-backup-policy": ("create", False, []),
                     "llm-train-backup-shared-fs": ("create", False, [])})
     assert not result.blocked
+
+
+def test_a_new_vault_key_replaces_the_vault_and_is_refused(report):
+    """The vault's key is fixed at creation (ForceNew): training-prod keeps Cloud Backup's
+    key (`vault_key: hbr`, a vault from before 0.2.0); moving it to the stack's key would
+    delete the vault and its backups, which the change report refuses."""
+    result = report("backup-vault-key")
+    expect(result, {"llm-pretrain-backup-vault": ("replace", False,
+                                                 ["encryptType", "kmsKeyId"]),
+                    "llm-pretrain-backup-policy": ("update", False, ["rules.vaultId"])})
+    assert "llm-pretrain-backup-vault" in {name for name, _ in result.impact.blocked}
+    assert result.impact.data["replaced"] == [("backup vault", "llm-pretrain-backup-vault")]
+    assert rules(result)["replaces-data"] == "ERROR"
 
 
 def test_backup_and_log_retention_change_in_place(report):

@@ -11,6 +11,7 @@ from gpu_infra_facts import types as t
 from gpu_infra_facts.types import SERVICE_METRIC_ALARM_RULE
 from gpu_infra_tools.plan.diagram import render_mermaid
 from gpu_infra_tools.plan.engine import Plan
+from gpu_infra_tools.review.policy import check_plan
 
 from .bootstrap_sandbox import planned_steps
 from .conftest import (
@@ -430,7 +431,8 @@ def test_prod_backs_up_the_shared_file_system_daily_with_the_stacks_retention():
     [binding] = plan.by_type("alicloud:hbr/policyBinding:PolicyBinding")
     fs = plan.one("alicloud:nas/fileSystem:FileSystem")
     assert (vault.inputs["vaultType"], vault.inputs["encryptType"], vault.protect) == (
-        "STANDARD", "HBR_PRIVATE", True)
+        "STANDARD", "HBR_PRIVATE", True)  # vault_key: hbr, a vault from before 0.2.0
+    assert "kmsKeyId" not in vault.inputs
     [rule] = policy["rules"]
     assert (policy["policyType"], rule["ruleType"], rule["retention"], rule["vaultId"]) == (
         "STANDARD", "BACKUP", 30, vault.id)
@@ -440,6 +442,15 @@ def test_prod_backs_up_the_shared_file_system_daily_with_the_stacks_retention():
                                             plan.one("alicloud:hbr/policy:Policy").id)
     assert plan.outputs["backup_vault_id"] == vault.id
     assert shipped("training-dev").by_type("alicloud:hbr/vault:Vault") == []
+
+
+def test_new_prod_vaults_encrypt_with_the_stacks_kms_key():
+    """training-ack (prod, no vault before 0.2.0) takes the default: the stack's key."""
+    plan = shipped("training-ack")
+    vault = plan.one("alicloud:hbr/vault:Vault").inputs
+    key = plan.one(t.KMS_KEY)
+    assert (vault["encryptType"], vault["kmsKeyId"]) == ("KMS", key.id)
+    assert not [v for v in check_plan(plan) if v.rule == "prod-backup-vault-kms"]
 
 
 def test_buckets_are_backed_up_only_when_listed_and_cpfs_never(plan_cluster):

@@ -73,6 +73,8 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
     "MultiAzPolicy": (values(allowed.MultiAzPolicy), ("ess.ScalingGroup.multi_az_policy",)),
     "REFRESH_MULTI_AZ_POLICY": ((allowed.REFRESH_MULTI_AZ_POLICY,),
                                 ("ess.ScalingGroup.multi_az_policy",)),
+    "VAULT_ENCRYPT_TYPES": (tuple(allowed.VAULT_ENCRYPT_TYPES.values()),
+                            ("hbr.Vault.encrypt_type",)),
     "HealthCheckType": (values(allowed.HealthCheckType),
                         ("ess.ScalingGroup.health_check_types",)),
     "ScaleInMode": (values(allowed.ScaleInMode), ("ess.ScalingGroup.scaling_policy",)),
@@ -181,8 +183,9 @@ give the source, or UNCONFIRMED). Helpers built only from checked names are not 
 FORMATS = {"SPOT_PRICE_DECIMALS": ("ecs.Instance.spot_price_limit", "Three decimals")}
 """Names that bound a value's format, and the words of the SDK docstring that state it."""
 DERIVED = {"ArchiveClass", "ARCHIVE_CLASSES", "SPOT_STRATEGIES", "ASSURANCE_TERMS_MONTHS",
-           "assurance_period"}
-"""Names made from checked ones (StorageClass, SpotStrategy, ASSURANCE_MONTHS/YEARS)."""
+           "assurance_period", "VaultKey"}
+"""Names made from checked ones (StorageClass, SpotStrategy, ASSURANCE_MONTHS/YEARS; VaultKey:
+the keys of VAULT_ENCRYPT_TYPES)."""
 
 
 def _param_text(args_class: type, name: str) -> str | None:

@@ -133,3 +133,20 @@ def test_bucket_names_explicit_prefix_purposes_and_logs():
     suffixed = Conventions(global_suffix="x1y2")
     assert bucket_names(stack, suffixed)["models"] == "acme-t01-models-x1y2"
     assert log_bucket_name(stack, suffixed) == "acme-t01-logs-x1y2"
+
+
+@pytest.mark.parametrize("environment, kms, explicit, key", [
+    ("prod", None, None, "stack"), ("dev", None, None, "hbr"), ("dev", True, None, "stack"),
+    ("prod", None, "hbr", "hbr"), ("dev", True, "stack", "stack")])
+def test_the_vault_takes_the_stacks_key_where_it_has_one(environment, kms, explicit, key):
+    backup = {"vault_key": explicit} if explicit else {}
+    cluster = merged(BASE_TRAINING, environment=environment,
+                     security={"kms_encryption": kms} if kms is not None else {},
+                     storage={"backup": backup})
+    assert cluster_config(cluster).backup_vault_key == key
+
+
+def test_the_stacks_key_without_kms_is_refused_with_its_path():
+    assert problems_of({"backup": {"vault_key": "stack"}}) == [
+        f"{P}.backup.vault_key: stack needs the stack's KMS key, and "
+        "security.kms_encryption is off; set hbr, or turn kms_encryption on"]

@@ -226,3 +226,11 @@ only says "an integer multiple of 12 for annual paid products"; these are ACR's 
 choices)."""
 RegistryVisibility = Literal["PRIVATE"]
 """`repo_type` / `default_visibility` of every repository and namespace: private only."""
+
+VaultKey = Literal["stack", "hbr"]
+"""Whose key a Cloud Backup vault encrypts with: the stack's KMS key or HBR's own."""
+VAULT_ENCRYPT_TYPES: dict[VaultKey, str] = {"stack": "KMS", "hbr": "HBR_PRIVATE"}
+"""hbr.Vault `encrypt_type` per vault key (HBR_PRIVATE, HBR's key, is the API's default; KMS
+takes `kms_key_id`, a key id or alias). Both are ForceNew: a vault's key is fixed at
+creation. Source: resource_alicloud_hbr_vault.go lines 38-55 (81c43b672); Cloud Backup
+CreateVault API reference (updated 2025-12-24): EncryptType, KmsKeyId."""

@@ -377,8 +377,10 @@ STORAGE_RULES: tuple[Rule, ...] = (
                  "stack's key).", backup_vault_kms, concern="data",
                  reviews=frozenset({t.HBR_VAULT}), enforcement="advisory",
                  note="advisory: HBR encrypts every vault, with its own key by default, and "
-                      "a vault's key is fixed at creation: moving to KMS means a new vault "
-                      "and a new backup history"),
+                      "a vault's key is fixed at creation: a prod vault made before "
+                      "gpu-infra 0.2.0 keeps HBR's key (storage.backup.vault_key: hbr), since "
+                      "moving to KMS means a new vault and a new backup history; new prod "
+                      "vaults use the stack's key"),
     ResourceRule("no-foreign-data-sharing", "Images are shared only with trusted accounts",
                  "security", "high", "Remove the share, or list the account in "
                  "trustedAccounts.", foreign_sharing, concern="data",

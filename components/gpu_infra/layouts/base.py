@@ -241,7 +241,10 @@ class LayoutBase(Layout):
         if not self.cluster.backup_enabled or (file_system_id is None and not buckets):
             return None
         return Backups(f"{name}-backup", config=backup, file_system_id=file_system_id,
-                       buckets=buckets, conventions=self.conventions, opts=self.child)
+                       buckets=buckets, conventions=self.conventions,
+                       kms_key_id=self.kms_key_id
+                       if self.cluster.backup_vault_key == "stack" else None,
+                       opts=self.child)
 
     def runs_gpu_health_check(self) -> bool:
         """Whether the nodes run the GPU health check: the stack alarms on it and the node

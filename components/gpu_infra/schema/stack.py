@@ -30,7 +30,12 @@ from gpu_infra.schema.problems import choice_problems, shorten
 from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.serving import ServingConfig
 from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
-from gpu_infra_facts.allowed import ACK_PREPAID_MONTHS, ESS_DATA_DISK_GIB, HealthCheckType
+from gpu_infra_facts.allowed import (
+    ACK_PREPAID_MONTHS,
+    ESS_DATA_DISK_GIB,
+    HealthCheckType,
+    VaultKey,
+)
 from gpu_infra_facts.load_balancers import MAX_LISTENERS, ZONES_RANGE
 from gpu_infra_facts.naming import UNIQUE_NAMES
 from gpu_infra_facts.quotas import SECURITY_GROUP_RULES
@@ -215,6 +220,15 @@ class ClusterBase(ClusterCommon):
         return self.profile.backup if explicit is None else explicit
 
     @property
+    def backup_vault_key(self) -> VaultKey:
+        """Whose key the backup vault encrypts with (storage.backup.vault_key, default: the
+        stack's KMS key where it has one)."""
+        explicit = self.storage.backup.vault_key
+        if explicit is not None:
+            return explicit
+        return "stack" if self.kms_encryption else "hbr"
+
+    @property
     def log_retention_days(self) -> int:
         """Days the SLS stores keep node logs (logs.retention_days, default: the
         environment's profile)."""
@@ -247,6 +261,10 @@ class ClusterBase(ClusterCommon):
                             "and extreme only) but this stack encrypts its data "
                             "(kms_encryption); use extreme, or set security.kms_encryption: "
                             "false to accept an unencrypted CPFS")
+        if self.storage.backup.vault_key == "stack" and not self.kms_encryption:
+            problems.append("storage.backup.vault_key: stack needs the stack's KMS key, and "
+                            "security.kms_encryption is off; set hbr, or turn kms_encryption "
+                            "on")
         if problems:
             raise ValueError("\n".join(problems))
         return self

@@ -18,6 +18,7 @@ from gpu_infra_facts.allowed import (
     NasReadWrite,
     NasUserAccess,
     StorageClass,
+    VaultKey,
 )
 from gpu_infra_facts.autopl import AUTOPL_SIZE_RANGE, autopl_problems
 
@@ -242,6 +243,11 @@ class BackupConfig(StrictModel):
     buckets: list[BackupBucket] = []
     """Buckets backed up too: datasets and/or models (when the stack has them). Default
     none: the shared file system only."""
+    vault_key: VaultKey | None = None
+    """The key the vault encrypts backups with: `stack` (the stack's KMS key, which needs
+    `security.kms_encryption`) or `hbr` (Cloud Backup's own key, what every vault made before
+    gpu-infra 0.2.0 uses). Fixed at creation: changing it replaces the vault, and every backup
+    in it goes. Default: `stack` where the stack has a KMS key (prod), else `hbr`."""
 
 
 class StorageConfig(StrictModel):

@@ -43,10 +43,12 @@ counts (and a re-image runs the old user data on the new system disk)."""
 DATA_KINDS = {t.BUCKET: "bucket",
               t.NAS_FILE_SYSTEM: "file system",
               t.KMS_KEY: "KMS key",
+              t.HBR_VAULT: "backup vault",
               t.ECS_DISK: "kept disk",
               **{token: "image repository" for token in t.REGISTRY_REPOS},
               t.REGISTRY_EE_INSTANCE: "registry instance"}
-"""Resources that hold data (or, for a KMS key, the means to read it); a disk only when it
+"""Resources that hold data (or, for a KMS key, the means to read it; a backup vault holds
+every backup in it); a disk only when it
 outlives its instance (deleteWithInstance false): scratch disks go with their nodes; an
 image repository's images go with it (update_semantics on_delete)."""
 LAYOUT_PREFIX = "gpu-infra:layouts:"

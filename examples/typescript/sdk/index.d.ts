@@ -85,6 +85,14 @@ export interface BackupConfigArgs {
      * Days each backup is kept. Default 30.
      */
     retentionDays?: number;
+    /**
+     * The key the vault encrypts backups with: `stack` (the stack's KMS key, which needs
+     * `security.kms_encryption`) or `hbr` (Cloud Backup's own key, what every vault made before
+     * gpu-infra 0.2.0 uses). Fixed at creation: changing it replaces the vault, and every backup
+     * in it goes. Default: `stack` where the stack has a KMS key (prod), else `hbr`.
+     * One of: stack, hbr.
+     */
+    vaultKey?: string;
 }
 
 /**

@@ -4,8 +4,10 @@ provider 1.249, shared reference engines-and-operations.md section 4).
 
 Facts (terraform-provider-alicloud 81c43b672, SDK pulumi-alicloud 4.0.0):
 - Vault: vault_type STANDARD | OTS_BACKUP, vault_storage_class STANDARD, encrypt_type
-  HBR_PRIVATE (HBR's own keys, the default) | KMS (resource_alicloud_hbr_vault.go lines 43,
-  79, 86).
+  HBR_PRIVATE (HBR's own keys, the default) | KMS with kms_key_id, both ForceNew
+  (resource_alicloud_hbr_vault.go lines 38-55, 79, 86; gpu_infra_facts.allowed
+  VAULT_ENCRYPT_TYPES). Whether Cloud Backup needs a grant of its own to use a customer key
+  is UNCONFIRMED (the CreateVault reference names none).
 - Policy: policy_type STANDARD for every data source but ECS instances; a rule of type
   BACKUP takes backup_type COMPLETE | INCREMENTAL, `schedule` `I|<first run, unix
   seconds>|<ISO 8601 interval>`, `retention` in days and the vault (lines 87, 102; SDK
@@ -27,6 +29,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
 from gpu_infra.schema.storage import BackupConfig
+from gpu_infra_facts.allowed import VAULT_ENCRYPT_TYPES
 
 SCHEDULE_EPOCH = 1767225600
 """2026-01-01T00:00:00Z: the first run of every schedule is `hour_utc` after it (a fixed
@@ -42,7 +45,8 @@ def daily_schedule(hour_utc: int) -> str:
 class Backups(pulumi.ComponentResource):
     """A vault `<name>-vault`, a daily policy keeping each backup `retention_days`, and one
     binding per data source: the NAS file system `file_system_id` (None: none) and each
-    bucket of `buckets` (purpose -> bucket name). The vault is protected with the stack's
+    bucket of `buckets` (purpose -> bucket name). The vault encrypts with `kms_key_id`, or
+    Cloud Backup's own key without one. The vault is protected with the stack's
     data (`conventions.protect_data`): deleting it deletes every backup in it.
 
     Outputs: `vault_id`, `policy_id`.
@@ -53,12 +57,17 @@ class Backups(pulumi.ComponentResource):
     def __init__(self, name: str, *, config: BackupConfig,
                  file_system_id: pulumi.Input[str] | None,
                  buckets: Mapping[str, pulumi.Input[str]], conventions: Conventions,
+                 kms_key_id: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
+        """`kms_key_id`: the key the vault encrypts with (the stack's; fixed at creation);
+        None (default): Cloud Backup's own key."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.vault = alicloud.hbr.Vault(
             child_name(name, "vault"), vault_name=child_name(name, "vault"),
-            vault_type="STANDARD", vault_storage_class="STANDARD", encrypt_type="HBR_PRIVATE",
+            vault_type="STANDARD", vault_storage_class="STANDARD",
+            encrypt_type=VAULT_ENCRYPT_TYPES["hbr" if kms_key_id is None else "stack"],
+            kms_key_id=kms_key_id,
             description=f"Backups of {name}", tags=conventions.tags_for(child_name(name, "vault")),
             opts=pulumi.ResourceOptions(parent=self, protect=conventions.protect_data))
         self.policy = alicloud.hbr.Policy(
