@@ -85,3 +85,22 @@ def test_every_shipped_ecs_fleet_runs_the_check_and_its_alarm_pages_the_contacts
             "alicloud:ecs/instance:Instance",
             "alicloud:ess/scalingConfiguration:ScalingConfiguration")]
         assert nodes and all(tools["urn"] in r["dependencies"] for r in nodes), stack
+
+
+def test_a_stack_without_buckets_is_told_its_nodes_go_without_the_check(plan_cluster):
+    from gpu_infra.nodeplan import judge_stack
+
+    from .conftest import cluster_config
+
+    bare = merged(BASE_TRAINING, monitoring=CONTACTS, storage={"buckets": {"purposes": []}})
+    [finding] = [f for f in judge_stack(cluster_config(bare))
+                 if f.validator == "node-tools-without-bucket"]
+    assert finding.line() == (
+        "WARNING node-tools-without-bucket: storage.buckets.purposes: no bucket holds the "
+        "nodes' node tools, so they go without the GPU health check after boot (so no "
+        "GPU-health alarm either), the elastic job launcher and spot watcher; list at least "
+        "one purpose")
+    assert _health_rules(plan_cluster(bare)) == []
+    with_bucket = merged(bare, storage={"buckets": {"purposes": ["checkpoints"]}})
+    assert not [f for f in judge_stack(cluster_config(with_bucket))
+                if f.validator == "node-tools-without-bucket"]

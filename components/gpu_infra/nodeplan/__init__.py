@@ -6,18 +6,20 @@ from __future__ import annotations
 
 from gpu_infra.knowhow import Finding, run_validators
 from gpu_infra.nodeplan.plans import AckNodes, NodePlan, TrainingNodes, node_plan
+from gpu_infra.nodeplan.tools import node_tools_without_bucket
 from gpu_infra.nodeplan.user_data import user_data_too_large
 from gpu_infra.schema import ClusterConfig
 
 
 def judge_stack(cluster: ClusterConfig) -> list[Finding]:
     """Every finding for `cluster`: the validators' (knowhow.run_validators), then what only
-    its node plan can tell (the ERROR user-data-too-large, for fleets whose nodes boot our
-    bootstrap)."""
+    its node plan can tell, for fleets whose nodes boot our bootstrap (the ERROR
+    user-data-too-large, the WARNING node-tools-without-bucket)."""
     findings = run_validators(cluster)
     nodes = node_plan(cluster)
     if nodes is not None and nodes.BOOTSTRAPS:
         findings += user_data_too_large(nodes)
+        findings += node_tools_without_bucket(nodes)
     return findings
 
 

@@ -1,0 +1,32 @@
+"""The node tools need a bucket: a fleet whose nodes would get them (blocks.bootstrap
+node_tools_files) fetches them from one of the stack's buckets, so a stack that lists no
+bucket purpose leaves its nodes without them; a WARNING says what they miss."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gpu_infra.knowhow import Finding, Level
+from gpu_infra.knowhow.node_software import driver_plan
+from gpu_infra.nodeplan.plans import NodePlan, gpu_fleet_name
+
+
+def node_tools_without_bucket(nodes: NodePlan) -> Iterable[Finding]:
+    """WARNING at `storage.buckets.purposes` when it is empty and the fleet's nodes would
+    get node tools: the message names what they go without."""
+    cluster = nodes.cluster
+    if cluster.storage.buckets.purposes != [] or driver_plan(cluster.fleet).route is None:
+        return
+    spec = nodes.bootstrap_spec(gpu_fleet_name(cluster.name), node_tools_bucket="")
+    if spec.node_tools is None:
+        return
+    missing = (["the GPU health check after boot (so no GPU-health alarm either)"]
+               if spec.gpu_health else [])
+    missing += ["the elastic job launcher and spot watcher"] if spec.elastic else []
+    missing += ["the drain's immediate hand-back of frames"] if spec.returns_jobs else []
+    yield Finding("node-tools-without-bucket", Level.WARNING, "storage.buckets.purposes",
+                  "no bucket holds the nodes' node tools, so they go without "
+                  f"{', '.join(missing)}; list at least one purpose")
+
+
+__all__ = ["node_tools_without_bucket"]
