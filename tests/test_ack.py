@@ -14,6 +14,7 @@ from gpu_infra.schema import ConfigError
 from gpu_infra.schema.environment import policy_demands
 from gpu_infra_facts import types as t
 from gpu_infra_facts.ack import ADDONS, DRIVER_VERSION_LABEL, GPU_TAINT
+from gpu_infra_facts.update_semantics import semantics
 from gpu_infra_policies.base import Context
 from gpu_infra_policies.config import parse_policy_config
 from gpu_infra_policies.rules import evaluate
@@ -311,3 +312,14 @@ def test_ack_logs_go_to_the_stacks_project_through_the_log_add_on():
     [attachment] = [r for r in record["resources"] if r["name"].endswith("-ack-system-nodes")]
     assert attachment["inputs"] == {"project": name, "logtailConfigName": "system",
                                     "machineGroupName": f"k8s-group-{cluster['id']}"}
+
+
+@pytest.mark.parametrize("stack", ["training-ack", "inference-ack"])
+def test_no_pool_sets_an_upgrade_policy(stack):
+    """The provider re-sends a pool's upgrade_policy on every update of the pool (GetOk, not
+    HasChange: update_semantics.json), so one set once would upgrade (or, with use_replace,
+    replace) the nodes again at each later edit: the stack sets none."""
+    pools = shipped(stack).by_type(t.NODE_POOL)
+    assert pools and not [p.name for p in pools if p.inputs.get("upgradePolicy")]
+    rule = semantics(t.NODE_POOL).reaching_nodes("upgradePolicy")
+    assert rule is not None and "every update" in rule.note
