@@ -134,3 +134,36 @@ def test_fixed_nodes_keep_the_tags_they_write_themselves(shipped_plans):
     for resource in shipped_plans["training-prod"].by_type("alicloud:ecs/instance:Instance"):
         assert 'tags["GpuInfraHealth"]' in resource.ignore_changes
         assert not [key for key in resource.inputs["tags"] if "Key" in key]
+
+
+API_MODULES = {"peers": "gpu_infra_peers", "secret": "gpu_infra_peers",
+               "answer-scale-out": "gpu_infra_scale_out", "gpu-check nvlink": "gpu_infra_nvlink"}
+"""gpu-infra-api's commands that import a module written beside it; the others are its own
+code."""
+
+
+def test_every_api_command_a_node_runs_finds_its_module_on_the_node(shipped_plans):
+    """The bootstrap sandbox plays gpu-infra-api with a stand-in, so a module missing from
+    the user data and the node tools shows only here (training nodes once lacked the OSS
+    download their job tools step called)."""
+    import re
+
+    from gpu_infra.blocks.bootstrap import step_source
+
+    imported = set(re.findall(r"^\s+import (gpu_infra_\w+)", step_source("gpu-infra-api"), re.M))
+    assert imported == set(API_MODULES.values())
+    checked = 0
+    for name, plan in shipped_plans.items():
+        tools = "".join(o.inputs["content"] for o in plan.by_type(
+            "alicloud:oss/bucketObject:BucketObject") if o.name.endswith("-node-tools"))
+        for script in user_data_of(plan):
+            written = set(re.findall(r"^w \S+/(\w+)\.py \d+ <<", script + tools, re.M))
+            calls = set(re.findall(r'"\$API" ([a-z-]+(?: nvlink)?)', script))
+            if "readonly -a NVLINK_TYPES=()" in script:
+                calls.discard("gpu-check nvlink")  # the health step skips it
+            if "\nLIFECYCLE_HOOK_ID=" not in script:
+                calls.discard("answer-scale-out")  # report() answers only with a hook
+            for call in calls & set(API_MODULES):
+                assert API_MODULES[call] in written, (name, call)
+                checked += 1
+    assert checked >= 6  # peers, secret and nvlink on training; the scale-out answer
