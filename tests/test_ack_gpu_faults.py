@@ -4,7 +4,6 @@ the stack's SLS project, imported into CloudMonitor and alarmed on (blocks/ack/g
 from __future__ import annotations
 
 import re
-from functools import cache
 
 import pytest
 
@@ -23,15 +22,10 @@ from gpu_infra_facts.hybrid_monitoring import (
     HYBRID_NAMESPACE_SPECIFICATIONS,
     PROMETHEUS_ALARM_NAMESPACE,
 )
-from gpu_infra_tools.plan.engine import Plan, run_plan
 
-from .conftest import STACKS_DIR, merged
+from .conftest import merged
+from .shipped import shipped_plan
 from .test_ack import ACK_TRAINING
-
-
-@cache
-def shipped(stack: str) -> Plan:
-    return run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
 
 
 def version(text: str) -> tuple[int, ...]:
@@ -40,7 +34,7 @@ def version(text: str) -> tuple[int, ...]:
 
 @pytest.mark.parametrize("stack", ["training-ack", "inference-ack"])
 def test_gpu_fault_events_page_the_stacks_contact_group(stack):
-    plan = shipped(stack)
+    plan = shipped_plan(stack)
     (alarm,) = [r for r in plan.by_type(t.CMS_ALARM) if r.name.endswith("-gpu-health-faults")]
     (contacts,) = plan.by_type(t.ALARM_CONTACT_GROUP)
     assert alarm.inputs["contactGroups"] == [contacts.inputs["alarmContactGroupName"]]
@@ -66,7 +60,7 @@ def test_gpu_fault_events_page_the_stacks_contact_group(stack):
 
 
 def test_the_events_come_from_a_problem_detector_that_fences_the_gpu():
-    plan = shipped("training-ack")
+    plan = shipped_plan("training-ack")
     (npd,) = [a for a in plan.by_type(t.KUBERNETES_ADDON)
               if a.inputs["name"] == "ack-node-problem-detector"]
     assert version(npd.inputs["version"]) >= version(NPD_FENCING_SINCE)
@@ -80,17 +74,23 @@ def test_the_faults_are_the_node_checks_faults():
     assert "NvidiaXID13Error" not in NPD_GPU_FAULT_REASONS
 
 
+WITH_CONTACT = merged(ACK_TRAINING, monitoring={
+    "contacts": [{"name": "oncall", "email": "oncall@example.com"}]})
+"""An ACK training cluster with a contact: its GPU-fault alarm is on (events and logs)."""
+
+
+def test_a_cluster_with_a_contact_gets_the_alarm(plan_cluster):
+    """The baseline of the test below: the same cluster with its switch and its logs on."""
+    assert plan_cluster(WITH_CONTACT, name="with").by_type(t.CMS_HYBRID_SLS_TASK)
+
+
 @pytest.mark.parametrize("change", [
     {"monitoring": {"contacts": [{"name": "oncall", "email": "oncall@example.com"}],
                     "events": {"gpu_health": False}}},
     {"logs": {"enabled": False}},
 ])
 def test_no_alarm_without_its_switch_or_its_logs(plan_cluster, change):
-    cluster = merged(ACK_TRAINING, monitoring={
-        "contacts": [{"name": "oncall", "email": "oncall@example.com"}]})
-    with_alarm = plan_cluster(cluster, name="with")
-    assert with_alarm.by_type(t.CMS_HYBRID_SLS_TASK)
-    without = plan_cluster(merged(cluster, **change), name="without")
+    without = plan_cluster(merged(WITH_CONTACT, **change), name="without")
     assert not without.by_type(t.CMS_HYBRID_SLS_TASK) and not without.by_type(t.CMS_NAMESPACE)
 
 

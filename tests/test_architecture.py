@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from .sources import parsed
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_provider", "gpu_infra_policies",
             "gpu_infra_tools")
@@ -61,7 +63,7 @@ def imports_of(module: str) -> frozenset[str]:
     """Modules `module` imports (anywhere in its body), as dotted names."""
     path = modules()[module]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

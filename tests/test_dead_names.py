@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 
 from .conftest import PROJECT_DIR
+from .sources import parsed
 
 SOURCES = PROJECT_DIR / "components"
 READERS = ("components", "bench", "policies", "tests")
@@ -40,7 +41,7 @@ def word_counts() -> Counter[str]:
 def module_constants(path: Path) -> list[tuple[str, int]]:
     """(name, line) of the UPPER_CASE names a module assigns at its top level, but those it
     exports in __all__ (public API: read by users)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     exported = {node.value for statement in tree.body if isinstance(statement, ast.Assign)
                 and any(isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets)
                 for node in ast.walk(statement.value) if isinstance(node, ast.Constant)}

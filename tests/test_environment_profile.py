@@ -30,10 +30,11 @@ from gpu_infra_tools.review import review
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR, merged
 from .rule_helpers import messages
+from .sources import parsed
 
 PROFILE_MODULE = PROJECT_DIR / "components" / "gpu_infra" / "schema" / "environment.py"
 SOURCES = [*sorted((PROJECT_DIR / "components" / "gpu_infra").rglob("*.py")),
-           *sorted((PROJECT_DIR / "policies" / "gpu_infra_policies").rglob("*.py"))]
+           *sorted((PROJECT_DIR / "components" / "gpu_infra_policies").rglob("*.py"))]
 
 
 def test_every_environment_has_a_profile():
@@ -42,7 +43,7 @@ def test_every_environment_has_a_profile():
 
 def _name_constants(path: Path) -> list[str]:
     """Environment names written as string values in `path` (docstrings aside)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
                   and node.body and isinstance(node.body[0], ast.Expr)}

@@ -14,6 +14,7 @@ import pytest
 
 from .conftest import BASE_INFERENCE, PROJECT_DIR, merged
 from .hostile import Case, run_in_process
+from .sources import parsed
 from .test_hostile_schema import P, stack_text
 
 BLOCKS = PROJECT_DIR / "components" / "gpu_infra" / "blocks"
@@ -46,7 +47,7 @@ def raise_sites() -> set[str]:
         if path.is_relative_to(NODE_PROGRAMS) or path.is_relative_to(FUNCTION_PROGRAMS):
             continue
         relative = path.relative_to(BLOCKS).as_posix()
-        visit(ast.parse(path.read_text(encoding="utf-8")), (), relative, sites)
+        visit(parsed(path), (), relative, sites)
     return sites
 
 

@@ -12,6 +12,7 @@ import pytest
 from gpu_infra_facts import types
 
 from .conftest import PROJECT_DIR
+from .sources import parsed
 
 TOKEN = re.compile(r"^alicloud:[a-zA-Z0-9]+/[a-zA-Z0-9]+:[a-zA-Z0-9]+$")
 SDK_DIR = Path(pulumi_alicloud.__file__).parent
@@ -27,7 +28,7 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 def token_literals(path: Path) -> list[str]:
     """`line: token` for every string literal in `path` that is a whole type token."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     skip = _docstrings(tree)
     return [f"{node.lineno}: {node.value}" for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str)

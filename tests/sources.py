@@ -1,0 +1,20 @@
+"""The project's Python sources, each read and parsed once per test process (under
+pytest-xdist, once per worker) for the tests that scan them (imports, constants, type tokens,
+environment names, raise statements): parsing the whole tree costs about a second of CPU.
+The trees are shared, so a scan only reads them, never changes a node."""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+
+@cache
+def _parsed(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of the Python file at `path` (shared: do not change it)."""
+    return _parsed(path.resolve())
