@@ -474,9 +474,9 @@ def test_enabling_backup_adds_a_vault_a_policy_and_the_binding_and_touches_nothi
 
 
 def test_a_new_vault_key_replaces_the_vault_and_is_refused(report):
-    """The vault's key is fixed at creation (ForceNew): training-prod keeps Cloud Backup's
-    key (`vault_key: hbr`, a vault from before 0.2.0); moving it to the stack's key would
-    delete the vault and its backups, which the change report refuses."""
+    """The vault's key is fixed at creation (ForceNew): moving training-prod's vault off the
+    stack's key (to `vault_key: hbr`) would delete the vault and its backups, which the change
+    report refuses."""
     result = report("backup-vault-key")
     expect(result, {"llm-pretrain-backup-vault": ("replace", False,
                                                  ["encryptType", "kmsKeyId"]),

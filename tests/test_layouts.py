@@ -431,8 +431,7 @@ def test_prod_backs_up_the_shared_file_system_daily_with_the_stacks_retention():
     [binding] = plan.by_type("alicloud:hbr/policyBinding:PolicyBinding")
     fs = plan.one("alicloud:nas/fileSystem:FileSystem")
     assert (vault.inputs["vaultType"], vault.inputs["encryptType"], vault.protect) == (
-        "STANDARD", "HBR_PRIVATE", True)  # vault_key: hbr, a vault from before 0.2.0
-    assert "kmsKeyId" not in vault.inputs
+        "STANDARD", "KMS", True)
     [rule] = policy["rules"]
     assert (policy["policyType"], rule["ruleType"], rule["retention"], rule["vaultId"]) == (
         "STANDARD", "BACKUP", 30, vault.id)
@@ -444,9 +443,10 @@ def test_prod_backs_up_the_shared_file_system_daily_with_the_stacks_retention():
     assert shipped("training-dev").by_type("alicloud:hbr/vault:Vault") == []
 
 
-def test_new_prod_vaults_encrypt_with_the_stacks_kms_key():
-    """training-ack (prod, no vault before 0.2.0) takes the default: the stack's key."""
-    plan = shipped("training-ack")
+@pytest.mark.parametrize("name", ["training-prod", "rendering-batch", "training-ack"])
+def test_prod_vaults_encrypt_with_the_stacks_kms_key(name):
+    """Every shipped prod stack takes the default: the stack's KMS key."""
+    plan = shipped(name)
     vault = plan.one("alicloud:hbr/vault:Vault").inputs
     key = plan.one(t.KMS_KEY)
     assert (vault["encryptType"], vault["kmsKeyId"]) == ("KMS", key.id)

@@ -376,11 +376,11 @@ STORAGE_RULES: tuple[Rule, ...] = (
                  "security", "medium", "Set encryptType KMS and kmsKeyId on hbr.Vault (the "
                  "stack's key).", backup_vault_kms, concern="data",
                  reviews=frozenset({t.HBR_VAULT}), enforcement="advisory",
-                 note="advisory: HBR encrypts every vault, with its own key by default, and "
-                      "a vault's key is fixed at creation: a prod vault made before "
-                      "gpu-infra 0.2.0 keeps HBR's key (storage.backup.vault_key: hbr), since "
-                      "moving to KMS means a new vault and a new backup history; new prod "
-                      "vaults use the stack's key"),
+                 note="advisory: HBR encrypts every vault, with its own key when no KMS "
+                      "key is named, and a vault's key is fixed at creation: a prod stack "
+                      "that keeps a vault made with HBR's key (storage.backup.vault_key: "
+                      "hbr) would need a new vault and a new backup history to move; prod "
+                      "vaults take the stack's key by default"),
     ResourceRule("no-foreign-data-sharing", "Images are shared only with trusted accounts",
                  "security", "high", "Remove the share, or list the account in "
                  "trustedAccounts.", foreign_sharing, concern="data",

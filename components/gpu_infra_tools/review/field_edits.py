@@ -120,11 +120,11 @@ EDITS: dict[str, FieldEdit] = {
     "backup-retention": FieldEdit("storage.backup.retention_days", "training-prod", "30 -> 90",
                                   _set("storage.backup.retention_days", 90)),
     "backup-vault-key": FieldEdit(
-        "storage.backup.vault_key", "training-prod", "hbr -> stack",
-        _set("storage.backup.vault_key", "stack"),
+        "storage.backup.vault_key", "training-prod", "default (stack) -> hbr",
+        _set("storage.backup.vault_key", "hbr"),
         "a vault's key is fixed at creation: a new key is a new vault, and the old one's "
-        "backups go with it (protected in prod). To move to the stack's key, keep this "
-        "vault until its backups expire and back up into a new stack's vault"),
+        "backups go with it (protected in prod). To change the key, back up into a new "
+        "vault beside this one and keep this one until its backups expire"),
     "log-retention": FieldEdit("logs.retention_days", "training-prod", "default (180) -> 365",
                                _set("logs.retention_days", 365)),
     "kms-on": FieldEdit("security.kms_encryption", "training-dev", "default (off) -> true",

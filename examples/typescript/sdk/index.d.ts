@@ -87,8 +87,8 @@ export interface BackupConfigArgs {
     retentionDays?: number;
     /**
      * The key the vault encrypts backups with: `stack` (the stack's KMS key, which needs
-     * `security.kms_encryption`) or `hbr` (Cloud Backup's own key, what every vault made before
-     * gpu-infra 0.2.0 uses). Fixed at creation: changing it replaces the vault, and every backup
+     * `security.kms_encryption`) or `hbr` (Cloud Backup's own key, what a vault made by an
+     * unreleased main before 0.2.0's vault key has). Fixed at creation: changing it replaces the vault, and every backup
      * in it goes. Default: `stack` where the stack has a KMS key (prod), else `hbr`.
      * One of: stack, hbr.
      */
