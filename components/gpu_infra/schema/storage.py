@@ -246,8 +246,9 @@ class BackupConfig(StrictModel):
     vault_key: VaultKey | None = None
     """The key the vault encrypts backups with: `stack` (the stack's KMS key, which needs
     `security.kms_encryption`) or `hbr` (Cloud Backup's own key, what a vault made by an
-    unreleased main before 0.2.0's vault key has). Fixed at creation: changing it replaces the vault, and every backup
-    in it goes. Default: `stack` where the stack has a KMS key (prod), else `hbr`."""
+    unreleased main before 0.2.0's vault key has). Fixed at creation: changing it replaces
+    the vault, and every backup in it goes. Default: `stack` where the stack has a KMS key
+    (prod), else `hbr`."""
 
 
 class StorageConfig(StrictModel):
