@@ -134,7 +134,9 @@ NEEDS_THE_CLOUD = {
 }
 """Commands of the README that cannot run offline, with the reason; they are only parsed."""
 NEEDS_GIT_MAIN = ("--compare-revision main", "--against main")
-"""Command lines that read the stack file at git revision `main`: run in the repository."""
+"""Command lines that read the stack file at git revision `main`: run in the repository. On a
+branch that makes a dangerous prod change to a shipped stack, the comparison rightly exits 1
+(an unacknowledged dangerous change), so those lines pass with 0 or 1; anything else fails."""
 
 
 def _git_has_main() -> bool:
@@ -170,7 +172,7 @@ def test_every_readme_command_runs(tmp_path, capsys, monkeypatch):
         code = main(arguments)
         captured = capsys.readouterr()
         ran += 1
-        if code != 0:
+        if code not in ((0, 1) if in_repository else (0,)):
             failures.append(f"{line}\n  exit {code}: {captured.err.strip()[:600]}")
     assert not failures, "\n".join(failures)
     assert ran >= len(command_lines()) - len(NEEDS_THE_CLOUD) - len(NEEDS_GIT_MAIN)
