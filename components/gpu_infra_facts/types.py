@@ -121,6 +121,7 @@ HBR_POLICY_BINDING = "alicloud:hbr/policyBinding:PolicyBinding"
 SLS_MACHINE_GROUP = "alicloud:log/machineGroup:MachineGroup"
 SLS_PIPELINE_CONFIG = "alicloud:sls/logtailPipelineConfig:LogtailPipelineConfig"
 SLS_ATTACHMENT = "alicloud:log/logTailAttachment:LogTailAttachment"
+SLS_STORE_INDEX = "alicloud:log/storeIndex:StoreIndex"
 ALB_SECURITY_GROUP_ATTACHMENT = (
     "alicloud:alb/loadBalancerSecurityGroupAttachment:LoadBalancerSecurityGroupAttachment")
 LOAD_BALANCER_ADDRESS_KEYS = {ALB_LOAD_BALANCER: "addressType",

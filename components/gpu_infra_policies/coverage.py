@@ -101,6 +101,7 @@ NO_CONCERN: dict[str, str] = {
     t.SLS_MACHINE_GROUP: "names the nodes whose agents ship logs (by the fleet's user-defined "
                          "id); grants nothing",
     t.SLS_ATTACHMENT: "applies a collection config to a machine group of the stack",
+    t.SLS_STORE_INDEX: "makes a log store of the stack searchable; holds no logs, grants nothing",
     t.SLS_PIPELINE_CONFIG: "which files and journal a node agent reads, written to a log "
                            "store of the stack's project (the store is judged: encryption, "
                            "retention)",

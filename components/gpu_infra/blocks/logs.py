@@ -21,6 +21,11 @@ flushers are maps of strings, a JSON list or object in a string is sent decoded
 stores: retention_period 1-3650 days, encrypt_conf `default` (AES with an SLS-managed key)
 or `m4` (SDK docstrings).
 
+Every store has an index (`StoreIndex`, `<name>-<store>-index`): SLS searches only an indexed
+store. It indexes the full text and, as text fields, the ones the README's queries name
+(INDEXED_FIELDS): `__tag__:__hostname__`, and the journal's `_HOSTNAME` and `_TRANSPORT`.
+Index traffic is billed by SLS with the data written (unpriced in the cost book).
+
 Further stores on demand (`NodeLogs.store`): `functions`, where the stack's Function Compute
 functions write (the queue-metric publisher).
 
@@ -52,6 +57,14 @@ class LogTarget:
 
     project: pulumi.Input[str]
     store: pulumi.Input[str]
+
+
+INDEXED_FIELDS = ("__tag__:__hostname__", "_HOSTNAME", "_TRANSPORT")
+"""The fields every store indexes for field queries (`name: value`): the host tag LoongCollector
+adds to each log and the systemd journal's host and transport (kernel messages have
+`_TRANSPORT` kernel)."""
+INDEX_TOKENS = ", '\";=()[]{}?@&<>/:\n\t\r"
+"""The delimiters a text index splits on (the SLS console's default set)."""
 ENCRYPT_TYPE = "default"
 """encrypt_conf.encrypt_type: AES with a key SLS manages."""
 ACK_MACHINE_GROUP = "k8s-group-{cluster_id}"
@@ -73,6 +86,7 @@ class NodeLogs(pulumi.ComponentResource):
     TYPE = "gpu-infra:logs:NodeLogs"
     project: alicloud.log.Project
     stores: dict[str, alicloud.log.Store]
+    indexes: dict[str, alicloud.log.StoreIndex]
     machine_group: alicloud.log.MachineGroup
 
     def __init__(self, name: str, *, machine_id: str, retention_days: int, encrypt: bool,
@@ -88,6 +102,7 @@ class NodeLogs(pulumi.ComponentResource):
             tags=conventions.tags_for(child_name(name, "project")),
             opts=pulumi.ResourceOptions.merge(fixed_name(self), kept))
         self.stores: dict[str, alicloud.log.Store] = {}
+        self.indexes: dict[str, alicloud.log.StoreIndex] = {}
         self.store_names: dict[str, pulumi.Output[str]] = {}
         for store in STORES:
             self.store(store)
@@ -121,7 +136,7 @@ class NodeLogs(pulumi.ComponentResource):
 
     def store(self, store: str) -> LogTarget:
         """The store `store` of the project (made on first use, kept and encrypted like the
-        others, `<name>-<store>`), as a LogTarget."""
+        others, `<name>-<store>`, indexed: `<name>-<store>-index`), as a LogTarget."""
         if store not in self.stores:
             self.stores[store] = alicloud.log.Store(
                 child_name(self._name, store), project_name=self.project.project_name,
@@ -130,6 +145,13 @@ class NodeLogs(pulumi.ComponentResource):
                     enable=True, encrypt_type=ENCRYPT_TYPE) if self._encrypt else None,
                 opts=self._kept)
             self.store_names[store] = self.stores[store].logstore_name
+            self.indexes[store] = alicloud.log.StoreIndex(
+                child_name(self._name, f"{store}-index"), project=self.project.project_name,
+                logstore=self.stores[store].logstore_name,
+                full_text=alicloud.log.StoreIndexFullTextArgs(token=INDEX_TOKENS),
+                field_searches=[alicloud.log.StoreIndexFieldSearchArgs(
+                    name=field, type="text", token=INDEX_TOKENS) for field in INDEXED_FIELDS],
+                opts=pulumi.ResourceOptions(parent=self))
         return LogTarget(self.project.project_name, self.store_names[store])
 
     def collect_from(self, name: str, *, machine_group: pulumi.Input[str],
