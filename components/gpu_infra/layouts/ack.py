@@ -38,7 +38,7 @@ from gpu_infra.blocks.workloads.operator import (
 from gpu_infra.blocks.workloads.serving import ServingTarget, serving_objects, zone_maps
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.knowhow.node_software import driver_plan
-from gpu_infra.knowhow.placement import erdma_for, placement_for
+from gpu_infra.knowhow.placement import placement_for
 from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.layouts.jobs import (
     default_image,
@@ -92,16 +92,11 @@ class AckLayout(LayoutBase):
         return fleet.instance_type if isinstance(fleet, TrainingFleet) \
             else fleet.instance_types[0]
 
-    def uses_erdma_here(self) -> bool:
-        """Whether the GPU nodes use eRDMA (training fleets of a family that has it)."""
-        fleet = self.cluster.fleet
-        return isinstance(fleet, TrainingFleet) and erdma_for(fleet, self.cluster.gpu_types)
-
     def addon_names(self) -> list[str]:
         """Every add-on the cluster gets, in install order."""
         names = [name for name, addon in ADDONS.items() if addon.at_creation]
         names += [*GPU_ADDONS, *CORE_ADDONS]
-        if self.uses_erdma_here():
+        if self.node_plan.uses_erdma():
             names += ERDMA_ADDONS
         return names
 
@@ -171,7 +166,7 @@ class AckLayout(LayoutBase):
             kubernetes_version=ack.kubernetes_version, kubernetes_minor=ack.minor,
             gpu_pools={fleet_name: GpuPool(
                 node_pool_ids=self.gpu_pools.node_pool_ids, labels=self.gpu_pools.labels,
-                taint=self.gpu_pools.taint, erdma=self.uses_erdma_here(),
+                taint=self.gpu_pools.taint, erdma=self.node_plan.uses_erdma(),
                 gpus_per_node=self.gpu_count())},
             system_labels=self.system_pool.labels, registry=self.registry,
             storage=self.storage, oss_role_name=self.oss_role.role_name)
@@ -225,7 +220,7 @@ class AckLayout(LayoutBase):
         labels = {POOL_LABEL: fleet_name, DRIVER_VERSION_LABEL: driver_plan(fleet).versions.driver,
                   **({SKYPILOT_ACCELERATOR_LABEL: skypilot_accelerator(gpu.gpu_model)}
                      if gpu else {})}
-        if self.uses_erdma_here():
+        if self.node_plan.uses_erdma():
             labels[ERDMA_LABEL] = "true"
         placement = placement_for(fleet, cluster.gpu_types) \
             if isinstance(fleet, TrainingFleet) else None

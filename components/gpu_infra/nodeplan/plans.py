@@ -162,8 +162,10 @@ class NodePlan:
                 and cluster.stack_publishes_queue_metric)
 
     def uses_erdma(self) -> bool:
-        """Whether the nodes use eRDMA. Default: no (scaling fleets)."""
-        return False
+        """Whether the nodes use eRDMA: training fleets as they ask (auto: where the family
+        has it), on ECS and ACK alike. Default: no (scaling fleets)."""
+        fleet = self.cluster.fleet
+        return isinstance(fleet, TrainingFleet) and erdma_for(fleet, self.cluster.gpu_types)
 
     def uses_jumbo_frames(self) -> bool:
         """Whether the eRDMA MTU is the jumbo-frame one (8500). Default: no."""
@@ -179,11 +181,6 @@ class TrainingNodes(NodePlan):
     torchrun, and the spot watcher on spot fleets."""
 
     FIXED_NODES = True
-
-    def uses_erdma(self) -> bool:
-        """eRDMA as the fleet asks (auto: where the family has it)."""
-        fleet = self.cluster.fleet
-        return isinstance(fleet, TrainingFleet) and erdma_for(fleet, self.cluster.gpu_types)
 
     def uses_jumbo_frames(self) -> bool:
         """`fleet.jumbo_frames` (the nodes have them enabled)."""
