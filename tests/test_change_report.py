@@ -364,6 +364,46 @@ def test_global_suffix_switch_replaces_the_buckets_and_is_blocked_in_prod(report
     assert renamed["llm-pretrain-datasets-bucket"] == ["bucket"]
 
 
+LOGS = "llm-pretrain-node-logs"
+LOG_DATA = [("log project", f"{LOGS}-project"), ("log store", f"{LOGS}-bootstrap"),
+            ("log store", f"{LOGS}-system")]
+"""training-prod's SLS project and stores: data, like its buckets (types.DATA_KINDS)."""
+
+
+def test_a_renamed_log_project_replaces_its_stores_and_their_logs(report):
+    """The suffix renames the SLS project (projectName, ForceNew), so the project and both
+    stores are replaced: new and empty, the old logs deleted with them."""
+    result = report("global-suffix")
+    renamed = {c.name: c.because for c in result.changes if c.change == "replace"}
+    assert renamed[f"{LOGS}-project"] == ["projectName"]
+    assert renamed[f"{LOGS}-system"] == ["projectName"]
+    logs = [(kind, name) for kind, name in result.impact.data["replaced"]
+            if kind.startswith("log ")]
+    assert sorted(logs) == LOG_DATA
+    [data] = [f for f in result.findings if f.rule == "replaces-data"]
+    assert data.level.value == "ERROR"
+    assert {name for _, name in LOG_DATA} <= set(data.resources)
+
+
+def test_switching_logs_off_deletes_the_logs_and_is_refused_in_prod(report):
+    result = report("logs-off")
+    assert result.impact.data == {"deleted": LOG_DATA}
+    assert rules(result) == {"replaces-data": "ERROR", "blocked-by-protection": "ERROR"}
+    assert {name for name, _ in result.impact.blocked} == {n for _, n in LOG_DATA}
+    assert "Data deleted: log project llm-pretrain-node-logs-project, log store" in "\n".join(
+        result.summary_lines())
+
+
+def test_encrypting_the_stores_replaces_them_a_warning_outside_prod(report):
+    """encrypt_conf.encrypt_type is ForceNew: security.kms_encryption on (training-dev)
+    replaces each store, and its logs go."""
+    result = report("kms-on")
+    assert [item for item in result.impact.data["replaced"] if item[0] == "log store"] == [
+        ("log store", "llm-train-node-logs-bootstrap"),
+        ("log store", "llm-train-node-logs-system")]
+    assert rules(result)["replaces-data"] == "WARNING"
+
+
 def test_tags_change_in_place(report):
     result = report("tags")
     assert {change for change, _, _ in changed(result).values()} == {"update"}

@@ -153,6 +153,10 @@ LIMITS: dict[str, tuple[tuple[Any, ...], tuple[str, ...]]] = {
     "RegistryVisibility": (values(allowed.RegistryVisibility), (
         "cs.RegistryEnterpriseRepo.repo_type", "cr.Repo.repo_type",
         "cs.RegistryEnterpriseNamespace.default_visibility", "cr.Namespace.default_visibility")),
+    "LOG_RETENTION_DAYS": (span(*allowed.LOG_RETENTION_DAYS), ("log.Store.retention_period",)),
+    "LOG_ENCRYPT_TYPE": ((allowed.LOG_ENCRYPT_TYPE,), ("log.Store.encrypt_conf.encrypt_type",)),
+    "LogFieldType": (values(allowed.LogFieldType), ("log.StoreIndex.field_searches.type",)),
+    "LOG_TEXT_FIELD": ((allowed.LOG_TEXT_FIELD,), ("log.StoreIndex.field_searches.type",)),
     "gpu_infra_policies PERFORMANCE_LEVELS": (PERFORMANCE_LEVELS,
                                               ("ecs.Instance.data_disks.performance_level",)),
     "gpu_infra_policies PUBLIC_ACLS": (PUBLIC_ACLS, ("oss.Bucket.acl", "oss.BucketAcl.acl")),
@@ -208,8 +212,8 @@ def sdk_text(argument: str) -> str | None:
     return _param_text(args_class, path[-1])
 
 
-SDK_RANGE = re.compile(r"`?(-?\d+)`? to `?(-?\d+)`?|\[(-?\d+), ?(-?\d+)\]")
-"""A range in a docstring: "`7` to `366`", "7 to 365 days", "[20,32768]"."""
+SDK_RANGE = re.compile(r"`?(-?\d+)`? to `?(-?\d+)`?|\[(-?\d+)(?:, ?|-)(-?\d+)\]")
+"""A range in a docstring: "`7` to `366`", "7 to 365 days", "[20,32768]", "[1-3650]"."""
 
 
 def mentions(text: str, value: Any, any_case: bool = False) -> bool:
@@ -282,6 +286,9 @@ def test_the_check_refuses_what_the_provider_does_not_document():
     assert refusal("ess.ScalingRule.metric_name", "CpuUtilization")  # documented nowhere
     assert refusal("kms.Key.rotation_interval", 366)  # SDK text: 7 to 365 days
     assert refusal("ecs.AutoSnapshotPolicy.retention_days", 30)  # SDK text names only -1
+    assert refusal("log.Store.retention_period", 3651)  # SDK text: [1-3650]
+    assert refusal("log.StoreIndex.field_searches.type", "json")  # Terraform's, not the SDK's
+    assert refusal("log.StoreIndex.field_searches.type", "string")
     assert refusal("ess.ScalingConfiguration.system_disk_category", "cloud_essd") is None
 
 

@@ -165,3 +165,21 @@ def test_node_pool_updates_say_how_they_reach_the_nodes(creatable_resources):
     assert pool.reaching_nodes("taints.effect").how == "running-nodes"
     assert pool.kept_when_removed("scalingConfig.maxSize") is not None
     assert pool.kept_when_removed("desiredSize") is None
+
+
+def test_a_log_store_keeps_its_shards_and_its_logs_go_with_it():
+    """alicloud_log_store: shard_count is ForceNew but its DiffSuppressFunc hides every change
+    of an existing store (ignored, not a replacement); the name, the project and the
+    encryption type are ForceNew; the name is unique in its project; a delete takes the
+    logs."""
+    from gpu_infra_facts.types import LOG_STORE
+
+    store = semantics(LOG_STORE)
+    assert store.replacing("shardCount", {}) is None
+    assert store.ignoring("shardCount", {}) is not None
+    for path in ("logstoreName", "projectName", "encryptConf.encryptType",
+                 "encryptConf.userCmkInfo.cmkKeyId"):
+        assert store.replacing(path, {}) is not None, path
+    assert store.replacing("retentionPeriod", {}) is None
+    assert store.unique_name == "logstoreName"
+    assert store.on_delete is not None and "log" in store.on_delete.note

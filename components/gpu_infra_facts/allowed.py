@@ -227,6 +227,24 @@ choices)."""
 RegistryVisibility = Literal["PRIVATE"]
 """`repo_type` / `default_visibility` of every repository and namespace: private only."""
 
+# log.Store, log.StoreIndex (node logs)
+LOG_RETENTION_DAYS: Final = (1, 3650)
+"""log.Store `retention_period` in days; 3650 keeps the logs forever (SDK docstring: "Valid
+values: [1-3650]")."""
+LOG_ENCRYPT_TYPE: Final = "default"
+"""log.Store `encrypt_conf.encrypt_type` of an encrypted store: AES with a key SLS manages
+(SDK docstring: "`default`(AES), `m4`"; a key of the stack's would need `user_cmk_info` and
+a RAM role SLS assumes, which is not built)."""
+LogFieldType = Literal["text", "long", "double"]
+"""log.StoreIndex `field_search.type`: a field indexed as text (words split at the index's
+tokens), long or double (SDK docstring). The provider also takes `json`
+(resource_alicloud_log_store_index.go line 93 at 81c43b672, StringInSlice text, long, double,
+json), a nested index that needs `json_keys`, which is not offered (the SDK docstring names
+only the three)."""
+LOG_TEXT_FIELD: Final[LogFieldType] = "text"
+"""The type of the fields every store indexes (blocks.logs INDEXED_FIELDS: host names and the
+journal's transport, queried as words)."""
+
 VaultKey = Literal["stack", "hbr"]
 """Whose key a Cloud Backup vault encrypts with: the stack's KMS key or HBR's own."""
 VAULT_ENCRYPT_TYPES: dict[VaultKey, str] = {"stack": "KMS", "hbr": "HBR_PRIVATE"}

@@ -156,8 +156,16 @@ TAGGABLE = frozenset({
 })
 """Types whose pulumi-alicloud 4.0 resource takes `tags` (checked by a test against the SDK)."""
 
-DATA_TYPES = frozenset({BUCKET, NAS_FILE_SYSTEM, *DISKS, LOG_PROJECT, LOG_STORE, HBR_VAULT})
-"""Resources that hold data: protected in prod."""
+DATA_KINDS: dict[str, str] = {BUCKET: "bucket", NAS_FILE_SYSTEM: "file system",
+                              **{disk: "kept disk" for disk in DISKS},
+                              LOG_PROJECT: "log project", LOG_STORE: "log store",
+                              HBR_VAULT: "backup vault"}
+"""Resources that hold data, by what a report calls one: protected in prod (the
+prod-data-protected rule), and replacing or deleting one loses its data (the change report's
+replaces-data). A disk only when it outlives its instance (deleteWithInstance false); a log
+project holds its stores and their logs, a backup vault every backup in it."""
+DATA_TYPES = frozenset(DATA_KINDS)
+"""Resources that hold data (DATA_KINDS): protected in prod."""
 
 # Network exposure beyond security groups (pulumi-alicloud 4.0 SDK tokens).
 PREFIX_LIST = "alicloud:ecs/ecsPrefixList:EcsPrefixList"

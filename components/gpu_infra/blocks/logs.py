@@ -17,9 +17,9 @@ instance id.
 
 Provider facts (terraform-provider-alicloud 81c43b672): pipeline inputs, processors and
 flushers are maps of strings, a JSON list or object in a string is sent decoded
-(convertSlsValue, alicloud/resource_alicloud_sls_logtail_pipeline_config.go line 396);
-stores: retention_period 1-3650 days, encrypt_conf `default` (AES with an SLS-managed key)
-or `m4` (SDK docstrings).
+(convertSlsValue, alicloud/resource_alicloud_sls_logtail_pipeline_config.go line 396); the
+stores' and indexes' allowed values (retention, encryption type, field types) are in
+gpu_infra_facts.allowed with their sources.
 
 Every store has an index (`StoreIndex`, `<name>-<store>-index`): SLS searches only an indexed
 store. It indexes the full text and, as text fields, the ones the README's queries name
@@ -42,6 +42,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.bootstrap import LOG_FILE
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
+from gpu_infra_facts.allowed import LOG_ENCRYPT_TYPE, LOG_TEXT_FIELD
 from gpu_infra_facts.types import LOG_PROJECT
 
 STORES = ("bootstrap", "system")
@@ -60,13 +61,11 @@ class LogTarget:
 
 
 INDEXED_FIELDS = ("__tag__:__hostname__", "_HOSTNAME", "_TRANSPORT")
-"""The fields every store indexes for field queries (`name: value`): the host tag LoongCollector
-adds to each log and the systemd journal's host and transport (kernel messages have
-`_TRANSPORT` kernel)."""
+"""The fields every store indexes for field queries (`name: value`), as text (LOG_TEXT_FIELD):
+the host tag LoongCollector adds to each log and the systemd journal's host and transport
+(kernel messages have `_TRANSPORT` kernel)."""
 INDEX_TOKENS = ", '\";=()[]{}?@&<>/:\n\t\r"
 """The delimiters a text index splits on (the SLS console's default set)."""
-ENCRYPT_TYPE = "default"
-"""encrypt_conf.encrypt_type: AES with a key SLS manages."""
 ACK_MACHINE_GROUP = "k8s-group-{cluster_id}"
 """The machine group an ACK cluster's log add-on creates in the project it is given (ACK
 "Collect container logs": logtail-ds / loongcollector with sls_project_name; the name is
@@ -81,7 +80,8 @@ class NodeLogs(pulumi.ComponentResource):
     pass the stack's kms_encryption, on in prod; the stack's own KMS key would need a RAM
     role SLS assumes, `user_cmk_info.arn`, which is not built); nodes announcing `machine_id` are
     collected. The project and its stores are protected with the stack's data
-    (`conventions.protect_data`)."""
+    (`conventions.protect_data`) and replaced delete-first (`fixed_name`: the project's name
+    is unique across SLS, a store's in its project)."""
 
     TYPE = "gpu-infra:logs:NodeLogs"
     project: alicloud.log.Project
@@ -142,15 +142,16 @@ class NodeLogs(pulumi.ComponentResource):
                 child_name(self._name, store), project_name=self.project.project_name,
                 logstore_name=store, retention_period=self._retention_days,
                 encrypt_conf=alicloud.log.StoreEncryptConfArgs(
-                    enable=True, encrypt_type=ENCRYPT_TYPE) if self._encrypt else None,
-                opts=self._kept)
+                    enable=True, encrypt_type=LOG_ENCRYPT_TYPE) if self._encrypt else None,
+                opts=pulumi.ResourceOptions.merge(fixed_name(self), self._kept))
             self.store_names[store] = self.stores[store].logstore_name
             self.indexes[store] = alicloud.log.StoreIndex(
                 child_name(self._name, f"{store}-index"), project=self.project.project_name,
                 logstore=self.stores[store].logstore_name,
                 full_text=alicloud.log.StoreIndexFullTextArgs(token=INDEX_TOKENS),
                 field_searches=[alicloud.log.StoreIndexFieldSearchArgs(
-                    name=field, type="text", token=INDEX_TOKENS) for field in INDEXED_FIELDS],
+                    name=field, type=LOG_TEXT_FIELD, token=INDEX_TOKENS)
+                    for field in INDEXED_FIELDS],
                 opts=pulumi.ResourceOptions(parent=self))
         return LogTarget(self.project.project_name, self.store_names[store])
 

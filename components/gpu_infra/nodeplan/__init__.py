@@ -14,7 +14,7 @@ from gpu_infra.schema import ClusterConfig
 def judge_stack(cluster: ClusterConfig) -> list[Finding]:
     """Every finding for `cluster`: the validators' (knowhow.run_validators), then what only
     its node plan can tell, for fleets whose nodes boot our bootstrap (the ERROR
-    user-data-too-large, the WARNING node-tools-without-bucket)."""
+    user-data-too-large, node-tools-without-bucket: an ERROR in prod, else a WARNING)."""
     findings = run_validators(cluster)
     nodes = node_plan(cluster)
     if nodes is not None and nodes.BOOTSTRAPS:

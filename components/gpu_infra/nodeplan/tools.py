@@ -1,6 +1,7 @@
 """The node tools need a bucket: a fleet whose nodes would get them (blocks.bootstrap
 node_tools_files) fetches them from one of the stack's buckets, so a stack that lists no
-bucket purpose leaves its nodes without them; a WARNING says what they miss."""
+bucket purpose leaves its nodes without them; the finding says what they miss, an ERROR where
+the environment's profile requires them (prod), else a WARNING."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from gpu_infra.nodeplan.plans import NodePlan, gpu_fleet_name
 
 
 def node_tools_without_bucket(nodes: NodePlan) -> Iterable[Finding]:
-    """WARNING at `storage.buckets.purposes` when it is empty and the fleet's nodes would
-    get node tools: the message names what they go without."""
+    """At `storage.buckets.purposes` when it is empty and the fleet's nodes would get node
+    tools: the message names what they go without. ERROR where the profile requires node
+    tools (`node_tools_required`, prod: nodes without the GPU health check run jobs on faulty
+    GPUs unnoticed), WARNING elsewhere."""
     cluster = nodes.cluster
     if cluster.storage.buckets.purposes != [] or driver_plan(cluster.fleet).route is None:
         return
@@ -24,9 +27,15 @@ def node_tools_without_bucket(nodes: NodePlan) -> Iterable[Finding]:
                if spec.gpu_health else [])
     missing += ["the elastic job launcher and spot watcher"] if spec.elastic else []
     missing += ["the drain's immediate hand-back of frames"] if spec.returns_jobs else []
-    yield Finding("node-tools-without-bucket", Level.WARNING, "storage.buckets.purposes",
-                  "no bucket holds the nodes' node tools, so they go without "
-                  f"{', '.join(missing)}; list at least one purpose")
+    gone = f"no bucket holds the nodes' node tools, so they go without {', '.join(missing)}"
+    if not cluster.profile.node_tools_required:
+        yield Finding("node-tools-without-bucket", Level.WARNING, "storage.buckets.purposes",
+                      f"{gone}; list at least one purpose")
+        return
+    yield Finding("node-tools-without-bucket", Level.ERROR, "storage.buckets.purposes",
+                  f"{gone}, which {cluster.environment} nodes must run; list at least one "
+                  "purpose (e.g. [checkpoints]: the node tools go in the checkpoints bucket, "
+                  "else the first)")
 
 
 __all__ = ["node_tools_without_bucket"]

@@ -1,16 +1,12 @@
-"""The `logs` section: node logs in Simple Log Service (SLS).
-
-Bounds from the provider: log.Store retention_period 1-3650 days (3650 keeps data forever;
-SDK docstring of pulumi-alicloud 4.0.0)."""
+"""The `logs` section: node logs in Simple Log Service (SLS); the provider's bounds are in
+gpu_infra_facts.allowed (LOG_RETENTION_DAYS)."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
 from gpu_infra.schema.base import StrictModel
-
-RETENTION_DAYS = (1, 3650)
-"""log.Store retention_period bounds (3650: kept forever)."""
+from gpu_infra_facts.allowed import LOG_RETENTION_DAYS
 
 
 class LogsConfig(StrictModel):
@@ -20,7 +16,7 @@ class LogsConfig(StrictModel):
 
     enabled: bool = True
     """Create the project and ship the nodes' logs. Default true."""
-    retention_days: int | None = Field(default=None, ge=RETENTION_DAYS[0],
-                                       le=RETENTION_DAYS[1])
+    retention_days: int | None = Field(default=None, ge=LOG_RETENTION_DAYS[0],
+                                       le=LOG_RETENTION_DAYS[1])
     """Days the stores keep logs (1-3650; 3650 keeps them forever). Default: the
     environment's profile (7 in dev and staging, 180 in prod)."""

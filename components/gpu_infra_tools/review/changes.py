@@ -3,11 +3,11 @@ built, in words a reviewer reads first, and the guard rails on it.
 
 Impact: GPU nodes replaced, deleted or restarted and why (ECS instances, scaling groups, and
 ACK node pools: a replaced pool releases every node, a lower desiredSize some of them);
-data resources (buckets, file systems, kept disks, KMS keys, image repositories) replaced or
-deleted; pool settings that reach new nodes only; a control-plane upgrade; what protection
-blocks (Pulumi `protect`, cloud deletion protection, PrePaid instances without force_delete,
-fixed names replaced create-before-delete); reserved capacity bought or left billing; changes the
-provider ignores; the monthly cost before and after.
+data resources (buckets, file systems, kept disks, log projects and stores, KMS keys, image
+repositories) replaced or deleted; pool settings that reach new nodes only; a control-plane
+upgrade; what protection blocks (Pulumi `protect`, cloud deletion protection, PrePaid
+instances without force_delete, fixed names replaced create-before-delete); reserved capacity
+bought or left billing; changes the provider ignores; the monthly cost before and after.
 
 Guard rails (findings): in prod, replacing or deleting GPU nodes or data, and buying or
 abandoning reserved capacity, are ERRORs unless acknowledged (see acknowledgements.py);
@@ -40,17 +40,15 @@ FIRST_BOOT_INPUTS = ("instanceType", "imageId")
 """Instance inputs changed in place (a restart) while the node keeps the configuration its
 first boot wrote: cloud-init runs user data once, so config.sh keeps the old type's GPU
 counts (and a re-image runs the old user data on the new system disk)."""
-DATA_KINDS = {t.BUCKET: "bucket",
-              t.NAS_FILE_SYSTEM: "file system",
+DATA_KINDS = {**t.DATA_KINDS,
               t.KMS_KEY: "KMS key",
-              t.HBR_VAULT: "backup vault",
-              t.ECS_DISK: "kept disk",
               **{token: "image repository" for token in t.REGISTRY_REPOS},
               t.REGISTRY_EE_INSTANCE: "registry instance"}
-"""Resources that hold data (or, for a KMS key, the means to read it; a backup vault holds
-every backup in it); a disk only when it
-outlives its instance (deleteWithInstance false): scratch disks go with their nodes; an
-image repository's images go with it (update_semantics on_delete)."""
+"""Resources whose replacement or deletion loses data: the data holders (types.DATA_KINDS:
+buckets, file systems, kept disks, log projects and stores, backup vaults), a KMS key (the
+means to read what it encrypts), and image repositories and registry instances (their images
+go with them, update_semantics on_delete). A disk only when it outlives its instance
+(deleteWithInstance false): scratch disks go with their nodes."""
 LAYOUT_PREFIX = "gpu-infra:layouts:"
 GONE = ("replace", "delete")
 
@@ -290,7 +288,7 @@ def _version(text: str) -> tuple[int, ...]:
 
 def _holds_data(change: ResourceChange) -> bool:
     """Data kinds hold data; a stand-alone disk only when it outlives its instance."""
-    return change.type != t.ECS_DISK or change.base_inputs.get("deleteWithInstance") is not True
+    return change.type not in t.DISKS or change.base_inputs.get("deleteWithInstance") is not True
 
 
 def _drops_inline_disks(change: ResourceChange) -> bool:

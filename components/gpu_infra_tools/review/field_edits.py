@@ -127,10 +127,15 @@ EDITS: dict[str, FieldEdit] = {
         "vault beside this one and keep this one until its backups expire"),
     "log-retention": FieldEdit("logs.retention_days", "training-prod", "default (180) -> 365",
                                _set("logs.retention_days", 365)),
+    "logs-off": FieldEdit("logs.enabled", "training-prod", "default (true) -> false",
+                          _set("logs.enabled", False),
+                          "the SLS project and its stores are deleted with every log in them "
+                          "(protected in prod): export the logs you need first, then "
+                          "`pulumi state unprotect` the project and stores"),
     "kms-on": FieldEdit("security.kms_encryption", "training-dev", "default (off) -> true",
                         _set("security.kms_encryption", True),
-                        "none: a system disk's key is fixed at creation; plan it as a "
-                        "rebuild"),
+                        "none: a system disk's key and a log store's encryption are fixed "
+                        "at creation; plan it as a rebuild (the stores start empty)"),
     "public-key": FieldEdit("security.public_key", "training-prod", "a new key",
                             _set("security.public_key", NEW_KEY),
                             "refused while nodes use the key pair: keep the key and add the "
