@@ -10,9 +10,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from pydantic import Field
+from pydantic._internal._docs_extraction import extract_docstrings_from_cls
 
 from gpu_infra.schema import ConfigError, load_cluster_config
-from gpu_infra.schema.editor import editor_schema, secure_fields
+from gpu_infra.schema.base import StrictModel, field_descriptions
+from gpu_infra.schema.editor import models_reached, editor_schema, secure_fields
+from gpu_infra.schema.registry import LAYOUT_MODELS
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 
@@ -153,3 +157,42 @@ def test_a_malformed_cidr_is_refused_by_both(cidr, tmp_path: Path):
     paths = {tuple(e.absolute_path)[-2:] for e in errors_of(document)}
     assert ("network", "vpc_cidr") in paths and ("admin_cidrs", 0) in paths
     assert not validates(document, tmp_path)
+
+
+class _Documented(StrictModel):
+    plain: int = 1
+    """First line.
+
+        Indented continuation."""
+    explained: int = Field(1, description="Given explicitly.")
+    """Not this one: the explicit description wins."""
+    undocumented: int = 1
+    after_a_method: int = 1
+
+
+class _Redeclared(_Documented):
+    plain: int = 2
+    inherited_doc: str = "x"
+    """Only here."""
+
+
+def test_field_descriptions_are_the_docstrings_under_the_fields_of_their_declaring_class():
+    assert field_descriptions(_Documented) == {
+        "plain": "First line.\n\nIndented continuation.", "explained": "Given explicitly."}
+    # `plain` is declared again without a docstring: as pydantic reads it, undocumented
+    assert field_descriptions(_Redeclared) == {
+        "explained": "Given explicitly.", "inherited_doc": "Only here."}
+
+
+def test_the_descriptions_are_those_pydantic_would_read_from_the_docstrings():
+    """Pydantic's own attribute-docstring reader (what use_attribute_docstrings runs as each
+    class is made) is the oracle, for every model a stack file reaches."""
+    models = models_reached(LAYOUT_MODELS.values())
+    assert len(models) > 40
+    for model in models.values():
+        own = extract_docstrings_from_cls(model, use_inspect=True)
+        ours = field_descriptions(model)
+        for name in model.model_fields:
+            if name in own and not model.model_fields[name].description:
+                assert ours.get(name) == own[name], f"{model.__name__}.{name}"
+        assert set(own) & set(model.model_fields) <= set(ours), model.__name__

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Iterator
 
@@ -114,3 +115,26 @@ def test_cli_bad_arguments_exit_2(extra, message, capsys: pytest.CaptureFixture)
     code = main(["publish-queue-metric", "--region", "cn-hangzhou", "--fleet", "f",
                  "--metric", "m", *extra])
     assert code == 2 and message in capsys.readouterr().err
+
+
+def test_the_loop_runs_with_the_cyclic_collector_on(
+        cloud: FakeCloud, keys: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The console script pauses the collector for a command; a loop that may run for days
+    turns it back on."""
+    from gpu_infra_tools.cli import publish
+
+    collecting: list[bool] = []
+
+    def measure(command: str) -> None:
+        collecting.append(gc.isenabled())
+
+    monkeypatch.setattr(publish, "_measure", measure)
+    gc.disable()
+    try:
+        code = main(["publish-queue-metric", "--region", "cn-hangzhou", "--group-id", "42",
+                     "--fleet", "f", "--metric", "m", "--command", "true", "--interval", "0",
+                     "--count", "2", "--endpoint", cloud.url])
+    finally:
+        gc.enable()
+    assert code == 0
+    assert collecting == [True, True]

@@ -29,6 +29,7 @@ from gpu_infra.schema import (
     TrainingConfig,
     TrainingFleet,
 )
+from gpu_infra.schema.base import field_descriptions
 
 ROOT_MODELS: tuple[type[BaseModel], ...] = (TrainingConfig, InferenceConfig, RenderingConfig,
                                             TrainingFleet, ScalingFleet)
@@ -113,12 +114,13 @@ class _Writer:
         self.classes[model] = ""  # placeholder: a model that reaches itself stops here
         lines = [f"class {args_name(model)}(TypedDict):",
                  f'    """{_docstring(model.__doc__)}"""', ""]
+        descriptions = field_descriptions(model)
         for name, info in model.model_fields.items():
             if name in OMITTED_FIELDS:
                 continue
             text = self.type_text(info.annotation)
             lines.append(f"    {name}: {text if info.is_required() else f'NotRequired[{text}]'}")
-            description = info.description or ""
+            description = descriptions.get(name, "")
             choices = _choices(info.annotation)
             if choices and text in ("str", "list[str]", "Any") and "One of" not in description:
                 description = description.rstrip() + "\n" + textwrap.fill(

@@ -18,6 +18,8 @@ from typing import Any
 import pulumi
 from pydantic import BaseModel
 
+from gpu_infra.schema.base import field_descriptions
+
 PUBLIC_MODULES: tuple[str, ...] = (
     "gpu_infra.schema",
     "gpu_infra.blocks.conventions",
@@ -117,9 +119,10 @@ def _annotation(annotation: Any) -> str:
 
 
 def _model_fields(model: type[BaseModel]) -> Iterator[str]:
+    descriptions = field_descriptions(model)
     for name, info in model.model_fields.items():
         default = "required" if info.is_required() else "optional"
-        summary = _first_paragraph(info.description).replace("\n", " ")
+        summary = _first_paragraph(descriptions.get(name)).replace("\n", " ")
         yield f"- `{name}` ({default}): {summary}"
 
 

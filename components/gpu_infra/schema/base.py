@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import itertools
+import sys
 from ipaddress import IPv4Network
 from typing import Annotated
 
@@ -43,7 +48,50 @@ class StrictModel(BaseModel):
     Strict types match what Pulumi hands the program: `pulumi.Config.get_object` returns
     the stack file's JSON types, and `pulumi config set --path` stores true/false as
     booleans and integers as integers (pulumi/sdk go/common/resource/config/map.go,
-    adjustObjectValue)."""
+    adjustObjectValue).
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True,
-                              strict=True, allow_inf_nan=False)
+    A field is documented by the docstring under it (field_descriptions)."""
+
+    # Not use_attribute_docstrings: pydantic would parse each class's source as the class is
+    # made, a third of the time the schema takes to load; field_descriptions reads each
+    # module once, when the editor schema or a reference is made.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+def field_descriptions(model: type[BaseModel]) -> dict[str, str]:
+    """Field name -> description of `model`'s documented fields: the field's own
+    `description=`, else the docstring under its annotation in the class that declares it
+    (the nearest in the method resolution order)."""
+    descriptions: dict[str, str] = {}
+    for name, info in model.model_fields.items():
+        text = info.description
+        declaring = next((cls for cls in model.__mro__
+                          if name in cls.__dict__.get("__annotations__", {})), None)
+        if not text and declaring is not None:
+            text = _attribute_docstrings(declaring.__module__).get(
+                declaring.__qualname__, {}).get(name)
+        if text:
+            descriptions[name] = text
+    return descriptions
+
+
+@functools.cache
+def _attribute_docstrings(module_name: str) -> dict[str, dict[str, str]]:
+    """Class name -> {attribute -> docstring} for the top-level classes of a module, from
+    one parse of its source; {} where the source cannot be read."""
+    try:
+        tree = ast.parse(inspect.getsource(sys.modules[module_name]))
+    except (KeyError, OSError, TypeError):
+        return {}
+    classes: dict[str, dict[str, str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        documented = classes.setdefault(node.name, {})
+        for annotated, following in itertools.pairwise(node.body):
+            if (isinstance(annotated, ast.AnnAssign) and isinstance(annotated.target, ast.Name)
+                    and isinstance(following, ast.Expr)
+                    and isinstance(following.value, ast.Constant)
+                    and isinstance(following.value.value, str)):
+                documented[annotated.target.id] = inspect.cleandoc(following.value.value)
+    return classes

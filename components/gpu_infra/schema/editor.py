@@ -15,11 +15,15 @@ with `gpu-infra validate`:
 
 from __future__ import annotations
 
+import typing
+from collections.abc import Iterable
 from typing import Any
 
-from gpu_infra.schema.base import SECURE_MARK
+from pydantic import BaseModel
+
+from gpu_infra.schema.base import SECURE_MARK, field_descriptions
 from gpu_infra.schema.loader import CLUSTER_KEY, PROJECT, REGION_KEY
-from gpu_infra.schema.registry import CLUSTER_ADAPTER
+from gpu_infra.schema.registry import CLUSTER_ADAPTER, LAYOUT_MODELS
 from gpu_infra_facts.regions import REGIONS
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -35,7 +39,13 @@ def editor_schema() -> dict[str, Any]:
     """JSON Schema (draft 2020-12) of a stack file: the cluster key and the region."""
     generated = CLUSTER_ADAPTER.json_schema()
     definitions: dict[str, Any] = generated.pop("$defs", {})
-    for model in definitions.values():
+    models = models_reached(LAYOUT_MODELS.values())
+    for title, model in definitions.items():
+        properties = model.get("properties", {})
+        for name, text in field_descriptions(models[title]).items():
+            if name in properties:  # keys sorted, as pydantic sorts them
+                properties[name] = dict(sorted({"description": text,
+                                                **properties[name]}.items()))
         _drop_region(model)
         for name, field in model.get("properties", {}).items():
             if field.pop(SECURE_MARK, False):
@@ -87,6 +97,23 @@ def secure_fields(schema: dict[str, Any]) -> list[str]:
     return sorted(f"{model}.{name}" for model, body in schema["$defs"].items()
                   for name, field in body.get("properties", {}).items()
                   if {"$ref": reference} in field.get("anyOf", []))
+
+
+def models_reached(roots: Iterable[type[BaseModel]]) -> dict[str, type[BaseModel]]:
+    """Class name -> model, of `roots` and every model their fields reach: the names of the
+    generated schema's $defs."""
+    found: dict[str, type[BaseModel]] = {}
+    pending: list[Any] = list(roots)
+    while pending:
+        item = pending.pop()
+        pending += typing.get_args(item)
+        if not (isinstance(item, type) and issubclass(item, BaseModel)) or item in found.values():
+            continue
+        if item.__name__ in found:
+            raise TypeError(f"two models named {item.__name__}; the $defs would differ")
+        found[item.__name__] = item
+        pending += [info.annotation for info in item.model_fields.values()]
+    return found
 
 
 def _drop_region(model: dict[str, Any]) -> None:

@@ -15,6 +15,7 @@ _SECRET (/ _SECURITY_TOKEN), else the RAM role of the instance it runs on.
 from __future__ import annotations
 
 import argparse
+import gc
 import shlex
 import subprocess
 import sys
@@ -80,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     if args.value is not None:
         return EXIT_OK if _send(args, args.value, credentials) else EXIT_FAILED
+    gc.enable()  # a loop that may run for days; the console script paused the collector
     rounds = 0
     while args.count is None or rounds < args.count:
         if rounds:
