@@ -15,7 +15,7 @@ from pydantic._internal._docs_extraction import extract_docstrings_from_cls
 
 from gpu_infra.schema import ConfigError, load_cluster_config
 from gpu_infra.schema.base import StrictModel, field_descriptions
-from gpu_infra.schema.editor import models_reached, editor_schema, secure_fields
+from gpu_infra.schema.editor import editor_schema, models_reached, secure_fields
 from gpu_infra.schema.registry import LAYOUT_MODELS
 
 from .conftest import PROJECT_DIR, STACKS_DIR
