@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import gc
 import importlib
 import inspect
 from datetime import datetime, timedelta, timezone
@@ -144,3 +145,11 @@ def provider_class(type_token: str) -> type:
 def takes_tags(type_token: str) -> bool:
     """Whether the provider's resource class accepts a `tags` argument."""
     return "tags" in inspect.signature(provider_class(type_token)._internal_init).parameters
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection loaded (the packages, the SDKs, the test modules) lives until the
+    session ends: out of the cyclic collector's reach, its full collections scan only what the
+    tests make (as the console script does for a command; about a tenth of the fast tier's
+    CPU)."""
+    gc.freeze()

@@ -15,6 +15,7 @@ from gpu_infra.layouts import LayoutBase, find_layout_classes, layout_class
 from gpu_infra.nodeplan import node_plan
 from gpu_infra.nodeplan.plans import AckNodes, NodePlan, TrainingNodes
 from gpu_infra.schema import load_cluster_config
+from gpu_infra.schema.base import field_descriptions
 from gpu_infra.schema.registry import LAYOUT_MODELS
 from gpu_infra.schema.stack import ClusterBase, PlatformChoice
 from gpu_infra.schema.storage import BucketsConfig
@@ -48,7 +49,7 @@ def test_every_layout_model_states_its_own_facts():
 def test_the_purposes_field_states_each_layouts_default_buckets():
     """`storage.buckets.purposes`'s description (the editor's hover text) lists what the
     registry's models declare, layout by layout."""
-    described = " ".join((BucketsConfig.model_fields["purposes"].description or "").split())
+    described = " ".join(field_descriptions(BucketsConfig)["purposes"].split())
     defaults = "; ".join(f"{name} {', '.join(model.default_bucket_purposes)}"
                          for name, model in LAYOUT_MODELS.items()
                          if issubclass(model, ClusterBase))
