@@ -97,8 +97,10 @@ def test_a_batch_with_no_healthy_instance_is_abandoned(tmp_path, system):
 
 @pytest.mark.slow  # nodes report from processes under the systems' Python
 def test_a_silent_instance_does_not_hold_the_batch_past_the_deadline(tmp_path):
+    # One reporting node: with a deadline of 0 s whoever reports first answers for the batch,
+    # so a second healthy node would race it (and count as silent when it starts late).
     cloud = run_batch(tmp_path, python_of("alinux-3"),
-                      {"i-a": "healthy", "i-hung": None, "i-b": "healthy"}, wait_seconds=0)
+                      {"i-a": "healthy", "i-hung": None}, wait_seconds=0)
     [(result, seen)] = cloud.state.answers
     assert result == "CONTINUE" and seen["i-hung"] is None
     assert cloud.state.unhealthy == ["i-hung"]
