@@ -54,7 +54,8 @@ class EnvironmentProfile:
         "`storage.buckets.logging`)")
     guard_changes: bool = _row(
         "Change report: destroying GPU nodes or data, or rebuying reserved capacity, is an "
-        "ERROR (off: a WARNING)")
+        "ERROR, and so is reserving capacity only spot nodes would use "
+        "(`reserved-capacity-unused`) (off: WARNINGs)")
     backup: bool = _row(
         "Cloud Backup (HBR) of the shared file system (default of `storage.backup.enabled`)")
     node_tools_required: bool = _row(
