@@ -323,3 +323,17 @@ def test_no_pool_sets_an_upgrade_policy(stack):
     assert pools and not [p.name for p in pools if p.inputs.get("upgradePolicy")]
     rule = semantics(t.NODE_POOL).reaching_nodes("upgradePolicy")
     assert rule is not None and "every update" in rule.note
+
+
+@pytest.mark.parametrize("stack", ["training-ack", "inference-ack"])
+def test_every_claim_is_replaced_with_its_volume(stack):
+    """A claim names its volume by its name, which the volume's replacement keeps, and
+    Kubernetes deletes no volume while a claim binds it: each claim is replaced with its
+    volume (replace_with), not deleted with it (Kubernetes keeps the claim)."""
+    plan = shipped(stack)
+    volumes = {v.inputs["metadata"]["name"]: v.urn for v in plan.by_type(t.K8S_PERSISTENT_VOLUME)}
+    claims = plan.by_type(t.K8S_PERSISTENT_VOLUME_CLAIM)
+    assert claims and volumes
+    for claim in claims:
+        assert claim.replace_with == [volumes[claim.inputs["spec"]["volumeName"]]], claim.name
+        assert claim.deleted_with is None, claim.name

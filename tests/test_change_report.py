@@ -404,6 +404,30 @@ def test_encrypting_the_stores_replaces_them_a_warning_outside_prod(report):
     assert rules(result)["replaces-data"] == "WARNING"
 
 
+def test_a_replaced_store_takes_its_index_with_it(report):
+    """DeleteLogStore deletes the store's index, whose inputs (the store's name) stay the
+    same: the index is replaced with its store (replaceWith), as the engine does."""
+    result = report("kms-on")
+    stores = {c.name: c for c in result.changes if c.type == "alicloud:log/store:Store"}
+    indexes = {c.name: c for c in result.changes
+               if c.type == "alicloud:log/storeIndex:StoreIndex"}
+    assert {name: (c.change, c.because) for name, c in indexes.items()} == {
+        f"{store}-index": ("replace", ["replaceWith"]) for store in stores}
+    assert {c.goes_with for c in indexes.values()} == {c.urn for c in stores.values()}
+    assert result.impact.with_parent == [(f"{store}-index", store) for store in stores]
+    assert "Replaced or deleted with the resource they name" in "\n".join(result.summary_lines())
+
+
+def test_logs_off_deletes_each_index_with_its_store(report):
+    """The stores go, so SLS deletes their indexes: Pulumi calls no DeleteIndex."""
+    result = report("logs-off")
+    urns = {c.name: c.urn for c in result.changes}
+    gone = {c.name: (c.change, c.goes_with) for c in result.changes
+            if c.type == "alicloud:log/storeIndex:StoreIndex"}
+    assert gone == {f"{LOGS}-{store}-index": ("delete", urns[f"{LOGS}-{store}"])
+                    for store in ("bootstrap", "system")}
+
+
 def test_tags_change_in_place(report):
     result = report("tags")
     assert {change for change, _, _ in changed(result).values()} == {"update"}

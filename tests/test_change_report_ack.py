@@ -223,3 +223,18 @@ def test_cluster_and_system_pool_settings_change_in_place(report, edit, name, be
     expect(result, {name: ("update", False, because)})
     assert not result.findings and not result.impact.gpu_nodes
     assert policies_of(result) == ["in place"]
+
+
+def test_a_volume_replaced_under_its_name_takes_its_claim(tmp_path):
+    """A new NAS mount address (the file system or its mount target rebuilt) replaces the
+    shared volume (spec.csi is ForceNew) under the same name: its claim, which names it, is
+    replaced with it (replaceWith), since Kubernetes deletes no volume a claim binds."""
+    base = copy.deepcopy(golden_record("training-ack"))
+    [volume] = [r for r in base["resources"] if r["name"] == "llm-ack-kube-shared"]
+    volume["inputs"]["spec"]["csi"]["volumeAttributes"]["server"] = "old.nas.aliyuncs.com"
+    result = change_report(review(run_plan(STACKS_DIR / "Pulumi.training-ack.yaml")), base,
+                           "an older mount address")
+    expect(result, {"llm-ack-kube-shared": ("replace", False,
+                                            ["spec.csi.volumeAttributes.server"]),
+                    "llm-ack-kube-shared-claim": ("replace", False, ["replaceWith"])})
+    assert result.impact.with_parent == [("llm-ack-kube-shared-claim", "llm-ack-kube-shared")]

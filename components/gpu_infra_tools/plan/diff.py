@@ -9,6 +9,11 @@ an older program. Like `pulumi preview`:
   is a change too (which may replace the dependant in turn);
 - removing an Optional+Computed input keeps the cloud's value (no change);
 - `ignoreChanges` paths are not compared; `replaceOnChanges` paths replace;
+- a resource whose `replaceWith` lists a replaced resource, or whose `deletedWith` is one, is
+  replaced too (because `replaceWith` / `deletedWith`, the engine's replace keys: pulumi
+  step_generator.go `diff` and `findDependentCascadeReplacements`), and a deleted resource
+  whose `deletedWith` goes too is taken by the cloud with it (`goes_with`: Pulumi calls no
+  Delete for it, step.go `isDeletedWith`);
 - secrets are placeholders in both plans, so a changed secret is invisible offline.
 """
 
@@ -23,6 +28,9 @@ from gpu_infra_facts.update_semantics import ResourceSemantics, semantics
 
 CHANGES = ("create", "update", "replace", "delete", "same")
 """The change kinds, in the order reports list them."""
+CASCADE_KEYS = ("replaceWith", "deletedWith")
+"""The resource options that replace a resource with another (record keys, and the replace
+keys the engine blames)."""
 
 
 @dataclass
@@ -47,6 +55,9 @@ class ResourceChange:
     """Removed inputs the cloud keeps (Optional+Computed): no change, and no effect."""
     unknown: list[str] = field(default_factory=list)
     """Input paths unknown until a replaced resource they refer to exists."""
+    goes_with: str | None = None
+    """URN of the replaced or deleted resource this one is replaced or deleted with
+    (`replaceWith` / `deletedWith`), when that is the cause."""
     base: dict[str, Any] | None = None
     """The base plan's record (None for a create)."""
     new: dict[str, Any] | None = None
@@ -72,7 +83,8 @@ class ResourceChange:
         record: dict[str, Any] = {"change": self.change, "restart": self.restart,
                                   "because": self.because}
         for key, value in (("sources", self.sources), ("ignored", self.ignored),
-                           ("keptWhenRemoved", self.kept), ("unknownUntilApply", self.unknown)):
+                           ("keptWhenRemoved", self.kept), ("unknownUntilApply", self.unknown),
+                           ("goesWith", self.goes_with)):
             if value:
                 record[key] = value
         return record
@@ -97,6 +109,7 @@ def diff_records(base: Sequence[dict[str, Any]],
         changes.append(_compare(old, record))
     changes += [_change(r, "delete", base=r) for r in base if r["urn"] not in matched]
     _cascade(changes)
+    _deleted_with(changes)
     return changes
 
 
@@ -133,7 +146,7 @@ def _classify(change: ResourceChange, rules: ResourceSemantics, paths: Sequence[
     updating: list[str] = []
     for path in dict.fromkeys(paths):
         rule = rules.replacing(path, inputs)
-        if rule is not None or _under(path, replace_on):
+        if rule is not None or _under(path, replace_on) or path in CASCADE_KEYS:
             replacing.append(path)
             if rule is not None:
                 change.sources[path] = rules.source(rule)
@@ -173,7 +186,9 @@ def _cascade(changes: list[ResourceChange]) -> None:
                 dependants.setdefault(urn, []).append(change)
     strings: dict[int, list[tuple[str, str]]] = {}
     wave = [c for c in changes if c.change == "replace"]
+    with_them = _replaced_with(changes)
     while wave:
+        wave += _replace_with(wave, with_them)
         new_ids: dict[int, tuple[ResourceChange, set[str]]] = {}
         for replaced in wave:
             resource_id = (replaced.new or {}).get("id")
@@ -196,6 +211,51 @@ def _cascade(changes: list[ResourceChange]) -> None:
                       (dependant.new or {}).get("replaceOnChanges", ()))
             if dependant.change == "replace" and was != "replace":
                 wave.append(dependant)
+
+
+def _replaced_with(changes: Sequence[ResourceChange],
+                   ) -> dict[str, list[tuple[str, ResourceChange]]]:
+    """URN -> (option key, change) of the resources the new plan replaces with it."""
+    with_them: dict[str, list[tuple[str, ResourceChange]]] = {}
+    for change in changes:
+        if change.base is None or change.new is None:
+            continue
+        for urn in change.new.get("replaceWith", ()):
+            with_them.setdefault(urn, []).append(("replaceWith", change))
+        if change.new.get("deletedWith"):
+            with_them.setdefault(change.new["deletedWith"], []).append(("deletedWith", change))
+    return with_them
+
+
+def _replace_with(wave: Sequence[ResourceChange],
+                  with_them: Mapping[str, Sequence[tuple[str, ResourceChange]]],
+                  ) -> list[ResourceChange]:
+    """Replace the resources `replaceWith` or `deletedWith` the replacements of `wave` (the
+    engine checks replaceWith first), repeated down their own; returns those newly replaced."""
+    replaced: list[ResourceChange] = []
+    pending = list(wave)
+    while pending:
+        parent = pending.pop()
+        for key, change in with_them.get(parent.urn, ()):
+            if change.change == "replace":
+                continue
+            change.change, change.restart = "replace", False
+            change.because = [key, *(p for p in change.because if p != key)]
+            change.goes_with = parent.urn
+            replaced.append(change)
+            pending.append(change)
+    return replaced
+
+
+def _deleted_with(changes: Sequence[ResourceChange]) -> None:
+    """A deleted resource whose `deletedWith` is deleted or replaced too goes with it: the
+    cloud deletes it, Pulumi calls no Delete (pulumi step.go isDeletedWith)."""
+    going = {urn for c in changes if c.change in ("delete", "replace")
+             for urn in (c.urn, (c.base or {}).get("urn")) if urn}
+    for change in changes:
+        parent = (change.base or {}).get("deletedWith")
+        if change.change == "delete" and parent in going:
+            change.goes_with = parent
 
 
 def _finder(ids: set[str]) -> Callable[[str], bool]:

@@ -79,6 +79,11 @@ class PlannedResource:
     replace_on_changes: list[str] = field(default_factory=list)
     aliases: list[str] = field(default_factory=list)
     """URNs this resource was known by before (resource option `aliases`)."""
+    replace_with: list[str] = field(default_factory=list)
+    """URNs whose replacement replaces this resource too (resource option `replace_with`)."""
+    deleted_with: str | None = None
+    """URN of the resource the cloud deletes this one with (resource option `deleted_with`:
+    Pulumi calls no Delete for it when that one goes)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form used by `plan --json` (resource options only when set)."""
@@ -89,7 +94,8 @@ class PlannedResource:
         for key, value in (("deleteBeforeReplace", self.delete_before_replace),
                            ("ignoreChanges", self.ignore_changes),
                            ("replaceOnChanges", self.replace_on_changes),
-                           ("aliases", self.aliases)):
+                           ("aliases", self.aliases), ("replaceWith", self.replace_with),
+                           ("deletedWith", self.deleted_with)):
             if value:
                 record[key] = value
         return record
@@ -196,7 +202,9 @@ class _RecordingMonitor(mocks.MockMonitor):
                 delete_before_replace=bool(request.deleteBeforeReplace),
                 ignore_changes=list(request.ignoreChanges),
                 replace_on_changes=list(request.replaceOnChanges),
-                aliases=_alias_urns(request, response.urn)))
+                aliases=_alias_urns(request, response.urn),
+                replace_with=list(request.replace_with),
+                deleted_with=request.deletedWith or None))
         return response
 
 

@@ -1,13 +1,15 @@
 """The change report: what applying a plan does to the cluster an earlier plan (the base)
 built, in words a reviewer reads first, and the guard rails on it.
 
-Impact: GPU nodes replaced, deleted or restarted and why (ECS instances, scaling groups, and
-ACK node pools: a replaced pool releases every node, a lower desiredSize some of them);
-data resources (buckets, file systems, kept disks, log projects and stores, KMS keys, image
-repositories) replaced or deleted; pool settings that reach new nodes only; a control-plane
-upgrade; what protection blocks (Pulumi `protect`, cloud deletion protection, PrePaid
-instances without force_delete, fixed names replaced create-before-delete); reserved capacity
-bought or left billing; changes the provider ignores; the monthly cost before and after.
+Impact: GPU nodes replaced, deleted or restarted and why (ECS instances, scaling groups, and ACK
+node pools: a replaced pool releases every node, a lower desiredSize some of them); data
+resources (buckets, file systems, kept disks, log projects and stores, KMS keys, image
+repositories) replaced or deleted; resources replaced or deleted with their parent (a log
+store's index: `replaceWith` / `deletedWith`, plan.diff); pool settings that reach new nodes
+only; a control-plane upgrade; what protection blocks (Pulumi `protect`, cloud deletion
+protection, PrePaid instances without force_delete, fixed names replaced create-before-delete);
+reserved capacity bought or left billing; changes the provider ignores; the monthly cost before
+and after.
 
 Guard rails (findings): in prod, replacing or deleting GPU nodes or data, and buying or
 abandoning reserved capacity, are ERRORs unless acknowledged (see acknowledgements.py);
@@ -129,6 +131,10 @@ class Impact:
     currency: str = "CNY"
     cost_complete: bool = True
     """False when the plans' unpriced resources differ (the difference is then a bound)."""
+    with_parent: list[tuple[str, str]] = field(default_factory=list)
+    """(name, parent name) of resources replaced or deleted with another (`replaceWith`,
+    `deletedWith`): they name it by a name its replacement keeps, so their own inputs are the
+    same, but they cannot outlive it (a log store's index, a volume's claim)."""
 
 
 @dataclass
@@ -180,6 +186,7 @@ class ChangeReport:
                 "firstBootConfig": impact.first_boot_config,
                 "staleSharedFs": impact.stale_shared_fs, "oldImage": impact.old_image,
                 "reconfigured": impact.reconfigured,
+                "withParent": [{"name": n, "parent": p} for n, p in impact.with_parent],
                 "poolNodes": impact.pool_nodes, "newNodesOnly": impact.new_nodes_only,
                 "relabelled": impact.relabelled,
                 "upgraded": list(impact.upgraded) if impact.upgraded else None,
@@ -381,6 +388,8 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
             continue
         kind = change.change
         rules = semantics(change.type)
+        if change.goes_with:
+            impact.with_parent.append((change.name, change.goes_with.rpartition("::")[2]))
         if _is_gpu(change) and (kind in ("create", *GONE) or change.restart):
             impact.gpu_nodes.setdefault(_past(kind, change.restart), []).append(change.name)
             impact.gpu_causes.update(p for p in change.because
@@ -656,6 +665,11 @@ def summary_lines(report: ChangeReport) -> list[str]:
             what = "left behind, detached" if key == "orphaned" else key
             lines.append(f"Data {what}: " + ", ".join(f"{k} {n}" for k, n in _few_pairs(items))
                          + ".")
+    if impact.with_parent:
+        lines.append("Replaced or deleted with the resource they name (their own inputs are "
+                     "the same, but they cannot outlive it): " + ", ".join(
+                         f"{name} (with {parent})" for name, parent in
+                         _few_pairs(impact.with_parent)) + ".")
     if impact.blocked:
         by_reason: dict[str, list[str]] = {}
         for name, why in impact.blocked:

@@ -188,6 +188,8 @@ def _changes_text(changes: ChangeReport) -> list[str]:
         for change in changed[:DETAIL_LIMIT]:
             restart = " (restart)" if change.restart else ""
             because = f"  because {', '.join(change.because)}" if change.because else ""
+            if change.goes_with:
+                because += f" (with {change.goes_with.rpartition('::')[2]})"
             out.append(f"  {CHANGE_MARKS[change.change]}{change.change}{restart}  "
                        f"{change.type}  {change.name}{because}")
         if len(changed) > DETAIL_LIMIT:

@@ -120,7 +120,14 @@ class KubeStorage(pulumi.ComponentResource):
     def _static(self, name: str, claim: str, csi: k8s.core.v1.CSIPersistentVolumeSourceArgs,
                 capacity: str, opts: pulumi.ResourceOptions,
                 mount_options: Sequence[str] = ()) -> str:
-        """A static ReadWriteMany PersistentVolume `<cluster>-<claim>` and its claim."""
+        """A static ReadWriteMany PersistentVolume `<cluster>-<claim>` and its claim, replaced
+        with the volume (`replace_with`): the claim names the volume by its name, which a
+        replacement keeps (spec.csi is ForceNew: a new NAS mount address, bucket or role), and
+        Kubernetes postpones deleting a volume bound to a claim until the claim goes
+        (kubernetes.io/docs/concepts/storage/persistent-volumes, "Storage Object in Use
+        Protection"), so the volume's delete-first replacement (pulumi-kubernetes replaces a
+        named object delete-first) would wait on the claim Pulumi kept. With it, the claim is
+        deleted first (once no pod uses it) and bound to the new volume."""
         volume_name = child_name(name, claim)
         volume = k8s.core.v1.PersistentVolume(
             volume_name, metadata=_meta(volume_name, labels={"gpu-infra/volume": claim}),
@@ -136,7 +143,8 @@ class KubeStorage(pulumi.ComponentResource):
                 volume_name=volume.metadata.name,
                 resources=k8s.core.v1.VolumeResourceRequirementsArgs(
                     requests={"storage": capacity})),
-            opts=opts)
+            opts=pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
+                replace_with=[volume])))
         return claim
 
     def _shared(self, name: str, shared: SharedVolume, opts: pulumi.ResourceOptions) -> str:
