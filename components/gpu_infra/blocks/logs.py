@@ -25,7 +25,9 @@ Every store has an index (`StoreIndex`, `<name>-<store>-index`): SLS searches on
 store. The index names its store by name, which a replacement keeps (an `encrypt_conf` change),
 so its inputs stay the same while DeleteLogStore takes it ("All shards and indexes of the
 Logstore are deleted", SLS API reference DeleteLogStore): it is replaced with its store
-(`replace_with`) and deleted with it (`deleted_with`: Pulumi calls no DeleteIndex). It indexes
+(`replace_with`). Pulumi deletes it first (DeleteIndex, its store still there) rather than
+leaving it to DeleteLogStore (`deleted_with`): a store deletion that fails then leaves no
+index in SLS that the state has forgotten, which a revert could not create again. It indexes
 the full text and, as text fields, the ones the README's queries name (INDEXED_FIELDS):
 `__tag__:__hostname__`, and the journal's `_HOSTNAME` and `_TRANSPORT`. Index traffic is billed
 by SLS with the data written (unpriced in the cost book).
@@ -156,8 +158,7 @@ class NodeLogs(pulumi.ComponentResource):
                 field_searches=[alicloud.log.StoreIndexFieldSearchArgs(
                     name=field, type=LOG_TEXT_FIELD, token=INDEX_TOKENS)
                     for field in INDEXED_FIELDS],
-                opts=pulumi.ResourceOptions(parent=self, replace_with=[self.stores[store]],
-                                            deleted_with=self.stores[store]))
+                opts=pulumi.ResourceOptions(parent=self, replace_with=[self.stores[store]]))
         return LogTarget(self.project.project_name, self.store_names[store])
 
     def collect_from(self, name: str, *, machine_group: pulumi.Input[str],
