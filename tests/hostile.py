@@ -23,6 +23,7 @@ import pytest
 from gpu_infra_tools.cli import main
 
 from .conftest import PROJECT_DIR, STACKS_DIR
+from .shipped import plan_shipped_once
 
 CASE_BOUND_S = 30
 """Wall-clock bound of one case: a hang fails the case instead of the whole run."""
@@ -128,8 +129,10 @@ def check_output(case: Case, code: int, out: str, err: str) -> None:
 
 def run_in_process(case: Case, directory: Path, capsys: pytest.CaptureFixture[str],
                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run `case` through the CLI's main() and make every check."""
+    """Run `case` through the CLI's main() and make every check (a stack planned before in
+    this process, e.g. the shipped training-dev, is not planned again: tests/shipped.py)."""
     monkeypatch.chdir(PROJECT_DIR)
+    plan_shipped_once(monkeypatch)
     argv = setup_case(case, directory)
     before = snapshot(directory)
     if case.fault:

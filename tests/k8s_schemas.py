@@ -5,15 +5,30 @@ strictly as PodTemplates (the CRD schema prunes unknown fields rather than refus
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import jsonschema
 import kubernetes_validate
+import kubernetes_validate.utils
 
 from gpu_infra.blocks.workloads.vendor import pytorchjob_schema
 
 KUBERNETES_VERSION = "1.34.0"
 """The Kubernetes version the shipped ACK stacks pin (1.34.x); the schemas of that minor."""
+
+
+# kubernetes-validate reads and decodes a kind's schema file and the version's definitions
+# (1.5 MB of JSON) on every validate call (7 ms); the tests validate a few hundred objects
+# of a few kinds, so each file is decoded once per process. Neither jsonschema nor
+# kubernetes-validate changes a schema it is given.
+kubernetes_validate.utils.schema_contents = cache(kubernetes_validate.utils.schema_contents)
+
+
+def validate_strict(manifest: dict[str, Any], version: str) -> None:
+    """kubernetes_validate.validate(manifest, version) with unknown fields as errors; raises
+    its ValidationError and SchemaNotFoundError."""
+    kubernetes_validate.validate(manifest, version, strict=True)
 
 
 def problems(manifest: dict[str, Any], version: str = KUBERNETES_VERSION) -> list[str]:
@@ -28,7 +43,7 @@ def problems(manifest: dict[str, Any], version: str = KUBERNETES_VERSION) -> lis
             found += [f"{role}: {line}" for line in problems(template, version)]
         return found
     try:
-        kubernetes_validate.validate(manifest, version, strict=True)
+        validate_strict(manifest, version)
     except kubernetes_validate.ValidationError as error:
         return [f"{'.'.join(map(str, error.path))}: {error.message}"]
     return []

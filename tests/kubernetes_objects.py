@@ -12,6 +12,8 @@ import jsonschema
 import kubernetes_validate
 import yaml
 
+from .k8s_schemas import validate_strict
+
 CRD_DIR = Path(__file__).parent / "data" / "crds"
 PULUMI_ONLY = ("urn", "id")
 """Plan record keys that are not part of the object."""
@@ -50,7 +52,7 @@ def validation_problems(objects: list[dict[str, Any]], kubernetes_minor: str) ->
             if key in custom:
                 jsonschema.validate(obj, custom[key])
             else:
-                kubernetes_validate.validate(obj, f"{kubernetes_minor}.0", strict=True)
+                validate_strict(obj, f"{kubernetes_minor}.0")
         except kubernetes_validate.SchemaNotFoundError:
             problems.append(f"{label}: no schema for {key} (vendor its CRD in {CRD_DIR.name})")
         except (kubernetes_validate.ValidationError, jsonschema.ValidationError) as error:

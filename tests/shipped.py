@@ -1,36 +1,62 @@
-"""The plans of the shipped stacks (stacks/Pulumi.<stack>.yaml), made once per test process
-(under pytest-xdist, once per worker) for every test that reads them as they are: each call
-returns a copy of its own, so a test that changes what it got cannot change what another
-sees. Tests of the engine itself, and tests that patch something before planning, call
-run_plan; tests of a command put planned_once in place of its run_plan."""
+"""Plans made once per test process (under pytest-xdist, once per worker) for every test that
+reads them as they are: the shipped stacks (stacks/Pulumi.<stack>.yaml), the clusters the
+plan_cluster fixture writes, and the stack files the tests of a command plan. A plan is made
+again only for a stack file of other content, name or neighbours (the stack files beside it,
+which stack references read); each call returns a fresh copy of its own (unpickled), so a
+test that changes what it got cannot change what another sees. Tests of the engine itself,
+and tests that patch something before planning, call run_plan; tests of a command put
+planned_once in place of its run_plan (plan_shipped_once)."""
 
 from __future__ import annotations
 
+import hashlib
 import pickle
-from functools import cache
 from pathlib import Path
+
+import pytest
 
 from gpu_infra_tools.plan.engine import Plan, run_plan
 
 from .conftest import STACKS_DIR
 
+_PLANS: dict[str, bytes] = {}
+"""Pickled plans, by what they were planned from (_planned_from)."""
 
-@cache
-def _pickled(stack: str) -> bytes:
-    return pickle.dumps(run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml"))
+PLANNING_COMMANDS = ("gpu_infra_tools.cli.planned", "gpu_infra_tools.cli.cost")
+"""The CLI modules that call run_plan (plan, policy, cost)."""
+
+
+def _planned_from(stack_path: Path) -> str:
+    """A digest of what a plan of `stack_path` reads: the file's name and content and the
+    stack files beside it."""
+    path = Path(stack_path).resolve()
+    digest = hashlib.sha256(path.name.encode() + b"\0" + path.read_bytes())
+    for neighbour in sorted(path.parent.glob("Pulumi.*.yaml")):
+        if neighbour != path and neighbour.is_file():
+            digest.update(b"\0" + neighbour.name.encode() + b"\0" + neighbour.read_bytes())
+    return digest.hexdigest()
+
+
+def planned_once(stack_path: Path) -> Plan:
+    """run_plan(stack_path), made once per process for a stack file of this content beside
+    these stack files; a fresh copy each call, its source `stack_path`. ConfigError,
+    ValidatorErrors and ProgramError are raised as run_plan raises them (nothing is kept)."""
+    if not Path(stack_path).is_file():
+        return run_plan(stack_path)
+    key = _planned_from(stack_path)
+    if key not in _PLANS:
+        _PLANS[key] = pickle.dumps(run_plan(stack_path))
+    plan: Plan = pickle.loads(_PLANS[key])
+    plan.source = str(stack_path)  # as run_plan(stack_path) has it (SARIF reads the file)
+    return plan
 
 
 def shipped_plan(stack: str) -> Plan:
     """A fresh copy of the plan of shipped stack `stack` (e.g. "training-prod")."""
-    plan: Plan = pickle.loads(_pickled(stack))
-    return plan
+    return planned_once(STACKS_DIR / f"Pulumi.{stack}.yaml")
 
 
-def planned_once(stack_path: Path) -> Plan:
-    """run_plan(stack_path), but a shipped stack file's plan is shipped_plan's: for the tests
-    of a command (cost, plan) that plan the shipped stacks again and again."""
-    path = Path(stack_path).resolve()
-    if path.parent == STACKS_DIR.resolve() and path.name.startswith("Pulumi.") \
-            and path.suffix == ".yaml":
-        return shipped_plan(path.name.removeprefix("Pulumi.").removesuffix(".yaml"))
-    return run_plan(stack_path)
+def plan_shipped_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The commands that plan (plan, policy, cost) take their plans from planned_once."""
+    for module in PLANNING_COMMANDS:
+        monkeypatch.setattr(f"{module}.run_plan", planned_once)

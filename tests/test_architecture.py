@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .sources import parsed
+from .sources import nodes
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_provider", "gpu_infra_policies",
@@ -63,7 +63,7 @@ def imports_of(module: str) -> frozenset[str]:
     """Modules `module` imports (anywhere in its body), as dotted names."""
     path = modules()[module]
     found: set[str] = set()
-    for node in ast.walk(parsed(path)):
+    for node in nodes(path):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -15,6 +15,12 @@ from gpu_infra_tools.cli import main
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 from .golden import golden_plan_file
+from .shipped import plan_shipped_once
+
+
+@pytest.fixture(autouse=True)
+def plans_once(monkeypatch):
+    plan_shipped_once(monkeypatch)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from gpu_infra import program
 from gpu_infra_tools.cli import main
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
+from .shipped import plan_shipped_once
 
 
 @pytest.fixture(autouse=True)
@@ -73,7 +74,8 @@ def test_schema_is_json_schema_of_a_stack_file(capsys):
     assert "Default dev" in training["properties"]["environment"]["description"]
 
 
-def test_plan_prints_a_preview_tree_and_counts(capsys):
+def test_plan_prints_a_preview_tree_and_counts(capsys, monkeypatch):
+    plan_shipped_once(monkeypatch)
     assert main(["plan", "training-dev"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Previewing update (training-dev), offline under the Pulumi mock engine")
@@ -82,7 +84,8 @@ def test_plan_prints_a_preview_tree_and_counts(capsys):
     assert "Resources by type:" in out
 
 
-def test_plan_json_and_markdown(tmp_path, capsys):
+def test_plan_json_and_markdown(tmp_path, capsys, monkeypatch):
+    plan_shipped_once(monkeypatch)
     record = tmp_path / "plan.json"
     assert main(["plan", "training-dev", "--format", "markdown", "--json", str(record)]) == 0
     markdown = capsys.readouterr().out

@@ -50,6 +50,18 @@ def test_help_describes_each_command_with_examples_that_parse(command, capsys):
         assert args.run.__module__ == command.__name__
 
 
+def test_a_reused_parser_keeps_nothing_of_an_earlier_command_line(tmp_path, capsys):
+    """main builds each command's parser once per process: a second run of a command starts
+    from the defaults again (`--set` appends to a fresh list, not to the last run's)."""
+    source = PROJECT_DIR / "stacks" / "Pulumi.training-dev.yaml"
+    clone = ["clone", str(source), "copy", "--stacks-dir", str(tmp_path), "--dry-run"]
+    assert main([*clone, "--name", "copy-one", "--set", "fleet.nodes=3"]) == 0
+    assert "nodes: 3" in capsys.readouterr().out
+    assert main(clone) == 0
+    second = capsys.readouterr().out
+    assert "nodes: 3" not in second and "name: copy-one" not in second
+
+
 @pytest.mark.slow  # runs the completion in bash
 def test_bash_completion_completes_commands_and_options(tmp_path, capsys):
     assert main(["completion", "bash"]) == 0

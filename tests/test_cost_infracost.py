@@ -17,7 +17,7 @@ from gpu_infra_tools.cli import main
 from gpu_infra_tools.cost import CostProject, estimate, infracost_document
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, write_stack
-from .shipped import planned_once
+from .shipped import plan_shipped_once
 from .test_cost_estimate import GN7I, GN7I_PRICE, H, instance, res
 from .test_golden_plans import GOLDEN_DIR, SHIPPED
 
@@ -37,9 +37,9 @@ def document(after, past=None, **project) -> dict:
 
 @pytest.fixture(autouse=True)
 def in_project(monkeypatch):
-    """In the project directory; `cost` plans each shipped stack once (tests/shipped.py)."""
+    """In the project directory; the commands plan each stack file once (tests/shipped.py)."""
     monkeypatch.chdir(PROJECT_DIR)
-    monkeypatch.setattr("gpu_infra_tools.cli.cost.run_plan", planned_once)
+    plan_shipped_once(monkeypatch)
 
 
 @pytest.mark.parametrize("stack", SHIPPED)

@@ -13,7 +13,7 @@ from gpu_infra_tools.cost import estimate_plan
 from gpu_infra_tools.review import review
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
-from .shipped import planned_once
+from .shipped import plan_shipped_once
 from .test_config_schema import problems_of
 
 H = 730
@@ -22,9 +22,9 @@ GN7I_PRICE = 9.53
 
 @pytest.fixture(autouse=True)
 def in_project(monkeypatch):
-    """In the project directory; `cost` plans each shipped stack once (tests/shipped.py)."""
+    """In the project directory; the commands plan each stack file once (tests/shipped.py)."""
     monkeypatch.chdir(PROJECT_DIR)
-    monkeypatch.setattr("gpu_infra_tools.cli.cost.run_plan", planned_once)
+    plan_shipped_once(monkeypatch)
 
 
 def training(**overrides):

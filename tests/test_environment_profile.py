@@ -30,7 +30,7 @@ from gpu_infra_tools.review import review
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR, merged
 from .rule_helpers import messages
-from .sources import parsed
+from .sources import nodes
 
 PROFILE_MODULE = PROJECT_DIR / "components" / "gpu_infra" / "schema" / "environment.py"
 SOURCES = [*sorted((PROJECT_DIR / "components" / "gpu_infra").rglob("*.py")),
@@ -43,12 +43,11 @@ def test_every_environment_has_a_profile():
 
 def _name_constants(path: Path) -> list[str]:
     """Environment names written as string values in `path` (docstrings aside)."""
-    tree = parsed(path)
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+    docstrings = {id(node.body[0].value) for node in nodes(path)
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
                   and node.body and isinstance(node.body[0], ast.Expr)}
     return [f"{path.relative_to(PROJECT_DIR)}:{node.lineno} {node.value!r}"
-            for node in ast.walk(tree)
+            for node in nodes(path)
             if isinstance(node, ast.Constant) and node.value in PROFILES
             and id(node) not in docstrings]
 

@@ -267,3 +267,50 @@ def test_stack_files_are_read_as_pulumi_reads_them(tmp_path: Path):
     tags = read_stack_file(path).config["gpu-infra:cluster"]["tags"]
     assert {key: tags[key] for key in ("Backup", "Since", "Shift", "Audited")} == {
         "Backup": "no", "Since": "2026-01-01", "Shift": "on", "Audited": "yes"}
+
+
+SCALARS = {
+    # YAML 1.2 core schema: decimal, octal 0o, hex 0x ints; a leading 0 is decimal (1.1's
+    # octal is gone); ruamel (and go-yaml v3) also take 0b binaries and _ separators
+    "0": 0, "-1": -1, "+1": 1, "017": 17, "0o17": 15, "0x1F": 31, "0b101": 5, "1_000": 1000,
+    "0o8": "0o8", "0X1F": "0X1F", "12e": "12e",
+    "1.5": 1.5, "-1.5e3": -1500.0, "1E3": 1000.0, ".5": 0.5, "5.": 5.0,
+    ".inf": float("inf"), "-.Inf": float("-inf"), "+.INF": float("inf"),
+    ".nan": float("nan"), ".NaN": float("nan"), "nan": "nan", "inf": "inf",
+    "true": True, "True": True, "TRUE": True, "false": False, "tRue": "tRue",
+    "yes": "yes", "no": "no", "on": "on", "off": "off", "y": "y", "n": "n",
+    "~": None, "null": None, "Null": None, "NULL": None, "": None,
+    "1:20": "1:20", "'1'": "1", '"true"': "true", "!!str 1": "1", "!!int '3'": 3,
+    "!!float 1": 1.0, "!!bool 'true'": True, "!!null ''": None,
+}
+"""Plain and tagged scalars -> the value the YAML 1.2 core schema resolves them to."""
+
+
+def test_scalars_resolve_as_yaml_1_2_and_as_ruamels_own_load():
+    """One pass over the text builds the values ruamel's YAML 1.2 safe load builds from it
+    (the oracle; timestamps apart, which stay strings), and those are the core schema's."""
+    from ruamel.yaml import YAML
+
+    from gpu_infra.schema.document import load_plain
+
+    text = "".join(f"k{index}: {scalar}\n" for index, scalar in enumerate(SCALARS))
+    text += "when: 2026-01-01\nat: 2026-01-01T10:00:00Z\n"
+    read = load_plain(text, "x.yaml")
+    oracle = YAML(typ="safe", pure=True).load(text)
+    assert (read.pop("when"), read.pop("at")) == ("2026-01-01", "2026-01-01T10:00:00Z")
+    del oracle["when"], oracle["at"]
+    assert list(map(repr, read.values())) == list(map(repr, oracle.values()))
+    assert [repr(value) for value in read.values()] == list(map(repr, SCALARS.values()))
+
+
+def test_a_text_read_again_gives_values_of_its_own():
+    """load_plain keeps what it read: a caller changing its values changes no later read."""
+    from gpu_infra.schema.document import load_plain
+
+    first = load_plain(TRAINING, "again.yaml")
+    first["config"]["gpu-infra:cluster"]["fleet"]["nodes"] = 1000
+    first["config"]["gpu-infra:cluster"]["tags"].clear()
+    second = load_plain(TRAINING, "again.yaml")
+    assert second["config"]["gpu-infra:cluster"]["fleet"]["nodes"] == 1
+    assert second["config"]["gpu-infra:cluster"]["tags"]
+    assert second == load_plain(TRAINING, "other.yaml")

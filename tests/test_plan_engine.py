@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import runpy
 
+import pytest
+
 from gpu_infra.schema import SECRET_PLACEHOLDER
 from gpu_infra_tools.plan.engine import run_plan
 
@@ -103,3 +105,50 @@ def test_a_program_given_another_config_judges_it_itself(monkeypatch):
                                        config=stack_file.config)
     assert calls == [cluster.name]
     assert resources and not any(r.name.startswith("other") for r in resources)
+
+
+VPC = "alicloud:vpc/network:Network"
+
+
+def test_plan_cluster_hands_each_test_a_copy_of_its_own(plan_cluster):
+    """plan_cluster plans a cluster once per process (tests/shipped.py): a test changing the
+    plan it got changes no later one."""
+    first = plan_cluster(BASE_TRAINING)
+    count = len(first.resources)
+    first.one(VPC).inputs.clear()
+    first.resources.clear()
+    first.outputs["vpc_id"] = "changed"
+    second = plan_cluster(BASE_TRAINING)
+    assert len(second.resources) == count and second.one(VPC).inputs["cidrBlock"]
+    assert second.outputs["vpc_id"] == second.one(VPC).id
+
+
+def test_plan_cluster_plans_afresh_in_a_test_that_patches(plan_cluster, monkeypatch):
+    """In a test that uses monkeypatch, plan_cluster never hands out a plan made before the
+    patch (or in another test): the program runs again."""
+    from gpu_infra import program
+    from gpu_infra_tools.plan.engine import ProgramError
+
+    assert plan_cluster(BASE_TRAINING).resources
+
+    def broken(cluster, stack):
+        raise ValueError("patched")
+
+    monkeypatch.setattr(program, "build_layout", broken)
+    with pytest.raises(ProgramError, match="patched"):
+        plan_cluster(BASE_TRAINING)
+
+
+def test_a_shared_plan_names_the_stack_file_it_was_asked_for(tmp_path):
+    """The same stack file in two directories shares one plan, each copy with its own source
+    (SARIF and the cost record point at it)."""
+    from .conftest import write_stack
+    from .shipped import planned_once
+
+    first, second = (tmp_path / "a", tmp_path / "b")
+    first.mkdir()
+    second.mkdir()
+    plans = [planned_once(write_stack(directory, "same", BASE_TRAINING))
+             for directory in (first, second)]
+    assert [plan.source for plan in plans] == [
+        str(first / "Pulumi.same.yaml"), str(second / "Pulumi.same.yaml")]

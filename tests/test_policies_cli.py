@@ -10,6 +10,7 @@ import pytest
 from gpu_infra_tools.cli import main
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
+from .shipped import plan_shipped_once
 
 SSH_MESSAGE = ("ingress to port 22 (tcp) from 0.0.0.0/0, which covers all public IPv4 "
                "space; allow known CIDRs only")
@@ -20,6 +21,7 @@ SSH_LINE = ("MANDATORY no-world-ingress (critical): alicloud:ecs/securityGroupRu
 @pytest.fixture(autouse=True)
 def in_project(monkeypatch):
     monkeypatch.chdir(PROJECT_DIR)
+    plan_shipped_once(monkeypatch)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from gpu_infra_tools.review import review
 from gpu_infra_tools.review.render import render_markdown, render_text
 
 from .conftest import PROJECT_DIR, STACKS_DIR
-from .shipped import shipped_plan
+from .shipped import plan_shipped_once, shipped_plan
 
 SHIPPED = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml")
                  for p in STACKS_DIR.glob("Pulumi.*.yaml"))
@@ -100,7 +100,8 @@ def test_rules_table_states_each_level_and_why_advisory():
     assert "- `ram-no-access-keys`: some integrations" in table
 
 
-def test_cli_prints_the_table_and_a_stacks_coverage(capsys):
+def test_cli_prints_the_table_and_a_stacks_coverage(capsys, monkeypatch):
+    plan_shipped_once(monkeypatch)
     assert main(["policy", "coverage"]) == 0
     assert capsys.readouterr().out == coverage_markdown(JUDGING_RULES) + "\n"
     assert main(["policy", "coverage", "image-a100",

@@ -15,9 +15,15 @@ from gpu_infra_tools.cli import main
 from gpu_infra_tools.review.sarif import field_line
 
 from .conftest import BASE_TRAINING, PROJECT_DIR, merged, write_stack
+from .shipped import plan_shipped_once
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif" /
                      "sarif-schema-2.1.0.json").read_text())
+
+
+@pytest.fixture(autouse=True)
+def plans_once(monkeypatch):
+    plan_shipped_once(monkeypatch)
 
 
 def sarif_of(stack: Path, tmp_path: Path, *args: str) -> tuple[int, dict]:

@@ -12,7 +12,7 @@ import pytest
 from gpu_infra_facts import types
 
 from .conftest import PROJECT_DIR
-from .sources import parsed
+from .sources import nodes
 
 TOKEN = re.compile(r"^alicloud:[a-zA-Z0-9]+/[a-zA-Z0-9]+:[a-zA-Z0-9]+$")
 SDK_DIR = Path(pulumi_alicloud.__file__).parent
@@ -20,17 +20,16 @@ TOKENS = {name: value for name, value in vars(types).items()
           if name.isupper() and isinstance(value, str) and value.startswith("alicloud:")}
 
 
-def _docstrings(tree: ast.AST) -> set[int]:
+def _docstrings(path: Path) -> set[int]:
     """ids of the string constants that are docstrings (a bare string statement)."""
-    return {id(node.value) for node in ast.walk(tree)
+    return {id(node.value) for node in nodes(path)
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
 
 
 def token_literals(path: Path) -> list[str]:
     """`line: token` for every string literal in `path` that is a whole type token."""
-    tree = parsed(path)
-    skip = _docstrings(tree)
-    return [f"{node.lineno}: {node.value}" for node in ast.walk(tree)
+    skip = _docstrings(path)
+    return [f"{node.lineno}: {node.value}" for node in nodes(path)
             if isinstance(node, ast.Constant) and isinstance(node.value, str)
             and id(node) not in skip and TOKEN.match(node.value)]
 

@@ -5,16 +5,19 @@ strings, duplicate keys are refused, and an unquoted date stays a string. ruamel
 YAML 1.2 loader reads them the same way, and it is the one parser used for reading and for
 writing (clone) stack files.
 
-Before any value is built, one pass over the parser's events checks the limits below, so a
-hostile file fails fast with one line per problem: too large, nested too deep, aliases that
-expand too far (a "billion laughs"), explicit tags for non-JSON types (`!!binary`, `!!set`,
-`!!timestamp`, ...) or duplicate keys. Everything that passes is a JSON value: what Pulumi can
+The text is parsed once: each parser event is checked against the limits below as the
+composer takes it, and values are built only once every event has passed, so a hostile file
+fails fast with one line per problem: too large, nested too deep, aliases that expand too far
+(a "billion laughs"), explicit tags for non-JSON types (`!!binary`, `!!set`, `!!timestamp`,
+...) or duplicate keys. Everything that passes is a JSON value: what Pulumi can
 hand the program through `pulumi.Config.get_object`.
 """
 
 from __future__ import annotations
 
+import copy
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,10 +30,13 @@ from ruamel.yaml.events import (
     CollectionEndEvent,
     CollectionStartEvent,
     DocumentStartEvent,
+    Event,
     MappingStartEvent,
     NodeEvent,
     ScalarEvent,
+    StreamEndEvent,
 )
+from ruamel.yaml.parser import Parser
 
 from gpu_infra.schema.problems import ConfigError, shorten
 
@@ -40,6 +46,8 @@ MAX_DEPTH = 32
 """Deepest nesting of mappings and lists; the stack schema itself is at most 7 deep."""
 MAX_NODES = 20_000
 """Most values a document may hold once its aliases are expanded."""
+PARSED_KEPT = 64
+"""Documents load_plain keeps the values of (at most MAX_DOCUMENT_BYTES each)."""
 JSON_TAGS = frozenset(f"tag:yaml.org,2002:{name}"
                       for name in ("str", "int", "float", "bool", "null", "map", "seq"))
 """Explicit tags allowed: those of JSON's types (and `!`, YAML's "plain string")."""
@@ -76,99 +84,134 @@ def _child_path(parent: str, part: str | int) -> str:
     return f"{parent}.{part}" if parent else part
 
 
-def check_events(text: str, source: str, root: str = "") -> None:
-    """Check the limits and tags on the parser's events, building nothing; raise ConfigError
-    with `source:line: path: problem` lines. `root` prefixes every path."""
-    problems: list[str] = []
-    opened: list[_Open] = []
-    anchors: dict[str, int] = {}
-    total = 0
-    documents = 0
+class _Limits:
+    """The checks of one document, made on each event as the parser hands it out (to the
+    composer, which builds nodes, never values): the first problem that makes reading on
+    pointless raises ConfigError at once; the others are collected and raised when the stream
+    ends, before any value is constructed. Paths are prefixed with `root`."""
 
-    def problem(line: int, path: str, message: str) -> None:
-        problems.append(f"{source}:{line}: {path or '(document)'}: {message}")
+    def __init__(self, source: str, root: str) -> None:
+        self.source = source
+        self.root = root
+        self.problems: list[str] = []
+        self.opened: list[_Open] = []
+        self.anchors: dict[str, int] = {}
+        self.total = 0
+        self.documents = 0
 
+    def problem(self, line: int, path: str, message: str) -> None:
+        self.problems.append(f"{self.source}:{line}: {path or '(document)'}: {message}")
+
+    def stop(self) -> ConfigError:
+        return ConfigError(self.source, self.problems)
+
+    def see(self, event: Event) -> None:
+        """Check one event; ConfigError when reading must stop or the stream ended with
+        problems."""
+        if isinstance(event, StreamEndEvent):
+            if self.problems:
+                raise self.stop()
+            return
+        if isinstance(event, DocumentStartEvent):
+            self.documents += 1
+            if self.documents > 1:
+                self.problem(event.start_mark.line + 1, "", "a second YAML document; a stack "
+                             "file holds one")
+                raise self.stop()
+            return
+        opened = self.opened
+        if isinstance(event, CollectionEndEvent):
+            done = opened.pop()
+            if done.anchor:
+                self.anchors[done.anchor] = done.nodes
+            if opened:
+                opened[-1].nodes += done.nodes
+            else:
+                self.total += done.nodes
+            return
+        if not isinstance(event, NodeEvent):
+            return
+        line = event.start_mark.line + 1
+        parent = opened[-1] if opened else None
+        path = self.root
+        if parent is not None and parent.is_mapping:
+            if parent.next_is_key:
+                parent.next_is_key = False
+                if not isinstance(event, ScalarEvent):
+                    self.problem(line, parent.path, "a mapping key must be a plain string")
+                    raise self.stop()
+                key = event.value
+                if key in parent.keys:
+                    self.problem(line, _child_path(parent.path, key),
+                                 f"duplicate key (first at line {parent.keys[key]}); "
+                                 "Pulumi refuses duplicate keys")
+                parent.keys[key] = line
+                parent.key = key
+                parent.nodes += 1
+                return
+            parent.next_is_key = True
+            path = _child_path(parent.path, parent.key or "")
+        elif parent is not None:
+            path = _child_path(parent.path, parent.items)
+            parent.items += 1
+        tag = getattr(event, "tag", None)
+        if tag not in (None, "!") and tag not in JSON_TAGS:
+            self.problem(line, path, f"tag {tag.replace('tag:yaml.org,2002:', '!!')} is not "
+                         "allowed; a stack file holds strings, numbers, booleans, null, "
+                         "mappings and lists only")
+        if isinstance(event, AliasEvent):
+            size = self.anchors.get(event.anchor)
+            if size is None:
+                self.problem(line, path, f"alias *{event.anchor} names no anchor before it")
+                raise self.stop()
+        elif isinstance(event, CollectionStartEvent):
+            if len(opened) >= MAX_DEPTH:
+                self.problem(line, path, f"nested more than {MAX_DEPTH} levels deep")
+                raise self.stop()
+            opened.append(_Open(path, isinstance(event, MappingStartEvent), event.anchor, line))
+            return
+        else:
+            size = 1
+            if event.anchor:
+                self.anchors[event.anchor] = 1
+        if parent is not None:
+            parent.nodes += size
+        else:
+            self.total += size
+        if self.total + sum(o.nodes for o in opened) > MAX_NODES:
+            self.problem(line, path, f"more than {MAX_NODES} values, counting what aliases "
+                         "expand to; a stack file needs a few hundred")
+            raise self.stop()
+
+
+def _checked_load(loader: YAML, text: str, source: str, root: str = "") -> Any:
+    """`loader.load(text)` in one pass over the text: the composer takes each event from the
+    parser only after _Limits has checked it, and the values are constructed only once every
+    event has passed. ConfigError with `source:line: path: problem` lines."""
+    limits = _Limits(source, root)
     deep_line = _flow_too_deep(text)
     if deep_line:
-        problem(deep_line, root, f"brackets nested more than {MAX_DEPTH} levels deep")
-        raise ConfigError(source, problems)
+        limits.problem(deep_line, root, f"brackets nested more than {MAX_DEPTH} levels deep")
+        raise limits.stop()
+    parser = loader.parser  # ruamel makes it on first use and keeps it for every load
+    if not isinstance(parser, Parser):  # the C parser would hand the composer no events
+        raise TypeError(f"{type(parser).__name__}: the checks need a pure-Python parser")
+    unchecked = parser.get_event
+
+    def get_event() -> Event:
+        event: Event = unchecked()
+        limits.see(event)
+        return event
+
+    parser.get_event = get_event  # type: ignore[method-assign]  # this parser instance only
     try:
-        for event in YAML(typ="safe", pure=True).parse(text):
-            if isinstance(event, DocumentStartEvent):
-                documents += 1
-                if documents > 1:
-                    problem(event.start_mark.line + 1, "", "a second YAML document; a stack "
-                            "file holds one")
-                    break
-            if isinstance(event, CollectionEndEvent):
-                done = opened.pop()
-                if done.anchor:
-                    anchors[done.anchor] = done.nodes
-                if opened:
-                    opened[-1].nodes += done.nodes
-                else:
-                    total += done.nodes
-                continue
-            if not isinstance(event, NodeEvent):
-                continue
-            line = event.start_mark.line + 1
-            parent = opened[-1] if opened else None
-            path = root
-            if parent is not None and parent.is_mapping:
-                if parent.next_is_key:
-                    parent.next_is_key = False
-                    if not isinstance(event, ScalarEvent):
-                        problem(line, parent.path, "a mapping key must be a plain string")
-                        break
-                    key = event.value
-                    if key in parent.keys:
-                        problem(line, _child_path(parent.path, key),
-                                f"duplicate key (first at line {parent.keys[key]}); "
-                                "Pulumi refuses duplicate keys")
-                    parent.keys[key] = line
-                    parent.key = key
-                    parent.nodes += 1
-                    continue
-                parent.next_is_key = True
-                path = _child_path(parent.path, parent.key or "")
-            elif parent is not None:
-                path = _child_path(parent.path, parent.items)
-                parent.items += 1
-            tag = getattr(event, "tag", None)
-            if tag not in (None, "!") and tag not in JSON_TAGS:
-                problem(line, path, f"tag {tag.replace('tag:yaml.org,2002:', '!!')} is not "
-                        "allowed; a stack file holds strings, numbers, booleans, null, "
-                        "mappings and lists only")
-            if isinstance(event, AliasEvent):
-                size = anchors.get(event.anchor)
-                if size is None:
-                    problem(line, path, f"alias *{event.anchor} names no anchor before it")
-                    break
-            elif isinstance(event, CollectionStartEvent):
-                if len(opened) >= MAX_DEPTH:
-                    problem(line, path, f"nested more than {MAX_DEPTH} levels deep")
-                    break
-                opened.append(_Open(path, isinstance(event, MappingStartEvent),
-                                    event.anchor, line))
-                continue
-            else:
-                size = 1
-                if event.anchor:
-                    anchors[event.anchor] = 1
-            if parent is not None:
-                parent.nodes += size
-            else:
-                total += size
-            if total + sum(o.nodes for o in opened) > MAX_NODES:
-                problem(line, path, f"more than {MAX_NODES} values, counting what aliases "
-                        "expand to; a stack file needs a few hundred")
-                break
+        return loader.load(text)
     except MarkedYAMLError as error:
         raise ConfigError(source, [_syntax_problem(source, error)]) from None
     except YAMLError as error:
         raise ConfigError(source, [f"{source}: malformed YAML: {shorten(str(error))}"]) from None
-    if problems:
-        raise ConfigError(source, problems)
+    finally:
+        del parser.get_event
 
 
 _BRACKET = re.compile(r"[\[\]{}\n]")
@@ -213,15 +256,31 @@ def decode(data: bytes, source: str) -> str:
 
 
 def load_plain(text: str, source: str) -> Any:
-    """The document as plain JSON values (dict, list, str, int, float, bool, None), after
-    check_events; ConfigError with one line per problem."""
-    check_events(text, source)
-    try:
-        document = YAML(typ="safe", pure=True)
-        document.Constructor = _PulumiConstructor
-        value = document.load(text)
-    except MarkedYAMLError as error:
-        raise ConfigError(source, [_syntax_problem(source, error)]) from None
+    """The document as plain JSON values (dict, list, str, int, float, bool, None), within the
+    limits; ConfigError with one line per problem. A text read before in this process is not
+    parsed again (a process that reads the same stack file many times, like the test suite,
+    pays once): each caller gets a copy of its own to change."""
+    with _PARSED_LOCK:
+        value = _PARSED.get(text, _UNREAD)
+    if value is _UNREAD:
+        value = _plain_values(text, source)
+        with _PARSED_LOCK:
+            if len(_PARSED) >= PARSED_KEPT:
+                del _PARSED[next(iter(_PARSED))]  # the one read first
+            _PARSED[text] = value
+    return copy.deepcopy(value)
+
+
+_PARSED: dict[str, Any] = {}
+"""The values of the last PARSED_KEPT texts load_plain read, by text (never handed out)."""
+_PARSED_LOCK = threading.Lock()
+_UNREAD = object()
+
+
+def _plain_values(text: str, source: str) -> Any:
+    document = YAML(typ="safe", pure=True)
+    document.Constructor = _PulumiConstructor
+    value = _checked_load(document, text, source)
     problems = list(_non_json(value, ""))
     if problems:
         raise ConfigError(source, [f"{source}: {line}" for line in problems])
@@ -229,13 +288,9 @@ def load_plain(text: str, source: str) -> Any:
 
 
 def load_round_trip(text: str, source: str, loader: YAML, root: str = "") -> Any:
-    """The document with its comments and layout (ruamel round-trip `loader`), after the
-    same checks as load_plain (`root` prefixes the paths in problems)."""
-    check_events(text, source, root)
-    try:
-        return loader.load(text)
-    except MarkedYAMLError as error:
-        raise ConfigError(source, [_syntax_problem(source, error)]) from None
+    """The document with its comments and layout (ruamel round-trip `loader`), within the
+    same limits as load_plain (`root` prefixes the paths in problems)."""
+    return _checked_load(loader, text, source, root)
 
 
 def _non_json(value: Any, path: str) -> Iterator[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import functools
 import importlib
 import sys
 from collections.abc import Sequence
@@ -98,6 +99,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def _parser_for(only: str | None) -> argparse.ArgumentParser:
+    """build_parser(only), built once per process: parse_args changes nothing in a parser (it
+    fills a new Namespace; `append` copies its default list), so main reuses it."""
+    return build_parser(only)
+
+
 def chosen_command(argv: Sequence[str]) -> str | None:
     """The command `argv` names (its first word that is not an option; the top-level options
     take no value), or None."""
@@ -120,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             try:
                 words = sys.argv[1:] if argv is None else list(argv)
-                args = build_parser(chosen_command(words)).parse_args(words)
+                args = _parser_for(chosen_command(words)).parse_args(words)
             except SystemExit:  # --help, --version, bad arguments: flushed here, not at exit
                 sys.stdout.flush()
                 raise

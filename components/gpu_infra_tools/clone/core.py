@@ -178,10 +178,19 @@ def stacks_lock(stacks_dir: Path, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator
         os.close(handle)  # closing the descriptor releases the lock
 
 
+class _GuessOnly:
+    """The loader load_yaml_guess_indent is given: it guesses the indents from the text alone,
+    then loads the document with this (nothing: load_round_trip loads it once, checked)."""
+
+    @staticmethod
+    def load(text: str) -> None:
+        return None
+
+
 def _load_round_trip(path: Path) -> tuple[CommentedMap, YAML]:
     """The document with its comments, and a dumper that indents the way the file does."""
     text = path.read_text(encoding="utf-8")  # load_cluster_config read and checked it before
-    _, sequence_indent, dash_offset = load_yaml_guess_indent(text)
+    _, sequence_indent, dash_offset = load_yaml_guess_indent(text, yaml=_GuessOnly())
     mapping_indent = _mapping_indent(text)
     dumper = YAML(typ="rt")
     dumper.preserve_quotes = True
