@@ -55,32 +55,40 @@ if sys.argv[2:] == ["tuned"]:
 """The floor; with a second argument `tuned`, in the console script's process settings."""
 
 
-def process_seconds(command: list[str], runs: int, cwd: Path) -> tuple[float, float]:
-    """Median wall and CPU seconds of `command` (which must exit 0)."""
-    walls, cpus = [], []
+def process_seconds(commands: dict[str, list[str]], runs: int, cwd: Path,
+                    ) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU seconds of each command (each must exit 0), run in turns (one of
+    each per round) so that the machine's load weighs on all of them alike."""
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(walls), statistics.median(cpus)
+        for name, command in commands.items():
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(command, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            walls[name].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[name].append(after.ru_utime - before.ru_utime
+                              + after.ru_stime - before.ru_stime)
+    return {name: (statistics.median(walls[name]), statistics.median(cpus[name]))
+            for name in commands}
 
 
 def measure_processes(stack_path: Path, type_tokens: list[str], runs: int,
                       cwd: Path) -> dict:
-    """Process times of validate, plan and the floor for one stack, and plan/floor."""
+    """Process times of validate, plan and the floors for one stack, and plan/floor."""
     cli = str(Path(sys.executable).with_name("gpu-infra"))
     with tempfile.TemporaryDirectory() as scratch:
         types = Path(scratch) / "types.json"
         types.write_text(json.dumps(type_tokens))
-        floor = process_seconds([sys.executable, "-c", FLOOR_PROGRAM, str(types)], runs, cwd)
-        tuned = process_seconds([sys.executable, "-c", FLOOR_PROGRAM, str(types), "tuned"],
-                                runs, cwd)
-    plan = process_seconds([cli, "plan", str(stack_path)], runs, cwd)
-    validate = process_seconds([cli, "validate", str(stack_path)], runs, cwd)
+        times = process_seconds({
+            "floor": [sys.executable, "-c", FLOOR_PROGRAM, str(types)],
+            "tuned": [sys.executable, "-c", FLOOR_PROGRAM, str(types), "tuned"],
+            "plan": [cli, "plan", str(stack_path)],
+            "validate": [cli, "validate", str(stack_path)]}, runs, cwd)
+    floor, tuned, plan, validate = (times[name] for name in ("floor", "tuned", "plan",
+                                                              "validate"))
     return {"stack": stack_path.name.removeprefix("Pulumi.").removesuffix(".yaml"),
             "resources": len(type_tokens),
             "validate_wall_s": round(validate[0], 3), "validate_cpu_s": round(validate[1], 3),
