@@ -27,15 +27,14 @@ def node_tools_without_bucket(nodes: NodePlan) -> Iterable[Finding]:
                if spec.gpu_health else [])
     missing += ["the elastic job launcher and spot watcher"] if spec.elastic else []
     missing += ["the drain's immediate hand-back of frames"] if spec.returns_jobs else []
-    gone = f"no bucket holds the nodes' node tools, so they go without {', '.join(missing)}"
-    if not cluster.profile.node_tools_required:
-        yield Finding("node-tools-without-bucket", Level.WARNING, "storage.buckets.purposes",
-                      f"{gone}; list at least one purpose")
-        return
-    yield Finding("node-tools-without-bucket", Level.ERROR, "storage.buckets.purposes",
-                  f"{gone}, which {cluster.environment} nodes must run; list at least one "
-                  "purpose (e.g. [checkpoints]: the node tools go in the checkpoints bucket, "
-                  "else the first)")
+    required = cluster.profile.node_tools_required
+    must = f", which {cluster.environment} nodes must run" if required else ""
+    example = (" (e.g. [checkpoints]: the node tools go in the checkpoints bucket, else the "
+               "first)") if required else ""
+    yield Finding("node-tools-without-bucket", Level.ERROR if required else Level.WARNING,
+                  "storage.buckets.purposes",
+                  f"no bucket holds the nodes' node tools, so they go without "
+                  f"{', '.join(missing)}{must}; list at least one purpose{example}")
 
 
 __all__ = ["node_tools_without_bucket"]
