@@ -1,0 +1,103 @@
+"""The landing tools (tools/land, tools/check_reverts.py) on a throwaway repository: a
+squash that would undo lines main landed after the branch forked is refused, a branch
+rebased on main lands, and main only ever moves forward."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECK = ROOT / "tools" / "check_reverts.py"
+LAND = ROOT / "tools" / "land"
+
+pytestmark = pytest.mark.slow
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True, env={**os.environ, **GIT_ENV}).stdout.strip()
+
+
+def commit(repo: Path, name: str, text: str, message: str) -> str:
+    (repo / name).write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    main = tmp_path / "main"
+    main.mkdir()
+    git(main, "init", "-q", "-b", "main")
+    commit(main, "notes.txt", "first line of notes\n", "start")
+    return main
+
+
+def check(repo: Path, base: str, tip: str, candidate: str, *message: str):
+    return subprocess.run([sys.executable, str(CHECK), base, tip, candidate, *message],
+                          cwd=repo, capture_output=True, text=True)
+
+
+def test_a_squash_that_drops_a_line_main_landed_is_refused(repo: Path, tmp_path: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    tip = commit(repo, "notes.txt", "first line of notes\nlanded by someone else\n", "other")
+    git(repo, "checkout", "-q", "-b", "stale", base)
+    stale = commit(repo, "notes.txt", "first line of notes\nmine\n", "stale copy")
+    verdict = check(repo, base, tip, stale)
+    assert verdict.returncode == 1
+    assert "notes.txt: removes 1x a line main landed after the fork: landed by someone else" \
+        in verdict.stdout
+    message = tmp_path / "message"
+    message.write_text("undo\n\nIntended-revert: notes.txt\n")
+    assert check(repo, base, tip, stale, str(message)).returncode == 0
+
+
+def test_a_change_on_top_of_main_is_no_revert(repo: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    tip = commit(repo, "notes.txt", "first line of notes\nlanded by someone else\n", "other")
+    ahead = commit(repo, "more.txt", "a new file of mine\n", "mine")
+    verdict = check(repo, base, tip, ahead)
+    assert verdict.returncode == 0, verdict.stdout
+
+
+def test_land_squashes_a_branch_and_moves_main_forward(repo: Path, tmp_path: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "work")
+    commit(repo, "a.txt", "part one of the work\n", "one")
+    commit(repo, "b.txt", "part two of the work\n", "two")
+    git(repo, "checkout", "-q", "main")
+    landed_before = commit(repo, "notes.txt", "first line of notes\nother work\n", "other")
+    message = tmp_path / "message"
+    message.write_text("The work, squashed\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"),
+           "LAND_GATE": "test -f a.txt"}
+    result = subprocess.run(["bash", str(LAND), "work", str(message)], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert git(repo, "log", "-1", "--format=%s") == "The work, squashed"
+    assert git(repo, "rev-parse", "HEAD~1") == landed_before
+    assert (repo / "a.txt").read_text() == "part one of the work\n"
+    assert "other work" in (repo / "notes.txt").read_text()
+
+
+def test_land_keeps_main_when_the_gate_fails(repo: Path, tmp_path: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "work")
+    commit(repo, "a.txt", "part one of the work\n", "one")
+    git(repo, "checkout", "-q", "main")
+    before = git(repo, "rev-parse", "main")
+    message = tmp_path / "message"
+    message.write_text("Broken work\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "false"}
+    result = subprocess.run(["bash", str(LAND), "work", str(message)], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "the gate failed" in result.stdout
+    assert git(repo, "rev-parse", "main") == before
