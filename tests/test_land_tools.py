@@ -88,6 +88,26 @@ def test_land_squashes_a_branch_and_moves_main_forward(repo: Path, tmp_path: Pat
     assert "other work" in (repo / "notes.txt").read_text()
 
 
+def test_land_leaves_itself_in_place(repo: Path, tmp_path: Path) -> None:
+    """A landing started from inside another one's gate (these tests, when main's own gate
+    runs them) still copies itself: the copy, not the script, is removed at the end."""
+    git(repo, "checkout", "-q", "-b", "work")
+    commit(repo, "a.txt", "part one of the work\n", "one")
+    git(repo, "checkout", "-q", "main")
+    script = tmp_path / "tools" / "land"
+    script.parent.mkdir()
+    script.write_text(LAND.read_text())
+    (script.parent / "check_reverts.py").write_text(CHECK.read_text())
+    message = tmp_path / "message"
+    message.write_text("Work\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "true",
+           "LAND_TOOLS": str(ROOT / "tools"), "LAND_COPY": "/nonexistent/copy"}
+    result = subprocess.run(["bash", str(script), "work", str(message)], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert script.is_file()
+
+
 def test_land_keeps_main_when_the_gate_fails(repo: Path, tmp_path: Path) -> None:
     git(repo, "checkout", "-q", "-b", "work")
     commit(repo, "a.txt", "part one of the work\n", "one")
