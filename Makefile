@@ -18,7 +18,7 @@ TEST_WORKERS ?=
 # that need them skip without them.
 NODE_TOOLS := $(if $(shell command -v npm 2>/dev/null),node_modules/.package-lock.json)
 
-.PHONY: plan test test-fast bench clean
+.PHONY: plan test test-fast docs bench clean
 
 $(BIN)/gpu-infra: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,7 @@ plan: $(BIN)/gpu-infra  ## offline plan of $(STACK) (default training-dev)
 $(NODE_TOOLS): package.json package-lock.json
 	npm ci --silent --no-audit --no-fund
 
-test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test suite (the gate CI runs)
+test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test suite, docs build included (the gate CI runs)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest $(if $(TEST_WORKERS),-n $(TEST_WORKERS) --dist loadscope)
@@ -41,8 +41,11 @@ test-fast: $(BIN)/gpu-infra $(NODE_TOOLS)  ## while editing: lint and the tests 
 	$(BIN)/ruff check .
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -m "not slow" -n $(FAST_WORKERS) --dist loadscope
 
+docs: $(BIN)/gpu-infra  ## the documentation site from docs/ into site/ (warnings are errors; offline)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 bench: $(BIN)/gpu-infra  ## benchmarks of the shipped and generated stacks; results in $(BENCH_OUT)/
 	$(BIN)/python -m bench --out $(BENCH_OUT)
 
 clean:
-	rm -rf $(VENV) node_modules .pytest_cache .ruff_cache .mypy_cache .bench
+	rm -rf $(VENV) node_modules .pytest_cache .ruff_cache .mypy_cache .bench site

@@ -11,8 +11,8 @@ command). Pulumi-protected, so `pulumi destroy` stops until someone unprotects i
 Config: `gpu-infra-state:bucket` (required, a globally unique OSS name),
 `gpu-infra-state:prefix` (default `pulumi`), `gpu-infra-state:kmsKeyId`,
 `gpu-infra-state:keepVersionsDays`, `alicloud:region`. Output `login`: the exact
-`pulumi login` line for the bucket (README "Using it for real" lists the environment it
-needs).
+`pulumi login` line for the bucket (docs/getting-started.md, "Using it for real", lists the
+environment it needs).
 """
 
 import pulumi

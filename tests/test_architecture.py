@@ -23,7 +23,7 @@ LAYERS = ["gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra
           "gpu_infra_policies",
           "gpu_infra_tools.interrupt", "gpu_infra_tools.files", "gpu_infra_tools.plan",
           "gpu_infra_tools.cost", "gpu_infra_tools.review", "gpu_infra_tools.clone",
-          "gpu_infra_tools.apidoc", "gpu_infra_tools.cli",
+          "gpu_infra_tools.cli", "gpu_infra_tools.reference",
           "gpu_infra_tools.console"]
 """The layers, lowest first: a module imports only from its own layer or below. The policy
 rules sit above the library only in this list: they import nothing of it (tested below)."""

@@ -351,11 +351,11 @@ def test_drop_secrets_walks_mappings_and_lists():
 
 
 def test_the_readme_quick_start_clone_runs_and_its_clone_plans(tmp_path, capsys):
-    """`gpu-infra clone training-prod training-prod-b --set fleet.nodes=16` (README quick
-    start): the clone's derived contact names (`training-prod-b-alerts-ml-oncall` and the
+    """`gpu-infra clone training-prod training-prod-b --set fleet.nodes=16` (Getting
+    started): the clone's derived contact names (`training-prod-b-alerts-ml-oncall` and the
     auto suffix, past CloudMonitor's 40 characters) are shortened, not refused."""
-    line = next(line for line in (PROJECT_DIR / "README.md").read_text().splitlines()
-                if line.startswith(".venv/bin/gpu-infra clone "))
+    page = (PROJECT_DIR / "docs" / "getting-started.md").read_text()
+    line = next(line for line in page.splitlines() if line.startswith(".venv/bin/gpu-infra clone "))
     argv = line.split("#")[0].split()[1:]
     for stack in STACKS_DIR.glob("Pulumi.*.yaml"):
         shutil.copy(stack, tmp_path)

@@ -72,7 +72,7 @@ NAMED_PATH = re.compile(r"(?<![\w./-])(components/[\w./-]*[\w/])")
 def test_paths_named_in_sources_and_docs_exist():
     """A `components/...` path in a module, a data file or a document is a real file or
     directory (the packages have moved before; a stale path sends a reader nowhere)."""
-    documents = [*sorted((PROJECT_DIR / "docs").glob("*.md")),
+    documents = [*sorted((PROJECT_DIR / "docs").rglob("*.md")),
                  *(PROJECT_DIR / name for name in ("README.md", "CONTRIBUTING.md",
                                                    "policies/README.md")
                    if (PROJECT_DIR / name).exists())]

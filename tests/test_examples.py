@@ -93,7 +93,7 @@ def test_example_passes_mypy_strict_outside_the_repository(name, tmp_path_factor
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_the_readme_shows_every_example():
-    readme = (PROJECT_DIR / "README.md").read_text(encoding="utf-8")
-    assert [name for name in PYTHON_EXAMPLES if f"examples/{name}" not in readme] == []
+def test_the_python_page_shows_every_example():
+    page = (PROJECT_DIR / "docs" / "python.md").read_text(encoding="utf-8")
+    assert [name for name in PYTHON_EXAMPLES if f"examples/{name}" not in page] == []
 

@@ -127,9 +127,9 @@ print(json.dumps({
 
 @pytest.mark.slow  # a Python process that plans
 def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path):
-    """Copy the package, add a layout exactly as the README says (a model module, a layout
-    module, its model in the ClusterConfig union), and nothing else: the loader, the editor
-    schema, the CLI, the policy lookups and the plan all know it."""
+    """Copy the package, add a layout exactly as the project layout page says (a model
+    module, a layout module, its model in the ClusterConfig union), and nothing else: the
+    loader, the editor schema, the CLI, the policy lookups and the plan all know it."""
     package = tmp_path / "components" / "gpu_infra"
     shutil.copytree(PROJECT_DIR / "components" / "gpu_infra", package,
                     ignore=shutil.ignore_patterns("__pycache__"))

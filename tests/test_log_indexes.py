@@ -1,5 +1,5 @@
 """SLS log stores are indexed: SLS searches only an indexed store, so every store a stack's
-NodeLogs makes has an index with full text and the fields the README's queries name."""
+NodeLogs makes has an index with full text and the fields the node-log page's queries name."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from gpu_infra_facts import types as t
 
 from .conftest import BASE_RENDERING, merged
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "operations" / "node-logs.md"
 FIELD = re.compile(r"__tag__:__\w+__|\b_[A-Z]+\b")
 
 
 def _queried_fields() -> set[str]:
-    """The fields the README's node-log search section queries."""
-    text = README.read_text()
+    """The fields the node-log page's search section queries."""
+    text = PAGE.read_text()
     start = text.index("To find one node's bootstrap failure")
     return set(FIELD.findall(text[start:text.index("**On ACK**", start)]))
 
@@ -33,7 +33,7 @@ def farm(tmp_path_factory):
     return run_plan(write_stack(tmp_path_factory.mktemp("farm"), "farm", cluster))
 
 
-def test_the_readme_queries_the_host_and_journal_fields():
+def test_the_page_queries_the_host_and_journal_fields():
     assert _queried_fields() >= {"__tag__:__hostname__", "_HOSTNAME", "_TRANSPORT"}
 
 

@@ -139,4 +139,4 @@ def test_admin_cidr_outside_the_vpc_is_a_warning():
     assert findings(cluster, "admin-cidr-unrouted") == [
         "WARNING admin-cidr-unrouted: security.admin_cidrs[0]: 192.168.100.0/24 is outside "
         "the VPC 10.1.0.0/16 and this stack creates no VPN, CEN or peering route to it; reach "
-        "the nodes with Cloud Assistant instead (README: Reaching the nodes)"]
+        "the nodes with Cloud Assistant instead (docs: Platforms, ECS, Reaching the nodes)"]

@@ -2,7 +2,8 @@
 stand-in): the notice appears on the metadata server, the shipped watcher writes the notice
 file (and on ECS the restore report), the trainer saves a checkpoint, its peer is lost, the
 elastic launcher restarts the worker once and the restarted worker resumes from that
-checkpoint, as the README documents. The shell scripts run under dash and bash."""
+checkpoint, as docs/workloads/training-jobs.md documents. The shell scripts run under dash
+and bash."""
 
 from __future__ import annotations
 

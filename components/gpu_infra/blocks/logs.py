@@ -28,7 +28,7 @@ Logstore are deleted", SLS API reference DeleteLogStore): it is replaced with it
 (`replace_with`). Pulumi deletes it first (DeleteIndex, its store still there) rather than
 leaving it to DeleteLogStore (`deleted_with`): a store deletion that fails then leaves no
 index in SLS that the state has forgotten, which a revert could not create again. It indexes
-the full text and, as text fields, the ones the README's queries name (INDEXED_FIELDS):
+the full text and, as text fields, the ones the node-log page's queries name (INDEXED_FIELDS):
 `__tag__:__hostname__`, and the journal's `_HOSTNAME` and `_TRANSPORT`. Index traffic is billed
 by SLS with the data written (unpriced in the cost book).
 

@@ -169,7 +169,7 @@ def admin_cidr_unrouted(cluster: FleetCluster) -> Iterable[Finding]:
             yield _finding("admin-cidr-unrouted", Level.WARNING, f"security.admin_cidrs[{index}]",
                            f"{cidr} is outside the VPC {network.vpc_cidr} and this stack "
                            "creates no VPN, CEN or peering route to it; reach the nodes with "
-                           "Cloud Assistant instead (README: Reaching the nodes)")
+                           "Cloud Assistant instead (docs: Platforms, ECS, Reaching the nodes)")
 
 
 NODE_SOFTWARE_VALIDATORS = (driver_route_missing, driver_incompatible,

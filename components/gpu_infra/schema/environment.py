@@ -3,8 +3,8 @@
 One place for every decision taken by environment: the schema's defaults and refusals, the
 layouts' protection, encryption, versioning and snapshots, the validators, the change
 report's guard rails and what the policy rules demand (passed to gpu_infra_policies, which
-cannot import this). Nothing else compares an environment's name. The README's environments
-table is generated from PROFILES (tests/test_readme.py).
+cannot import this). Nothing else compares an environment's name. The documentation's
+environments table is generated from PROFILES (tests/test_docs.py).
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ DEFAULT_ENVIRONMENT: Environment = "dev"
 
 
 def _row(text: str) -> Any:
-    """A required profile field, described by its row of the README table."""
+    """A required profile field, described by its row of the environments table."""
     return field(metadata={"row": text})
 
 
 @dataclass(frozen=True)
 class EnvironmentProfile:
     """What one environment turns on (and how long it keeps logs); each field is a row of
-    the README's table."""
+    the environments table (docs/environments.md)."""
 
     deletion_protection: bool = _row(
         "Deletion protection (instances, groups, NAT, EIP, LB, KMS)")
@@ -128,7 +128,7 @@ def _cell(value: bool | int) -> str:
 
 
 def profile_table() -> str:
-    """The README's environments table: one row per profile field, one column per
+    """The environments table (docs/environments.md): one row per profile field, one column per
     environment."""
     names = list(PROFILES)
     lines = [f"| | {' | '.join(names)} |", f"|---{'|---' * len(names)}|"]

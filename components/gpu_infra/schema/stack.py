@@ -419,8 +419,10 @@ class TrainingConfig(PlatformChoice):
     """A training cluster: fixed GPU nodes close together in one zone."""
 
     layout: Literal["training"]
-    workload = Workload(uses=("training",), gpus_talk=True, placement="together")
-    default_bucket_purposes = ("datasets", "checkpoints", "models", "outputs")
+    workload: ClassVar[Workload] = Workload(
+        uses=("training",), gpus_talk=True, placement="together")
+    default_bucket_purposes: ClassVar[tuple[BucketPurpose, ...]] = (
+        "datasets", "checkpoints", "models", "outputs")
     fleet: TrainingFleet
     """The GPU nodes. Required."""
 
@@ -443,8 +445,8 @@ class InferenceConfig(PlatformChoice):
     balancer."""
 
     layout: Literal["inference"]
-    workload = Workload(uses=("inference",), placement="spread")
-    default_bucket_purposes = ("models",)
+    workload: ClassVar[Workload] = Workload(uses=("inference",), placement="spread")
+    default_bucket_purposes: ClassVar[tuple[BucketPurpose, ...]] = ("models",)
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
     load_balancer: LoadBalancerConfig = LoadBalancerConfig()
@@ -580,8 +582,8 @@ class RenderingConfig(ClusterBase):
     """A render farm: a spot-heavy auto-scaling fleet of graphics instances."""
 
     layout: Literal["rendering"]
-    workload = Workload(uses=("rendering", "vgpu"))
-    default_bucket_purposes = ("datasets", "outputs")
+    workload: ClassVar[Workload] = Workload(uses=("rendering", "vgpu"))
+    default_bucket_purposes: ClassVar[tuple[BucketPurpose, ...]] = ("datasets", "outputs")
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
 
@@ -637,7 +639,7 @@ class ImageConfig(ClusterCommon):
     (a NAT gateway gives it the internet the NVIDIA repository needs)."""
 
     layout: Literal["image"]
-    workload = Workload(uses=("training", "inference"))
+    workload: ClassVar[Workload] = Workload(uses=("training", "inference"))
     image: ImageBuildConfig
     """What the image holds and how it is built. Required (at least `instance_type`)."""
 

@@ -599,7 +599,8 @@ def summary_lines(report: ChangeReport) -> list[str]:
                      "node(s), so the provider REPLACES them (every ecs.Instance data_disks "
                      "field is ForceNew): these nodes were created with inline disks; keep "
                      "`storage.inline_disks: true` in this stack until you rebuild them "
-                     "anyway (README: separate data disks).")
+                     "anyway (docs: Changing a running cluster, Upgrading a stack deployed with "
+                     "inline disks).")
     if impact.stale_bootstrap:
         lines.append(f"Replaced nodes boot their OLD bootstrap: {len(impact.stale_bootstrap)} "
                      f"({', '.join(_few(impact.stale_bootstrap))}) get the user data recorded "
