@@ -47,13 +47,14 @@ def test_low_latency_and_erdma_families_follow_the_facts():
     low_latency = {e.family for e in catalog.entries() if e.low_latency}
     assert low_latency == {"gn8v", "ebmgn8v", "ebmgn7ex"}
     assert {e.family for e in catalog.entries() if e.erdma} == {
-        "gn8is", "gn8v", "ebmgn7ex", "ebmgn8v"}
+        "gn8is", "gn8v", "ebmgn7ex", "ebmgn8v", "ebmgn8is", "ebmgn8ia", "ebmgn9g", "ebmgn9ge",
+        "ebmgn9gc"}
 
 
 def test_filter_by_use_model_and_memory():
     found = catalog.filter(use="training", min_gpu_memory_gib=80)
     assert found and all("training" in e.uses and e.gpu_memory_gib >= 80 for e in found)
-    assert {e.family for e in catalog.filter(gpu_model="t4")} == {"gn6i"}
+    assert {e.family for e in catalog.filter(gpu_model="t4")} == {"gn6i", "ebmgn6i"}
     assert catalog.family_of("ecs.vgn7i-vws-m4.xlarge") == "vgn7i-vws"
 
 

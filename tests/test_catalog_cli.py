@@ -35,3 +35,36 @@ def test_bad_input_exits_2_with_one_line_per_problem(capsys):
 def test_nothing_fits_exits_2(capsys):
     assert main(["catalog", "--recommend", "--layout", "inference", "--gpu-memory", "500"]) == 2
     assert capsys.readouterr().err.startswith("no instance type fits: inference, 500 GiB")
+
+
+def test_a_gpu_model_the_catalog_does_not_carry_exits_2_and_names_the_models(capsys):
+    assert main(["catalog", "--gpu-model", "H100"]) == 2
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith("--gpu-model: no GPU model in the catalog contains 'H100'; models: ")
+    assert "NVIDIA H20" in line and "instance_types" in line
+    assert captured.out == ""
+    assert main(["catalog", "--gpu-model", "l20"]) == 0   # case-insensitive, as before
+    assert "ecs.gn8is.2xlarge" in capsys.readouterr().out
+
+
+def test_the_table_says_how_each_family_is_bought_and_why_regions_are_unknown(capsys):
+    assert main(["catalog"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line for line in out.splitlines() if line.startswith("ecs.")}
+    assert "sales only" in rows["ecs.gn8is-8x.32xlarge"]
+    assert "by ticket (old)" in rows["ecs.gn7s-c8g1.2xlarge"]
+    assert "preview" in rows["ecs.ebmgn9gc.64xlarge"]
+    assert " open " in rows["ecs.gn7i-c8g1.2xlarge"]
+    assert "Regions: unknown for every type: no dated source lists the regions" in out
+
+
+def test_recommendations_name_purchase_limits_and_rank_previews_lower(capsys):
+    assert main(["catalog", "--recommend", "--layout", "inference", "--gpu-memory", "70",
+                 "--gpus", "8", "--top", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "- invitational preview: apply by ticket" in out
+    assert "- sold through Alibaba Cloud sales, in specific regions only" in out
+    ranked = [line for line in out.splitlines() if line[:1].isdigit()]
+    assert "ecs.gn8v-8x.16xlarge x 1 (full fit)" in ranked[1]
+    assert ranked[3].endswith("ecs.ebmgn9gc.64xlarge x 1 (fit penalty 1)")

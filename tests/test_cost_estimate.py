@@ -180,7 +180,8 @@ def test_unknown_prices_stay_null_and_are_counted():
     assert mystery.note == "no price model for this resource type"
     assert [r.name for r in result.unpriced] == ["n0", "key", "mystery"]
     assert result.total_monthly_cost == pytest.approx(100)
-    assert result.summary() == "≥ 100 CNY/month, 3 resource(s) unpriced"
+    assert result.summary() == ("≥ 100 CNY/month, 3 resource(s) unpriced; without a price: 1 "
+                                f"on-demand instance(s) (8 GPUs) of {UNPRICED_TYPE} in n0")
     details = result.details()
     assert details["complete"] is False
     assert details["unpricedResources"] == ["n0", "key", "mystery"]

@@ -34,9 +34,13 @@ def test_rule_metadata_is_complete_and_levels_follow_category():
             assert levels[rule.name] == "advisory" and rule.note.startswith("advisory"), \
                 rule.name
     assert levels["ram-no-access-keys"] == "advisory"
-    assert levels["monthly-budget"] == "disabled"
-    assert all(levels[r.name] == "advisory" for r in RULES
-               if r.category != "security" and r.name != "monthly-budget")
+    # the budget rules need the offline plan's estimate; it turns them on for a budget
+    assert levels["monthly-budget"] == levels["budget-unpriced-gpus"] == "disabled"
+    # a non-refundable purchase the fleets cannot use is refused where it is made (issue 38)
+    assert levels["reserved-capacity-excess"] == "mandatory"
+    assert all(levels[r.name] == "advisory" for r in RULES if r.category != "security"
+               and r.name not in ("monthly-budget", "budget-unpriced-gpus",
+                                  "reserved-capacity-excess"))
 
 
 def test_taggable_types_take_tags_in_the_sdk():

@@ -26,7 +26,7 @@ def test_unknown_or_non_gpu_instance_type_is_an_error():
     [finding] = findings(training(instance_type="ecs.g7.2xlarge"), "unknown-instance-type")
     assert finding.level is Level.ERROR and finding.path == "fleet.instance_type"
     assert finding.message.startswith("ecs.g7.2xlarge is not a GPU instance type in the "
-                                      "catalog (family g7); GPU families: ebmgn7e,")
+                                      "catalog (family g7); GPU families: ebmgn6e,")
     [finding] = findings(inference(instance_types=["ecs.gn7i-c8g1.2xlarge", "ecs.c7.large"]),
                          "unknown-instance-type")
     assert finding.path == "fleet.instance_types[1]"
@@ -37,7 +37,8 @@ def test_erdma_on_a_family_without_it_is_an_error():
     [finding] = findings(training(erdma="on"), "erdma-unsupported")
     assert (finding.level, finding.path) == (Level.ERROR, "fleet.erdma")
     assert finding.message == ("family gn7i has no eRDMA; use auto or off, or a family with "
-                               "eRDMA: ebmgn7ex, ebmgn8v, gn8is, gn8v")
+                               "eRDMA: ebmgn7ex, ebmgn8ia, ebmgn8is, ebmgn8v, ebmgn9g, "
+                               "ebmgn9gc, ebmgn9ge, gn8is, gn8v")
     assert findings(training(instance_type="ecs.gn8v-8x.48xlarge", erdma="on"),
                     "erdma-unsupported") == []
 

@@ -196,7 +196,8 @@ def nccl_env(devices: list[str], vswitch_cidr: str) -> dict[str, str]:
     return env
 
 
-FABRIC_MANAGER_FAMILIES = frozenset({"gn7", "gn7e", "ebmgn7e", "ebmgn7ex", "gn8v", "ebmgn8v"})
+FABRIC_MANAGER_FAMILIES = frozenset({"gn7", "gn7e", "ebmgn7", "ebmgn7e", "ebmgn7ex", "gn8v",
+                                     "ebmgn8v"})
 """8-GPU SXM families that may have NVSwitch. Which ones expose it to the guest is UNCONFIRMED
 for Alibaba, so the step detects NVSwitch on the node (/proc/driver/nvidia-nvswitch/devices not
 empty) and installs nvidia-fabricmanager at exactly the driver version only then (NVIDIA

@@ -46,6 +46,11 @@ ECS_RAM_ROLE_ATTACHMENT = "alicloud:ecs/ramRoleAttachment:RamRoleAttachment"
 SNAPSHOT_POLICY_ATTACHMENT = (
     "alicloud:ecs/ecsAutoSnapshotPolicyAttachment:EcsAutoSnapshotPolicyAttachment")
 RESERVED_INSTANCE = "alicloud:ecs/reservedInstance:ReservedInstance"
+ELASTICITY_ASSURANCE = "alicloud:ecs/elasticityAssurance:ElasticityAssurance"
+CAPACITY_RESERVATION = "alicloud:ecs/capacityReservation:CapacityReservation"
+RESERVATIONS = frozenset({RESERVED_INSTANCE, ELASTICITY_ASSURANCE, CAPACITY_RESERVATION})
+"""Capacity bought ahead for `instanceAmount` instances of one `instanceType`, paid whether
+the fleet uses it or not."""
 IMAGE_PIPELINE_EXECUTION = "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution"
 ECS_INVOCATION = "alicloud:ecs/ecsInvocation:EcsInvocation"
 

@@ -108,6 +108,14 @@ class Context:
     monthly_cost: float | None = None
     """Estimated monthly cost of the stack (the offline plan's estimate, gpu_infra_tools/cost);
     None under CrossGuard, which has none."""
+    unpriced_gpus: Sequence[tuple[str, str]] = ()
+    """(resource name, what it holds) of GPU instances whose price the estimate does not
+    know, e.g. ("llm-gpu-pool", "4 on-demand instance(s) (32 GPUs) of ecs.gn8v-8x.48xlarge");
+    empty under CrossGuard."""
+    reservations_before: Mapping[str, float] | None = None
+    """Reservation name -> the instances it held before this plan (the base of a change
+    report; {} when the plan creates everything); None when unknown (CrossGuard), so no
+    rule can tell a reservation bought now from one that exists."""
 
     def demanded_by(self, resource: Resource, demand: Demand) -> str | None:
         """The environment that demands `demand` of `resource`: its Environment tag's, else

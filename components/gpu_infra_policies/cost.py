@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from gpu_infra_facts import types as t
+from gpu_infra_facts.allowed import SPOT_STRATEGIES
 from gpu_infra_policies.base import (
     Context,
     Resource,
@@ -19,6 +22,9 @@ from gpu_infra_policies.base import (
 
 ALARM_METRIC_KEYS = {t.CMS_ALARM: "metric", t.CMS_GROUP_METRIC_RULE: "metricName"}
 FLEET_TYPES = (t.INSTANCE, t.SCALING_GROUP, t.SCALING_CONFIGURATION)
+BUDGET_SCHEMA = {"monthlyBudget": {"type": "number", "minimum": 0,
+                                   "description": "Budget per month in CNY. Default none."}}
+"""The threshold of the budget rules (the offline plan sets it from monthly_budget_cny)."""
 
 
 def required_tags(resource: Resource, cfg: Mapping[str, Any], _: Context) -> Iterator[str]:
@@ -110,6 +116,97 @@ def monthly_budget(_: Sequence[Resource], cfg: Mapping[str, Any],
         yield None, f"estimated monthly cost {ctx.monthly_cost:,.0f} exceeds budget {budget:,.0f}"
 
 
+def budget_unpriced_gpus(resources: Sequence[Resource], cfg: Mapping[str, Any],
+                         ctx: Context) -> Iterator[tuple[Resource | None, str]]:
+    """A stack with `monthlyBudget` has a price for every GPU instance it plans: an unknown
+    price is never within budget."""
+    budget = number(cfg.get("monthlyBudget"))
+    if budget is None:
+        return
+    by_name = {resource.name: resource for resource in resources}
+    for name, what in ctx.unpriced_gpus:
+        yield by_name.get(name), (f"{what} without a price: the budget of {budget:,.0f} "
+                                  "cannot be judged while they are left out of the estimate")
+
+
+def _on_demand_part(size: float, spot: bool, base: float | None,
+                    percentage: float | None) -> float:
+    """Instances of a fleet of `size` that are not spot: all without spot, else the base
+    and `percentage` (default 100) of the rest."""
+    if not spot:
+        return size
+    base = min(base or 0.0, size)
+    share = 100.0 if percentage is None else percentage
+    return base + math.ceil((size - base) * share / 100)
+
+
+def on_demand_capacity(resources: Sequence[Resource]) -> dict[str, float]:
+    """Instance type -> the most instances of it the planned fleets run that are not spot
+    (a reservation covers those only): ecs instances, ESS groups at max size with their
+    active configuration's types, ACK node pools at their autoscaler's max size or desired
+    size. A fleet of several types counts in full for each."""
+    configs = [r for r in resources if r.type == t.SCALING_CONFIGURATION
+               and r.props.get("active", True) is not False]
+    usable: defaultdict[str, float] = defaultdict(float)
+    for resource in resources:
+        props = resource.props
+        fleet: Mapping[str, Any]
+        if resource.type == t.INSTANCE:
+            spot = props.get("spotStrategy") in SPOT_STRATEGIES
+            types, size, fleet = [props.get("instanceType")], 0.0 if spot else 1.0, {}
+        elif resource.type == t.SCALING_GROUP:
+            config = next((c for c in configs
+                           if c.refers_to(resource, c.props.get("scalingGroupId"))), None)
+            if config is None:
+                continue
+            fleet = {**props, "spotStrategy": config.props.get("spotStrategy")}
+            types = as_list(config.props.get("instanceTypes")) or [
+                config.props.get("instanceType")]
+            size = number(props.get("maxSize")) or 0.0
+        elif resource.type == t.NODE_POOL:
+            scaling = props.get("scalingConfig")
+            autoscaled = isinstance(scaling, Mapping) and scaling.get("enable") is not False
+            size = (number(scaling.get("maxSize")) if isinstance(scaling, Mapping) and autoscaled
+                    else number(props.get("desiredSize")) or number(props.get("nodeCount"))
+                    ) or 0.0
+            types, fleet = as_list(props.get("instanceTypes")), props
+        else:
+            continue
+        part = _on_demand_part(size, fleet.get("spotStrategy") in SPOT_STRATEGIES,
+                               number(fleet.get("onDemandBaseCapacity")),
+                               number(fleet.get("onDemandPercentageAboveBaseCapacity")))
+        for kind in {kind for kind in types if isinstance(kind, str)}:
+            usable[kind] += part
+    return usable
+
+
+def reserved_capacity_excess(resources: Sequence[Resource], _: Mapping[str, Any],
+                             ctx: Context) -> Iterator[tuple[Resource | None, str]]:
+    """A reservation (reserved instances, elasticity assurance, capacity reservation) that
+    this plan creates or grows holds no more instances than the planned fleets run on
+    demand. One that already held as many before is left to the validator's WARNING (a
+    fleet shrunk under it); with no base known (CrossGuard) the rule says nothing."""
+    if ctx.reservations_before is None:
+        return
+    usable = on_demand_capacity(resources)
+    for resource in resources:
+        if resource.type not in t.RESERVATIONS:
+            continue
+        amount = number(resource.props.get("instanceAmount"))
+        kind = resource.props.get("instanceType")
+        before = ctx.reservations_before.get(resource.name)
+        if amount is None or not isinstance(kind, str) or amount <= usable.get(kind, 0.0) or (
+                before is not None and amount <= before):
+            continue
+        how = "creates it" if before is None else f"grows it from {before:g}"
+        fits = usable.get(kind, 0.0)
+        yield resource, (f"instanceAmount {amount:g} of {kind}, but the planned fleets run "
+                         f"at most {fits:g} of it that are not spot: this plan {how}, "
+                         f"and the {amount - fits:g} idle are paid for all the same "
+                         "(reserved instances and elasticity assurances for their whole "
+                         f"term, non-refundable); reserve at most {fits:g}")
+
+
 COST_RULES: tuple[Rule, ...] = (
     ResourceRule("required-tags", "Taggable resources carry the cost allocation tags", "cost",
                  "low", "Add the missing keys under the stack's `tags:` (Project and "
@@ -143,8 +240,23 @@ COST_RULES: tuple[Rule, ...] = (
                  concern="cost",
                  reviews=frozenset(),
               enforcement="disabled",
-              schema={"monthlyBudget": {"type": "number", "minimum": 0,
-                                        "description": "Budget per month in CNY. Default none."}},
+              schema=BUDGET_SCHEMA,
               note="disabled by default: CrossGuard has no cost estimate to judge; the offline "
                    "plan turns it on (advisory) for stacks that set monthly_budget_cny"),
+    StackRule("budget-unpriced-gpus", "Every GPU instance of a budgeted stack has a price",
+              "cost", "high", "Price the type (live prices, or a catalog price), or choose a "
+              "priced type; set this rule advisory to accept the lower bound.",
+              budget_unpriced_gpus, concern="cost",
+              reviews=frozenset({t.INSTANCE, t.SCALING_GROUP, t.NODE_POOL, *t.RESERVATIONS}),
+              enforcement="disabled",
+              schema=BUDGET_SCHEMA,
+              note="disabled by default: CrossGuard has no cost estimate; the offline plan "
+                   "turns it on (mandatory) for stacks that set monthly_budget_cny"),
+    StackRule("reserved-capacity-excess", "Reservations bought or grown fit the fleet",
+              "cost", "high", "Lower the reservation's count to the fleet's on-demand nodes, "
+              "or grow the fleet first.", reserved_capacity_excess, concern="cost",
+              reviews=t.RESERVATIONS, enforcement="mandatory",
+              note="judges only where the base is known (the offline plan; against --against "
+                   "or, without one, everything is bought now); under CrossGuard it says "
+                   "nothing"),
 )

@@ -474,6 +474,26 @@ class DeclaredInstanceTypeArgs(TypedDict):
     Default: unknown (the estimate counts the instances as unpriced)."""
 
 
+class SavingsPlanArgs(TypedDict):
+    """The part of an ECS savings plan the stack's pay-as-you-go GPU instances draw on, for
+    the cost estimate. The stack does not buy it (pulumi-alicloud has no savings-plan
+    resource): it is bought in the console or with ECS CreateSavingsPlan (plan type `ecs`
+    for one instance family or `universal`, an hourly spend commitment, a term in years).
+    Spot instances are left to pay their own price."""
+
+    hourly_commitment_cny: float
+    """The commitment per hour this stack draws on (CreateSavingsPlan `CommittedAmount`,
+    or the share of it left to this stack when several stacks share the plan); paid every
+    hour, used or not. Required."""
+    price_factor: float
+    """The share of the pay-as-you-go price the plan charges for what it covers (1 minus
+    the discount the purchase page shows for the family, term and payment option; Alibaba
+    publishes no rate table). Required."""
+    instance_family: NotRequired[str]
+    """The family of an `ecs` plan (it covers that family only), one the fleet uses; none:
+    a `universal` plan, covering every pay-as-you-go instance. Default none."""
+
+
 class MaintenanceWindowArgs(TypedDict):
     """When ACK may upgrade managed components and patch nodes (never the Kubernetes minor:
     auto-upgrade stays off, the version is the stack's `ack.kubernetes_version`)."""
@@ -773,6 +793,10 @@ class TrainingConfigArgs(TypedDict):
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
     use them like catalog types. A type the catalog lists may not be declared. Default
     none."""
+    savings_plan: NotRequired[SavingsPlanArgs]
+    """An ECS savings plan the account holds, for the cost estimate: it pays for the
+    fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
+    commitment, the rest at list price, spot at spot price. Default none."""
     platform: NotRequired[str]
     """ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
     cluster, from the same `fleet` settings). Default ecs.
@@ -988,6 +1012,10 @@ class ScalingFleetArgs(TypedDict):
     """Most instances. Default 4."""
     desired_size: NotRequired[int]
     """Instances to keep when no rule acts. Default none (ESS keeps between min and max)."""
+    typical_size: NotRequired[int]
+    """Instances the fleet usually runs, for the cost estimate only (it launches nothing):
+    the estimate prices the fleet at this size, between min_size and max_size. Default
+    none: the estimate uses desired_size, else min_size."""
     multi_az_policy: NotRequired[str]
     """COST_OPTIMIZED (cheapest types first, needed for a spot mix), BALANCE (even across
     zones) or PRIORITY (zones and types in the order given; the only policy ESS can
@@ -1136,6 +1164,10 @@ class InferenceConfigArgs(TypedDict):
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
     use them like catalog types. A type the catalog lists may not be declared. Default
     none."""
+    savings_plan: NotRequired[SavingsPlanArgs]
+    """An ECS savings plan the account holds, for the cost estimate: it pays for the
+    fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
+    commitment, the rest at list price, spot at spot price. Default none."""
     platform: NotRequired[str]
     """ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
     cluster, from the same `fleet` settings). Default ecs.
@@ -1197,6 +1229,10 @@ class RenderingConfigArgs(TypedDict):
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
     use them like catalog types. A type the catalog lists may not be declared. Default
     none."""
+    savings_plan: NotRequired[SavingsPlanArgs]
+    """An ECS savings plan the account holds, for the cost estimate: it pays for the
+    fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
+    commitment, the rest at list price, spot at spot price. Default none."""
     fleet: ScalingFleetArgs
     """The scaling GPU fleet. Required."""
 
@@ -1235,6 +1271,7 @@ __all__ = [
     "ReservedCapacityConfigArgs",
     "ReservedInstancesArgs",
     "RollingRefreshArgs",
+    "SavingsPlanArgs",
     "ScalingFleetArgs",
     "ScalingStepArgs",
     "ScheduledScalingArgs",

@@ -22,6 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 CATALOG_FILE = Path(__file__).with_name("gpu_catalog.yaml")
 Use = Literal["training", "inference", "rendering", "vgpu"]
 USES: tuple[str, ...] = ("training", "inference", "rendering", "vgpu")
+Availability = Literal["open", "sales_only", "by_ticket", "preview"]
+"""How a family is bought (GPUDOC): open (the console sells it where it is stocked),
+sales_only (specific regions, through Alibaba Cloud sales), by_ticket (apply by ticket),
+preview (invitational preview, by ticket)."""
 TYPE_PATTERN = r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$"
 """An instance type name: `ecs.<family>[-<variant>].<size>`."""
 LOW_LATENCY_MAX_INSTANCES = 20
@@ -62,6 +66,14 @@ class InstanceType(BaseModel):
     uses: tuple[Use, ...]
     low_latency: bool
     """The family is supported by LowLatency deployment sets."""
+    availability: Availability = "open"
+    """How the family is bought. Default open."""
+    recommended: bool = True
+    """False for the families Alibaba lists as not recommended (older; its page says to
+    use the others when they are sold out). Default true."""
+    driver_branches: tuple[int, ...] | None = None
+    """NVIDIA driver branches Alibaba documents for the family (GRID for vws families);
+    None: none documented. Default None."""
     nvswitch: bool | None = None
     """NVSwitch on the board (the node runs the fabric manager); None: decided by family
     (gpu_infra_facts.node_stack.FABRIC_MANAGER_FAMILIES)."""
@@ -117,8 +129,13 @@ def read_data_file(path: Path) -> Any:
 
 
 @functools.cache
+def _document(path: Path = CATALOG_FILE) -> Any:
+    return read_data_file(path)
+
+
+@functools.cache
 def _load(path: Path = CATALOG_FILE) -> dict[str, InstanceType]:
-    document = read_data_file(path)
+    document = _document(path)
     price_meta = {key: str(value) for key, value in document["prices"].items()
                   if key in ("source", "date")}
     catalog: dict[str, InstanceType] = {}
@@ -132,6 +149,11 @@ def _load(path: Path = CATALOG_FILE) -> dict[str, InstanceType]:
                 entry["price"] = {**price_meta, **size["price"]}
             catalog[size["type"]] = InstanceType.model_validate(entry)
     return catalog
+
+
+def regions_unknown_because() -> str:
+    """Why no catalog type lists its regions (the data file's `regions_unknown_because`)."""
+    return str(_document()["regions_unknown_because"])
 
 
 @functools.cache

@@ -10,6 +10,12 @@ from gpu_infra_facts.workload import Placement
 
 OVERSIZED_FACTOR = 2.0
 """GPU memory above this multiple of the need counts as oversized."""
+PURCHASE_NOTES = {"sales_only": "sold through Alibaba Cloud sales, in specific regions only",
+                  "by_ticket": "sold on application (submit a ticket)",
+                  "preview": "invitational preview: apply by ticket"}
+"""The reason a family that is not simply on sale shows (catalog availability)."""
+HARD_TO_GET = frozenset({"by_ticket", "preview"})
+"""Availabilities that rank a type one step lower: an application may be refused."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,12 @@ def _assess(entry: InstanceType, workload: Workload, need_gib: float, total_gpus
         reasons.append(f"~{hourly:.2f} CNY/h ({entry.price.date} {entry.price.source}{where})")
     if entry.offered_in(region) is None:
         reasons.append(f"availability in {region} unknown")
+    if entry.availability != "open":
+        penalty += entry.availability in HARD_TO_GET
+        reasons.append(PURCHASE_NOTES[entry.availability])
+    if not entry.recommended:
+        penalty += 1
+        reasons.append("an older family Alibaba no longer recommends")
     if entry.unconfirmed:
         reasons.append(f"UNCONFIRMED: {', '.join(entry.unconfirmed)}")
     return Recommendation(entry, nodes, penalty, hourly, reasons)

@@ -176,9 +176,9 @@ def reserved_capacity_unused(cluster: FleetCluster) -> Iterable[Finding]:
     """Reserved capacity the fleet cannot use: reserved instances and capacity guarantees
     cover on-demand instances of the fleet's type, so spot nodes never draw on them (ERROR in
     prod, the guarded environments; WARNING elsewhere), and more than the fleet runs is paid
-    for idle (WARNING: after a scale-in it cannot be undone, a reservation is never
-    released; buying it is the change report's reserved-capacity guard rail, ERROR in
-    prod)."""
+    for idle (WARNING here, which cannot tell a reservation bought now from one a scale-in
+    left too large; the plan's `reserved-capacity-excess` policy rule, which knows the base,
+    refuses buying or growing it)."""
     fleet = cluster.fleet
     reserved = fleet.reserved
     if reserved is None:

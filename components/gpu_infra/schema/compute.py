@@ -552,6 +552,10 @@ class ScalingFleet(FleetBase):
     """Most instances. Default 4."""
     desired_size: int | None = Field(default=None, ge=0, le=2000)
     """Instances to keep when no rule acts. Default none (ESS keeps between min and max)."""
+    typical_size: int | None = Field(default=None, ge=0, le=2000)
+    """Instances the fleet usually runs, for the cost estimate only (it launches nothing):
+    the estimate prices the fleet at this size, between min_size and max_size. Default
+    none: the estimate uses desired_size, else min_size."""
     multi_az_policy: MultiAzPolicy = "COST_OPTIMIZED"
     """COST_OPTIMIZED (cheapest types first, needed for a spot mix), BALANCE (even across
     zones) or PRIORITY (zones and types in the order given; the only policy ESS can
@@ -625,6 +629,10 @@ class ScalingFleet(FleetBase):
         if self.desired_size is not None and not (
                 self.min_size <= self.desired_size <= self.max_size):
             problems.append(f"desired_size: {self.desired_size} is outside min_size "
+                            f"{self.min_size} .. max_size {self.max_size}")
+        if self.typical_size is not None and not (
+                self.min_size <= self.typical_size <= self.max_size):
+            problems.append(f"typical_size: {self.typical_size} is outside min_size "
                             f"{self.min_size} .. max_size {self.max_size}")
         if self.uses_spot and self.multi_az_policy != "COST_OPTIMIZED":
             problems.append("multi_az_policy: a spot mix (on_demand_percentage_above_base "

@@ -13,6 +13,7 @@ from gpu_infra.catalog.recommend import Workload
 from gpu_infra.schema.ack import AckConfig, Platform
 from gpu_infra.schema.base import StrictModel
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
+from gpu_infra.schema.cost import SavingsPlan
 from gpu_infra.schema.environment import (
     DEFAULT_ENVIRONMENT,
     Environment,
@@ -200,6 +201,10 @@ class ClusterBase(ClusterCommon):
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
     use them like catalog types. A type the catalog lists may not be declared. Default
     none."""
+    savings_plan: SavingsPlan | None = None
+    """An ECS savings plan the account holds, for the cost estimate: it pays for the
+    fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
+    commitment, the rest at list price, spot at spot price. Default none."""
 
     def declared_types(self) -> dict[str, DeclaredInstanceType]:
         """The stack's declared `instance_types`."""
@@ -250,7 +255,8 @@ class ClusterBase(ClusterCommon):
                          "the CIDRs that need access"
                          for field, why in self.security.world_open_fields()]
         problems += (self._bucket_prefix_problems() + self._declared_type_problems()
-                     + self._rule_quota_problems() + self._expected_size_problems())
+                     + self._rule_quota_problems() + self._expected_size_problems()
+                     + self._savings_plan_problems())
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
@@ -315,6 +321,21 @@ class ClusterBase(ClusterCommon):
                 f"bucket (it creates {', '.join(created) or 'none'}); set "
                 "storage.buckets.purposes to create it, or remove the size"
                 for purpose in buckets.expected_gib if purpose not in created]
+
+    def _savings_plan_problems(self) -> list[str]:
+        """An `ecs` savings plan covers a family the fleet uses."""
+        plan = self.savings_plan
+        fleet = getattr(self, "fleet", None)
+        if plan is None or plan.instance_family is None or fleet is None:
+            return []
+        types = fleet.instance_types if isinstance(fleet, ScalingFleet) \
+            else [fleet.instance_type]
+        families = sorted({catalog.family_of(kind) for kind in types})
+        if plan.instance_family in families:
+            return []
+        return [f"savings_plan.instance_family: {plan.instance_family} is not a family of "
+                f"the fleet ({', '.join(families)}): the plan would cover none of its "
+                "instances; name one of them, or remove it for a universal plan"]
 
     def _declared_type_problems(self) -> list[str]:
         """Declared types: well-formed names the catalog does not list, known regions."""

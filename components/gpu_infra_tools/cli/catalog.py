@@ -13,7 +13,10 @@ from gpu_infra_facts.regions import REGIONS
 from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 COLUMNS = ("TYPE", "GPU", "GPUS", "GPU GiB", "vCPU", "MEM GiB", "NVLINK", "ERDMA", "USES",
-           "CNY/h (region)")
+           "BOUGHT", "DRIVERS", "CNY/h (region)")
+BOUGHT = {"open": "open", "sales_only": "sales only", "by_ticket": "by ticket",
+          "preview": "preview"}
+"""How each availability reads in the table."""
 
 
 EXAMPLES = (
@@ -29,7 +32,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "catalog", help="list GPU instance types, or recommend some for a workload")
     parser.add_argument("--use", choices=catalog.USES, help="only types for this use")
-    parser.add_argument("--gpu-model", help="only GPU models containing this text")
+    parser.add_argument("--gpu-model", help="only GPU models containing this text (exit 2 "
+                        "when no model in the catalog does)")
     parser.add_argument("--recommend", action="store_true",
                         help="rank instance types for the workload described below")
     parser.add_argument("--layout", choices=LAYOUT_NAMES, default="training",
@@ -59,6 +63,11 @@ def run(args: argparse.Namespace) -> int:
         problems.append("--gpu-memory: required with --recommend")
     if args.top < 1:
         problems.append(f"--top: {args.top}; at least 1")
+    models = sorted({entry.gpu_model for entry in catalog.entries()})
+    if args.gpu_model is not None and not catalog.filter(gpu_model=args.gpu_model):
+        problems.append(f"--gpu-model: no GPU model in the catalog contains "
+                        f"{args.gpu_model!r}; models: {', '.join(models)} (a type the catalog "
+                        "lacks can be declared in a stack under instance_types)")
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
@@ -68,8 +77,12 @@ def run(args: argparse.Namespace) -> int:
     rows = [_row(entry) for entry in catalog.filter(
         use=args.use, gpu_model=args.gpu_model, min_gpu_memory_gib=args.gpu_memory)]
     _print_table([COLUMNS, *rows])
-    print("\nPrices are indicative on-demand CNY/h from a dated source (2024-12-31); "
-          "'unknown' means no price was found. * marks UNCONFIRMED data.")
+    print("\nPrices are indicative on-demand CNY/h from dated sources (2024-10-09, 2024-12-31); "
+          "'unknown' means no price was found. * marks UNCONFIRMED data. BOUGHT: sales only "
+          "(through Alibaba Cloud sales, in specific regions), by ticket, preview (invitational, "
+          "by ticket); (old): Alibaba no longer recommends the family. DRIVERS: the driver "
+          "branches Alibaba documents for the family (ECI's list; '-': none documented). "
+          f"Regions: unknown for every type: {catalog.regions_unknown_because()}.")
     return EXIT_OK
 
 
@@ -82,7 +95,9 @@ def _row(entry: catalog.InstanceType) -> tuple[str, ...]:
     return (entry.type, mark("gpu_model", entry.gpu_model), entry.gpu_count_label,
             f"{entry.gpu_memory_gib:g}", mark("vcpu", _or_unknown(entry.vcpu)),
             mark("memory_gib", _or_unknown(entry.memory_gib)), _yes(entry.nvlink),
-            _yes(entry.erdma), ",".join(entry.uses), price)
+            _yes(entry.erdma), ",".join(entry.uses),
+            BOUGHT[entry.availability] + ("" if entry.recommended else " (old)"),
+            ",".join(map(str, entry.driver_branches or ())) or "-", price)
 
 
 def _print_recommendations(args: argparse.Namespace) -> int:

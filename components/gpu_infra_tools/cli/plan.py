@@ -101,14 +101,16 @@ def run(args: argparse.Namespace) -> int:
         plan = plan_or_exit_code(stack_path(args))
     if isinstance(plan, int):
         return plan
-    result = review(plan, settings)
     changes = None
-    if args.against:
+    try:
+        base = load_base(args.against, stack_path(args), Path.cwd()) if args.against else None
+    except BaseError as error:
+        print(f"invalid --against: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    result = review(plan, settings, base[0].get("resources") or [] if base else ())
+    if base:
         try:
-            changes = _change_report(args, result)
-        except BaseError as error:
-            print(f"invalid --against: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            changes = _change_report(args, result, base)
         except ConfigError as error:
             return report_problems(error, "invalid acknowledgements")
     blocked = result.blocked or (changes is not None and changes.blocked)
@@ -137,13 +139,15 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _change_report(args: argparse.Namespace, result: Review) -> ChangeReport:
-    """The change report of `result` against `--against`, with the acknowledgements."""
+def _change_report(args: argparse.Namespace, result: Review,
+                   base: tuple[dict[str, Any], str]) -> ChangeReport:
+    """The change report of `result` against `base` (`--against`: the record and its label),
+    with the acknowledgements."""
     path = stack_path(args)
-    base, label = load_base(args.against, path, Path.cwd())
+    record, label = base
     acknowledgements = load_acknowledgements(args.acknowledgements
                                              or acknowledgements_path(path))
-    return change_report(result, base, label, acknowledgements)
+    return change_report(result, record, label, acknowledgements)
 
 
 def annotate(record: dict[str, Any], changes: ChangeReport) -> None:

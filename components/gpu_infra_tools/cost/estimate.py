@@ -8,9 +8,11 @@ Models (prices in prices.yaml; GPU on-demand prices from the GPU catalog):
   subscription factor; plus system and data disks.
 - ecs.ReservedInstance: costs `instance_amount` x on-demand price x the reserved factor of its
   offering type and term, used or not; the matching on-demand instances (same type, and zone
-  for a Zone-scoped one) then pay nothing for compute.
-- ess.ScalingGroup: at desired capacity, else min size; the first instance type of the
-  active scaling configuration; on-demand base + percentage above it, the rest spot.
+  for a Zone-scoped one), fixed or the on-demand part of a scaling group or node pool, then
+  pay nothing for compute: reserved capacity for the steady base, spot for the rest.
+- ess.ScalingGroup: at the stack's `fleet.typical_size` (the GPU fleet), else desired
+  capacity, else min size; the first instance type of the active scaling configuration;
+  on-demand base + percentage above it, the rest spot.
 - Disks per GiB-month by category and PL; AutoPL provisioned IOPS per IOPS-month.
 - NAS: Extreme by capacity bought; general-purpose is pay per use (usage-based); CPFS and
   KMS keys have no confirmed price (unpriced).
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_infra import catalog
+from gpu_infra.blocks.conventions import FLEET_TAG_KEY
 from gpu_infra.schema import ClusterConfig
 from gpu_infra.schema.stack import ClusterBase
 from gpu_infra_facts import function_compute as fc
@@ -53,6 +56,12 @@ from gpu_infra_tools.plan.engine import Plan, PlannedResource
 DEFAULT_DISK_CATEGORY = "cloud_efficiency"
 """The provider's default system and data disk category."""
 DEFAULT_ESSD_PL = "PL1"
+COVERABLE = (t.INSTANCE, t.SCALING_GROUP, t.NODE_POOL)
+"""What a reserved instance's coupon covers: pay-as-you-go instances, fixed or in a fleet."""
+ON_DEMAND_LINE = "Compute (on-demand"
+"""How the on-demand compute component of an instance or fleet is named."""
+SAVINGS_PLAN_TYPE = "savings plan (account, not in the stack)"
+"""The resource type the estimate gives a stack's savings plan."""
 FREE_EIP_TARGETS = ("EcsInstance", "NetworkInterface")
 """EIPs bound to these pay no configuration fee [EIP]."""
 
@@ -194,12 +203,45 @@ class _Estimator:
                f"{price.date}, {price.source})"
         return price.cny_per_hour, note
 
+    def slot(self, instance_type: Any, capacity: str, count: float, paid: float | None,
+             on_demand: float | None) -> GpuCapacity:
+        """`count` instances of `instance_type` paid for as `capacity`, with their GPUs."""
+        entry = self.gpu_types.get(instance_type) if isinstance(instance_type, str) else None
+        return GpuCapacity(str(instance_type), capacity, count, paid, on_demand,
+                           entry.gpu_count if entry else None)
+
     def spot(self, on_demand: float | None, cap: float | None) -> float | None:
         """What spot pays per hour: the spot factor of on-demand, at most `cap`."""
         estimate = None if on_demand is None else on_demand * self.spot_factor
         if cap is None:
             return estimate
         return cap if estimate is None else min(cap, estimate)
+
+    def fleet_size(self, resource: PlannedResource, desired: tuple[str, float | None],
+                   minimum: tuple[str, float | None]) -> tuple[float, str]:
+        """(size, what it is) a scaling group or node pool is priced at: the stack's
+        `fleet.typical_size` for the GPU fleet (tagged GpuFleet), else the desired size,
+        else the minimum (0 when unknown)."""
+        fleet = getattr(self.cluster, "fleet", None)
+        typical = getattr(fleet, "typical_size", None)
+        tags = resource.inputs.get("tags")
+        if typical is not None and isinstance(tags, dict) and FLEET_TAG_KEY in tags:
+            return float(typical), "typical size (fleet.typical_size)"
+        for label, value in (desired, minimum):
+            if value is not None:
+                return value, label
+        return 0.0, minimum[0]
+
+    def zones_of(self, resource: PlannedResource) -> set[str]:
+        """The zones a resource may place instances in: an instance's zone, a fleet's
+        vSwitches' zones (empty when unknown)."""
+        if resource.type == t.INSTANCE:
+            zone = self.zone_of(resource)
+            return {zone} if zone else set()
+        switches = [self.by_id.get(v) for v in resource.inputs.get("vswitchIds") or []
+                    if isinstance(v, str)]
+        zones = {s.inputs.get("zoneId") for s in switches if s is not None}
+        return {z for z in zones if isinstance(z, str)} if None not in zones else set()
 
     def zone_of(self, resource: PlannedResource) -> str | None:
         """The zone of an instance (its own input, else its vSwitch's)."""
@@ -230,7 +272,7 @@ class _Estimator:
         else:
             paid, capacity, label = on_demand, "on_demand", "on-demand"
         cost.components.append(self.compute(f"Compute ({label}, {kind})", 1, paid))
-        cost.gpu.append(GpuCapacity(str(kind), capacity, 1, paid, on_demand))
+        cost.gpu.append(self.slot(kind, capacity, 1, paid, on_demand))
         cost.note = note
         system = {"category": inputs.get("systemDiskCategory"),
                   "size": inputs.get("systemDiskSize"),
@@ -257,7 +299,7 @@ class _Estimator:
             f"Reserved instance {kind} ({offering}, x{factor:g} of on-demand)"
             if factor is not None else f"Reserved instance {kind} ({offering})",
             amount, fee, unconfirmed=True))
-        cost.gpu.append(GpuCapacity(str(kind), "reserved", amount,
+        cost.gpu.append(self.slot(kind, "reserved", amount,
                                     None if fee is None else fee * amount, 0.0))
         cost.note = (f"{note}; covers {amount:g} matching on-demand instance(s), "
                      "billed whether used or not")
@@ -277,14 +319,14 @@ class _Estimator:
         config = next((r for r in self.resources if r.type == t.SCALING_CONFIGURATION
                        and r.inputs.get("scalingGroupId") == resource.id
                        and r.inputs.get("active", True) is not False), None)
-        desired = _number(inputs.get("desiredCapacity"))
-        size = desired if desired is not None else _number(inputs.get("minSize")) or 0
         if config is None:
             cost.note = "no active scaling configuration in the plan"
             return
+        size, basis = self.fleet_size(resource, ("desired capacity",
+                                                 _number(inputs.get("desiredCapacity"))),
+                                      ("min size", _number(inputs.get("minSize"))))
         self._fleet(cost, Fleet(
-            size=size, basis="desired capacity" if desired is not None else "min size",
-            maximum=_number(inputs.get("maxSize")),
+            size=size, basis=basis, maximum=_number(inputs.get("maxSize")),
             types=config.inputs.get("instanceTypes") or [config.inputs.get("instanceType")],
             launcher=config.name, spot=config.inputs.get("spotStrategy") in SPOT_STRATEGIES,
             base=_number(inputs.get("onDemandBaseCapacity")) or 0,
@@ -296,16 +338,17 @@ class _Estimator:
             data_disks=config.inputs.get("dataDisks") or []))
 
     def _node_pool(self, resource: PlannedResource, cost: ResourceCost) -> None:
-        """An ACK node pool, like a scaling group: at desired_size, else the autoscaler's
-        min_size; on-demand base and percentage with spot above; PrePaid at the
-        subscription factor."""
+        """An ACK node pool, like a scaling group: at the fleet's typical size, else
+        desired_size, else the autoscaler's min_size; on-demand base and percentage with spot
+        above; PrePaid at the subscription factor."""
         inputs = resource.inputs
         scaling = inputs.get("scalingConfig") or {}
         desired = _number(inputs.get("desiredSize"))
-        size = desired if desired is not None else _number(scaling.get("minSize")) or 0
+        size, basis = self.fleet_size(resource, ("desired size", desired),
+                                      ("autoscaler min size", _number(scaling.get("minSize"))))
         prepaid = inputs.get("instanceChargeType") == "PrePaid"
         self._fleet(cost, Fleet(
-            size=size, basis="desired size" if desired is not None else "autoscaler min size",
+            size=size, basis=basis,
             maximum=_number(scaling.get("maxSize")) if desired is None else None,
             types=inputs.get("instanceTypes") or [], launcher=resource.name,
             spot=inputs.get("spotStrategy") in SPOT_STRATEGIES,
@@ -335,19 +378,19 @@ class _Estimator:
             paid = None if on_demand is None else on_demand * fleet.prepaid_factor
             cost.components.append(self.compute(
                 f"Compute (subscription, x{fleet.prepaid_factor:g}, {kind})", size, paid))
-            cost.gpu.append(GpuCapacity(str(kind), "prepaid", size, _times(paid, size),
+            cost.gpu.append(self.slot(kind, "prepaid", size, _times(paid, size),
                                         _times(on_demand, size)))
         else:
             cost.components.append(self.compute(f"Compute (on-demand, {kind})",
                                                 on_demand_count, on_demand))
-            cost.gpu.append(GpuCapacity(str(kind), "on_demand", on_demand_count,
+            cost.gpu.append(self.slot(kind, "on_demand", on_demand_count,
                                         _times(on_demand, on_demand_count),
                                         _times(on_demand, on_demand_count)))
         if fleet.spot and fleet.prepaid_factor is None:
             cost.components.append(self.compute(
                 f"Compute (spot, x{self.spot_factor:g}, {kind})",
                 spot_count, spot_paid))
-            cost.gpu.append(GpuCapacity(str(kind), "spot", spot_count,
+            cost.gpu.append(self.slot(kind, "spot", spot_count,
                                         _times(spot_paid, spot_count),
                                         _times(on_demand, spot_count)))
         cost.components += self.disks(fleet.system, fleet.data_disks, size)
@@ -522,26 +565,80 @@ class _Estimator:
         return cost
 
     def apply_reservations(self, costs: dict[str, ResourceCost]) -> None:
-        """Move on-demand instances a reserved instance covers to `reserved` (paying 0)."""
+        """Move on-demand instances a reserved instance covers to `reserved` (paying 0):
+        fixed nodes and the on-demand part of scaling groups and node pools (their steady
+        base), in plan order, up to `instanceAmount`; a Zone-scoped one only where all the
+        instances are in its zone."""
         for reservation in (r for r in self.resources if r.type == t.RESERVED_INSTANCE):
             inputs = reservation.inputs
             left = _number(inputs.get("instanceAmount")) or 1
             zone = inputs.get("zoneId") if inputs.get("scope") == "Zone" else None
+            kind = inputs.get("instanceType")
             for resource in self.resources:
-                if left <= 0 or resource.type != t.INSTANCE:
-                    continue
-                if resource.inputs.get("instanceType") != inputs.get("instanceType") or (
-                        zone is not None and self.zone_of(resource) != zone):
+                if resource.type not in COVERABLE or (
+                        zone is not None and self.zones_of(resource) != {zone}):
                     continue
                 cost = costs[resource.urn]
-                slot = cost.gpu[0]
-                if slot.capacity != "on_demand":
-                    continue
-                slot.capacity, slot.paid_hourly = "reserved", 0.0
-                left -= 1
-                cost.components[0] = self.compute(
-                    f"Compute (covered by reserved instance {reservation.name}, "
-                    f"{slot.instance_type})", 1, 0.0)
+                for slot in [s for s in on_demand_slots(cost) if s.instance_type == kind]:
+                    covered = min(slot.count, left)
+                    if covered > 0:
+                        self.cover(cost, slot, covered, "reserved",
+                                   f"covered by reserved instance {reservation.name}")
+                        left -= covered
+
+    def apply_savings_plan(self, costs: dict[str, ResourceCost]) -> ResourceCost | None:
+        """The stack's savings plan (`savings_plan`): its commitment, paid every hour, and
+        the on-demand GPU instances (of its family) it covers, in plan order, moved to
+        `savings_plan` (paying 0) while their pay-as-you-go price fits in what the
+        commitment buys (commitment / price factor per hour). None without a plan."""
+        plan = getattr(self.cluster, "savings_plan", None)
+        if plan is None:
+            return None
+        left = plan.hourly_commitment_cny / plan.price_factor
+        for cost in costs.values():
+            for slot in [s for s in on_demand_slots(cost) if s.on_demand_hourly is not None
+                         and plan.instance_family in (None, catalog.family_of(s.instance_type))]:
+                each = (slot.on_demand_hourly or 0.0) / slot.count
+                covered = min(slot.count, left / each) if each else slot.count
+                if covered > 0:
+                    self.cover(cost, slot, covered, "savings_plan", "covered by the savings plan")
+                    left -= covered * each
+        scope = f"{plan.instance_family} family" if plan.instance_family else "universal"
+        commitment = ResourceCost("savings-plan", SAVINGS_PLAN_TYPE, "savings plan (account)")
+        commitment.components.append(self.compute(
+            f"Savings plan commitment ({scope}, x{plan.price_factor:g} of pay-as-you-go)", 1,
+            plan.hourly_commitment_cny))
+        commitment.gpu.append(GpuCapacity(scope, "savings_plan", 0, plan.hourly_commitment_cny,
+                                          0.0))
+        unused = left * plan.price_factor
+        commitment.note = (f"bought outside the stack; paid every hour; "
+                           f"{unused:,.2f} CNY/h of it is not used by this plan's instances"
+                           if unused > 0.005 else "bought outside the stack; fully used")
+        return commitment
+
+    def cover(self, cost: ResourceCost, slot: GpuCapacity, count: float, capacity: str,
+              why: str) -> None:
+        """Move `count` of `slot`'s on-demand instances to `capacity`, paying 0 (what pays
+        for them is another line: a reservation's fee, a savings plan's commitment)."""
+        line = next(i for i, c in enumerate(cost.components)
+                    if c.name.startswith(ON_DEMAND_LINE))
+        each = None if slot.on_demand_hourly is None else slot.on_demand_hourly / slot.count
+        moved = self.compute(f"Compute ({why}, {slot.instance_type})", count, 0.0)
+        if count >= slot.count:
+            slot.capacity, slot.paid_hourly = capacity, 0.0
+            cost.components[line] = moved
+            return
+        slot.count -= count
+        slot.paid_hourly = slot.on_demand_hourly = _times(each, slot.count)
+        cost.components[line].quantity = slot.count
+        cost.components.insert(line + 1, moved)
+        cost.gpu.append(GpuCapacity(slot.instance_type, capacity, count, 0.0,
+                                    _times(each, count), slot.gpus_per_instance))
+
+
+def on_demand_slots(cost: ResourceCost) -> list[GpuCapacity]:
+    """The on-demand instances of `cost` (a new list: covering them adds slots)."""
+    return [slot for slot in cost.gpu if slot.capacity == "on_demand" and slot.count > 0]
 
 
 def estimate(resources: Sequence[PlannedResource], cluster: ClusterConfig | None = None,
@@ -553,9 +650,12 @@ def estimate(resources: Sequence[PlannedResource], cluster: ClusterConfig | None
     estimator = _Estimator(resources, cluster, book, assumptions or Assumptions())
     costs = {r.urn: estimator.resource_cost(r) for r in estimator.resources}
     estimator.apply_reservations(costs)
-    return Estimate(book.currency, book.hours_per_month, list(costs.values()),
+    plan = estimator.apply_savings_plan(costs)
+    return Estimate(book.currency, book.hours_per_month,
+                    [*costs.values(), *([plan] if plan else [])],
                     {"spotPriceFactor": estimator.spot_factor,
-                     "scalingGroups": "desired capacity, else min size",
+                     "scalingGroups": "fleet.typical_size, else desired capacity, else "
+                                      "min size",
                      "pricesFile": "gpu_infra_tools/cost/prices.yaml",
                      "gpuPrices": "gpu_infra/catalog/gpu_catalog.yaml"})
 

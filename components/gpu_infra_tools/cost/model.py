@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 BillingPeriod = Literal["hour", "month"]
-CAPACITIES: tuple[str, ...] = ("on_demand", "spot", "reserved", "prepaid")
+CAPACITIES: tuple[str, ...] = ("on_demand", "spot", "reserved", "savings_plan", "prepaid")
 """How GPU capacity is paid for, in report order."""
 
 
@@ -71,6 +71,40 @@ class GpuCapacity:
     on_demand_hourly: float | None
     """What running these instances on demand would cost per hour (0 for the reserved
     instance's own slot: it runs nothing)."""
+    gpus_per_instance: float | None = None
+    """GPUs on one instance of the type (a fraction for a vGPU slice); None when the type is
+    no GPU type the catalog or the stack knows. Default None."""
+
+    @property
+    def unpriced(self) -> bool:
+        """Instances are counted but what they cost is unknown."""
+        return self.paid_hourly is None and self.count > 0
+
+
+@dataclass(frozen=True)
+class UnpricedCapacity:
+    """Instances of one type in one resource whose price is unknown: what the budget cannot
+    judge."""
+
+    resource: str
+    instance_type: str
+    capacity: str
+    """One of CAPACITIES (reserved: a reservation's own fee)."""
+    instances: float
+    gpus: float | None
+    """GPUs on these instances; None for a type that is no known GPU type."""
+
+    def line(self) -> str:
+        """`4 on-demand instances (32 GPUs) of ecs.gn8v-8x.48xlarge in llm-ack-gpu-pool`."""
+        what = ("reserved instance(s)" if self.capacity == "reserved"
+                else f"{self.capacity.replace('_', '-')} instance(s)")
+        gpus = f" ({self.gpus:g} GPUs)" if self.gpus else ""
+        return f"{self.instances:g} {what}{gpus} of {self.instance_type} in {self.resource}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry of `costDetails.unpricedCapacity`."""
+        return {"resource": self.resource, "instanceType": self.instance_type,
+                "capacity": self.capacity, "instances": self.instances, "gpus": self.gpus}
 
 
 @dataclass
@@ -134,6 +168,15 @@ class Estimate:
         """Resources with a part whose price is unknown."""
         return [r for r in self.resources if r.unpriced]
 
+    def unpriced_capacity(self, *, gpus_only: bool = False) -> list[UnpricedCapacity]:
+        """Instances (and reservations) counted in the plan whose price is unknown, per
+        resource and type; with `gpus_only`, those of GPU types only."""
+        return [UnpricedCapacity(r.name, slot.instance_type, slot.capacity, slot.count,
+                                 None if slot.gpus_per_instance is None
+                                 else slot.gpus_per_instance * slot.count)
+                for r in self.resources for slot in r.gpu
+                if slot.unpriced and not (gpus_only and slot.gpus_per_instance is None)]
+
     @property
     def usage_based(self) -> list[tuple[ResourceCost, CostComponent]]:
         """Components billed by use, not in the totals."""
@@ -166,11 +209,15 @@ class Estimate:
         return {**split, "all_on_demand": all_on_demand, "saving": saving}
 
     def summary(self) -> str:
-        """`12,345 CNY/month`, or `≥ 12,345 CNY/month, 2 resources unpriced`, plus the
-        number of usage-based charges left out."""
+        """`12,345 CNY/month`, or `≥ 12,345 CNY/month, 2 resources unpriced` with the
+        instances among them (`4 on-demand instance(s) (32 GPUs) of ... without a price`),
+        plus the number of usage-based charges left out."""
         total = f"{self.total_monthly_cost:,.0f} {self.currency}/month"
         parts = [f"≥ {total}, {len(self.unpriced)} resource(s) unpriced"
                  if self.unpriced else total]
+        capacity = self.unpriced_capacity()
+        if capacity:
+            parts.append("without a price: " + ", ".join(c.line() for c in capacity))
         if self.usage_based:
             parts.append(f"plus {len(self.usage_based)} usage-based charge(s)")
         return "; ".join(parts)
@@ -184,10 +231,12 @@ class Estimate:
             "currency": self.currency, "hoursPerMonth": self.hours_per_month,
             "complete": not self.unpriced, "summary": self.summary(),
             "unpricedResources": [r.name for r in self.unpriced],
+            "unpricedCapacity": [c.to_json() for c in self.unpriced_capacity()],
             "usageBasedComponentCount": len(self.usage_based),
             "gpuMonthlyCost": {
                 "onDemand": _round(split["on_demand"]), "spot": _round(split["spot"]),
-                "reserved": _round(split["reserved"]), "prepaid": _round(split["prepaid"]),
+                "reserved": _round(split["reserved"]),
+                "savingsPlan": _round(split["savings_plan"]), "prepaid": _round(split["prepaid"]),
                 "allOnDemand": _round(split["all_on_demand"]),
                 "saving": _round(split["saving"])},
             "byComponent": [{"name": name, "monthlyCost": _round(cost)}

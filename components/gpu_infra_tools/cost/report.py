@@ -6,7 +6,7 @@ from __future__ import annotations
 from gpu_infra_tools.cost.model import Estimate
 
 CAPACITY_LABELS = {"on_demand": "on-demand", "spot": "spot", "reserved": "reserved",
-                   "prepaid": "prepaid"}
+                   "savings_plan": "savings plan", "prepaid": "prepaid"}
 
 
 def money(value: float | None) -> str:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,13 +62,15 @@ class Review:
         return ordered
 
 
-def review(plan: Plan, settings: Mapping[str, RuleSettings] | None = None) -> Review:
+def review(plan: Plan, settings: Mapping[str, RuleSettings] | None = None,
+           base: Sequence[dict[str, Any]] = ()) -> Review:
     """Estimate the plan's cost, then run the policy rules (`settings`: levels and
-    thresholds; default: the rules' defaults) with that monthly cost."""
+    thresholds; default: the rules' defaults) with that estimate; `base` is the resources of
+    the plan this one changes (`plan --against`; default none: everything is created)."""
     cost = estimate_plan(plan)
     effective = with_stack_budget(settings or default_settings(),
                                   plan.cluster.monthly_budget_cny)
-    return Review(plan, cost, check_plan(plan, settings, cost.total_monthly_cost),
+    return Review(plan, cost, check_plan(plan, settings, cost, base),
                   effective[BUDGET_RULE].level != "disabled")
 
 

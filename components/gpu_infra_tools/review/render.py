@@ -9,7 +9,7 @@ from gpu_infra_tools.plan.diff import ResourceChange
 from gpu_infra_tools.plan.engine import Plan, PlannedResource
 from gpu_infra_tools.review import Review
 from gpu_infra_tools.review.changes import ChangeReport
-from gpu_infra_tools.review.policy import BUDGET_RULE
+from gpu_infra_tools.review.policy import BUDGET_RULE, UNPRICED_RULE
 
 PROTECTED_MARK = "[protected]"
 CHANGE_MARKS = {"create": "+  ", "update": "~  ", "replace": "+- ", "delete": "-  ",
@@ -85,6 +85,9 @@ def render_text(review: Review, changes: ChangeReport | None = None) -> str:
         out += [f"    {key}: {_short(value)}" for key, value in plan.outputs.items()]
     out += _notes(plan)
     out += ["", cost_report.render_text(review.cost)]
+    budget = budget_line(review)
+    if budget:
+        out += ["", budget.replace("**", "")]
     if review.verdicts:
         out += ["", f"Policy violations ({len(review.verdicts)}):"]
         out += [f"    {verdict.line()}" for verdict in review.verdicts]
@@ -135,21 +138,32 @@ def render_markdown(review: Review, changes: ChangeReport | None = None) -> str:
 
 def budget_line(review: Review) -> str | None:
     """`**Budget: ...**`, the estimate against the stack's `monthly_budget_cny` and the
-    monthly-budget rule's verdict (its level when over, `disabled` when the policy config
-    turned the rule off); None for a stack without a budget."""
+    budget rules' verdicts: over budget (its level), not judged while GPU instances have no
+    price (naming them, with the level of `budget-unpriced-gpus`), not checked when the
+    policy config turned the rules off, else within budget (for the priced part, when other
+    resources are unpriced); None for a stack without a budget."""
     budget = review.plan.cluster.monthly_budget_cny
     if budget is None:
         return None
-    cost = review.cost.total_monthly_cost
-    verdict = next((v for v in review.verdicts if v.rule == BUDGET_RULE), None)
-    if verdict is not None:
-        state = f"**over budget** ({verdict.level})"
+    cost = review.cost
+    over = next((v for v in review.verdicts if v.rule == BUDGET_RULE), None)
+    unpriced = next((v for v in review.verdicts if v.rule == UNPRICED_RULE), None)
+    gpus = cost.unpriced_capacity(gpus_only=True)
+    if over is not None:
+        state = f"**over budget** ({over.level})"
+    elif gpus:
+        level = f" ({unpriced.level})" if unpriced else ""
+        state = (f"not judged{level}: no price for "
+                 + "; ".join(c.line() for c in gpus))
     elif not review.budget_checked:
         state = "not checked (the policy config disables `monthly-budget`)"
+    elif cost.unpriced:
+        state = f"within budget for the priced part ({len(cost.unpriced)} resource(s) unpriced)"
     else:
         state = "within budget"
-    return (f"**Budget: {cost_report.money(cost)} of {cost_report.money(budget)} "
-            f"{review.cost.currency}/month: {state}**")
+    bound = "≥ " if cost.unpriced else ""
+    return (f"**Budget: {bound}{cost_report.money(cost.total_monthly_cost)} of "
+            f"{cost_report.money(budget)} {cost.currency}/month: {state}**")
 
 
 def _notes(plan: Plan) -> list[str]:

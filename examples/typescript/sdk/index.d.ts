@@ -1084,6 +1084,33 @@ export interface RollingRefreshArgs {
 }
 
 /**
+ * The part of an ECS savings plan the stack's pay-as-you-go GPU instances draw on, for
+ * the cost estimate. The stack does not buy it (pulumi-alicloud has no savings-plan
+ * resource): it is bought in the console or with ECS CreateSavingsPlan (plan type `ecs`
+ * for one instance family or `universal`, an hourly spend commitment, a term in years).
+ * Spot instances are left to pay their own price.
+ */
+export interface SavingsPlanArgs {
+    /**
+     * The commitment per hour this stack draws on (CreateSavingsPlan `CommittedAmount`,
+     * or the share of it left to this stack when several stacks share the plan); paid every
+     * hour, used or not. Required.
+     */
+    hourlyCommitmentCny: number;
+    /**
+     * The family of an `ecs` plan (it covers that family only), one the fleet uses; none:
+     * a `universal` plan, covering every pay-as-you-go instance. Default none.
+     */
+    instanceFamily?: string;
+    /**
+     * The share of the pay-as-you-go price the plan charges for what it covers (1 minus
+     * the discount the purchase page shows for the family, term and payment option; Alibaba
+     * publishes no rate table). Required.
+     */
+    priceFactor: number;
+}
+
+/**
  * An auto-scaling GPU fleet (inference, rendering) over the zones of the network.
  */
 export interface ScalingFleetArgs {
@@ -1215,6 +1242,12 @@ export interface ScalingFleetArgs {
      * Target tracking on a system metric. Default none.
      */
     targetTracking?: TargetTrackingArgs;
+    /**
+     * Instances the fleet usually runs, for the cost estimate only (it launches nothing):
+     * the estimate prices the fleet at this size, between min_size and max_size. Default
+     * none: the estimate uses desired_size, else min_size.
+     */
+    typicalSize?: number;
 }
 
 /**
@@ -1757,6 +1790,12 @@ export interface InferenceServiceArgs {
      */
     region: string;
     /**
+     * An ECS savings plan the account holds, for the cost estimate: it pays for the
+     * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
+     * commitment, the rest at list price, spot at spot price. Default none.
+     */
+    savingsPlan?: SavingsPlanArgs;
+    /**
      * Access rules, login key and encryption. Default: nothing open, no key.
      */
     security?: SecurityConfigArgs;
@@ -1853,6 +1892,12 @@ export interface RenderFarmArgs {
      * Alibaba Cloud region, read from `alicloud:region`. Required.
      */
     region: string;
+    /**
+     * An ECS savings plan the account holds, for the cost estimate: it pays for the
+     * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
+     * commitment, the rest at list price, spot at spot price. Default none.
+     */
+    savingsPlan?: SavingsPlanArgs;
     /**
      * Access rules, login key and encryption. Default: nothing open, no key.
      */
@@ -1955,6 +2000,12 @@ export interface TrainingClusterArgs {
      * Alibaba Cloud region, read from `alicloud:region`. Required.
      */
     region: string;
+    /**
+     * An ECS savings plan the account holds, for the cost estimate: it pays for the
+     * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
+     * commitment, the rest at list price, spot at spot price. Default none.
+     */
+    savingsPlan?: SavingsPlanArgs;
     /**
      * Access rules, login key and encryption. Default: nothing open, no key.
      */
