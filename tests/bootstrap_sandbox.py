@@ -88,6 +88,8 @@ exit 0
 case "$1" in
   is-active) [ -f "$SANDBOX/state/active-${!#}" ] ;;
   enable) [ "$2" = --now ] && touch "$SANDBOX/state/active-$3"; exit 0 ;;
+  start|restart) [ "${!#}" = gpu-infra-bootstrap.service ] ||
+    touch "$SANDBOX/state/active-${!#}"; exit 0 ;;
 esac
 ''',
     "mountpoint": '[ ! -f "$SANDBOX/state/hung-mount" ] || exec /bin/sleep 600\n'

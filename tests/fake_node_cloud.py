@@ -13,6 +13,17 @@ MNS (the job queue) takes ChangeMessageVisibility as its API reference documents
 MNS signature (x-mns-version 2015-06-06) and the STS token in `security-token`, authorized as
 mns:ChangeMessageVisibility on acs:mns:<region>:<account>:/queues/<queue>/messages.
 
+OSS GetObject is served path-style (GET /oss/<bucket>/<key>; config OSS_URL points the node
+there) and checked as "Include a V1 signature in the Authorization header" documents it: the
+verb, Content-MD5, Content-Type and Date lines as sent, the x-oss- headers (the STS token
+among them), /<bucket>/<key>; an object in Archive storage that is not restored answers 403
+with the code InvalidObjectState (OSS GetObject). MNS checks its signature the same way
+(MNS "Sign requests": the Content-Type line is the header the request carries).
+
+Faults a test may turn on: `metadata_delay` (seconds every metadata answer takes) and
+`fail_once` (kinds whose next request answers 503 ServiceUnavailable once: "metadata",
+"oss", "mns" or an RPC action name).
+
 ESS is played as the API reference documents it: CompleteLifecycleAction takes a hook id and
 a token (no instance id) and applies its result to every instance of the action; a second
 answer to an action that is no longer pending is refused (400)."""
@@ -24,10 +35,11 @@ import hashlib
 import hmac
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, unquote, urlparse
 
 TOKEN = "metadata-token"
 ACCOUNT = "1234567890123456"
@@ -73,10 +85,41 @@ class CloudState:
     """Receipt handle -> queue of each received, undeleted message."""
     visibility: list[tuple[str, str, int]] = field(default_factory=list)
     """(queue, receipt handle, seconds) of each accepted ChangeMessageVisibility."""
+    objects: dict[tuple[str, str], tuple[bytes, str]] = field(default_factory=dict)
+    """(bucket, key) -> (content, storage class: Standard, Archive, ...)."""
+    metadata_delay: float = 0.0
+    fail_once: set[str] = field(default_factory=set)
+    failed: list[str] = field(default_factory=list)
+    """The kinds that answered their one 503."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def fails_now(self, kind: str) -> bool:
+        """Whether this request of `kind` is the one that answers 503."""
+        with self.lock:
+            if kind not in self.fail_once:
+                return False
+            self.fail_once.discard(kind)
+            self.failed.append(kind)
+            return True
 
     def health(self, instance: str) -> str | None:
         return self.tags.get(instance, {}).get("GpuInfraHealth")
+
+
+def header_string_to_sign(verb: str, headers: object, prefix: str, resource: str) -> str:
+    """The string OSS (V1) and MNS sign, from the headers as received: VERB, Content-MD5,
+    Content-Type, Date, each `prefix` header as `name:value` (lower-case names, sorted),
+    then the resource."""
+    received = {k.lower(): v for k, v in headers.items()}  # type: ignore[attr-defined]
+    lines = [verb, received.get("content-md5", ""), received.get("content-type", ""),
+             received.get("date", "")]
+    lines += [f"{k}:{v.strip()}" for k, v in sorted(received.items()) if k.startswith(prefix)]
+    return "\n".join([*lines, resource])
+
+
+def hmac_sha1(secret: str, text: str) -> str:
+    return base64.b64encode(hmac.new(secret.encode(), text.encode(),
+                                     hashlib.sha1).digest()).decode()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -93,12 +136,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_PUT(self) -> None:
+        if self.path.startswith("/mns/") and self.state.fails_now("mns"):
+            self._send(503, "<Error><Code>ServiceUnavailable</Code></Error>")
+            return
         if self.path.startswith("/mns/"):
             with self.state.lock:
                 status, body = self._mns(self.path.removeprefix("/mns"))
             self._send(status, body)
             return
-        self._send(200, TOKEN)
+        if not self._slow_metadata():
+            self._send(200, TOKEN)
 
     def _mns(self, resource: str) -> tuple[int, str]:
         """ChangeMessageVisibility on `resource` (the signed path and query)."""
@@ -107,10 +154,8 @@ class _Handler(BaseHTTPRequestHandler):
         parts = url.path.strip("/").split("/")
         if len(parts) != 3 or parts[0] != "queues" or parts[2] != "messages":
             return 404, "<Code>QueueNotExist</Code>"
-        to_sign = (f"PUT\n\n\n{self.headers.get('Date', '')}\n"
-                   f"x-mns-version:{self.headers.get('x-mns-version', '')}\n{resource}")
-        expected = base64.b64encode(hmac.new(b"secret", to_sign.encode(),
-                                             hashlib.sha1).digest()).decode()
+        expected = hmac_sha1("secret", header_string_to_sign("PUT", self.headers, "x-mns-",
+                                                             resource))
         if self.headers.get("Authorization") != f"MNS STS.key:{expected}":
             return 403, "<Code>SignatureDoesNotMatch</Code>"
         token = self.headers.get("security-token", "")
@@ -135,9 +180,17 @@ class _Handler(BaseHTTPRequestHandler):
         parts = url.path.lstrip("/").split("/", 2)
         if parts[0] in ("ecs", "ess", "cms", "oos"):
             params = {k: v[0] for k, v in parse_qs(url.query).items()}
+            if self.state.fails_now(params.get("Action", "")):
+                self._send(503, {"Code": "ServiceUnavailable"})
+                return
             with self.state.lock:
                 status, body = self._rpc(params)
             self._send(status, body)
+            return
+        if parts[0] == "oss":
+            self._oss(unquote(url.path.removeprefix("/oss")))
+            return
+        if self._slow_metadata():
             return
         if self.headers.get("X-aliyun-ecs-metadata-token") != TOKEN:
             self._send(401, "token required")
@@ -149,6 +202,47 @@ class _Handler(BaseHTTPRequestHandler):
                        "AccessKeyId": "STS.key", "AccessKeySecret": "secret",
                        "SecurityToken": f"token-of-{node}"})}
         self._send(200, answers[item]) if item in answers else self._send(404, "no such item")
+
+    def _slow_metadata(self) -> bool:
+        """Wait `metadata_delay`; True when this metadata request answers its 503."""
+        time.sleep(self.state.metadata_delay)
+        if self.state.fails_now("metadata"):
+            self._send(503, "ServiceUnavailable")
+            return True
+        return False
+
+    def _oss(self, resource: str) -> None:
+        """GetObject of /<bucket>/<key>, signed, authorized as oss:GetObject."""
+        state = self.state
+        bucket, _, key = resource.lstrip("/").partition("/")
+        if state.fails_now("oss"):
+            self._send(503, "<Error><Code>ServiceUnavailable</Code></Error>")
+            return
+        expected = hmac_sha1("secret", header_string_to_sign("GET", self.headers, "x-oss-",
+                                                             resource))
+        token = self.headers.get("x-oss-security-token", "")
+        if not token or self.headers.get("Authorization") != f"OSS STS.key:{expected}":
+            self._send(403, "<Error><Code>SignatureDoesNotMatch</Code></Error>")
+            return
+        caller = token.removeprefix("token-of-")
+        policy = state.caller_policies.get(caller, state.policy)
+        arn = f"acs:oss:*:{ACCOUNT}:{bucket}/{key}"
+        if policy is not None and not allowed(policy, "oss:GetObject", arn, {}):
+            state.denied.append((caller, "oss:GetObject", arn))
+            self._send(403, "<Error><Code>AccessDenied</Code></Error>")
+            return
+        if (bucket, key) not in state.objects:
+            self._send(404, "<Error><Code>NoSuchKey</Code></Error>")
+            return
+        content, storage_class = state.objects[(bucket, key)]
+        if storage_class in ("Archive", "ColdArchive", "DeepColdArchive"):
+            self._send(403, "<Error><Code>InvalidObjectState</Code><Message>The operation "
+                            "is not valid for the object's state</Message></Error>")
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(content)))
+        self.end_headers()
+        self.wfile.write(content)
 
     def _caller(self, params: dict[str, str]) -> str:
         return params["SecurityToken"].removeprefix("token-of-")
@@ -256,7 +350,14 @@ def requested(params: dict[str, str],
                  state.tags.get(i, {})) for i in ids]
     if prefix == "oos":
         kind = "secretparameter" if "Secret" in action else "parameter"
-        return [(f"oos:{action}", f"acs:oos:{region}:{ACCOUNT}:{kind}/{params['Name']}", {})]
+        needs: list[tuple[str, str, dict[str, str]]] = [
+            (f"oos:{action}", f"acs:oos:{region}:{ACCOUNT}:{kind}/{params['Name']}", {})]
+        if action == "GetSecretParameter":  # "ensure that you have the permissions to call
+            # the GetSecretValue API operation of KMS" (its API reference); the secret's name
+            # under KMS is OOS's own: the parameter's name stands in for it
+            needs.append(("kms:GetSecretValue",
+                          f"acs:kms:{region}:{ACCOUNT}:secret/{params['Name']}", {}))
+        return needs
     resource = {"ecs": f"acs:ecs:{region}:{ACCOUNT}:instance/*",
                 "cms": f"acs:cms:{region}:{ACCOUNT}:*",
                 "ess": f"acs:ess:{region}:{ACCOUNT}:scalinggroup/{SCALING_GROUP}"}[prefix]
@@ -306,6 +407,6 @@ class FakeNodeCloud:
         """config.sh values pointing node `node` at this stand-in."""
         return {"METADATA_URL": f"{self.url}/{node}/meta-data",
                 "METADATA_TOKEN_URL": f"{self.url}/{node}/api/token",
-                "MNS_ENDPOINT": f"{self.url}/mns",
+                "MNS_ENDPOINT": f"{self.url}/mns", "OSS_URL": f"{self.url}/oss/{{b}}",
                 "ECS_ENDPOINT": f"{self.url}/ecs", "ESS_ENDPOINT": f"{self.url}/ess",
                 "CMS_ENDPOINT": f"{self.url}/cms", "OOS_ENDPOINT": f"{self.url}/oos"}

@@ -20,8 +20,9 @@ from gpu_infra.blocks.bootstrap import (
     with_node_tools,
 )
 from gpu_infra.blocks.bootstrap.permissions import bootstrap_policy_document
-from gpu_infra.blocks.gpu_health import NODE_ACTIONS
+from gpu_infra.blocks.gpu_health import NODE_CALLS
 from gpu_infra_facts import node_stack
+from gpu_infra_facts.node_apis import allow_statements
 
 from .bootstrap_sandbox import INSTANCE_TYPE, Sandbox
 from .fake_node_cloud import ACCOUNT, SCALING_GROUP, FakeNodeCloud
@@ -45,8 +46,8 @@ def node_policy() -> str:
     """The node role's grants: the bootstrap's and the GPU health check's."""
     document = json.loads(bootstrap_policy_document(SPEC.region, ACCOUNT, SPEC.fleet,
                                                     scaling_group_id=SCALING_GROUP))
-    document["Statement"].append({"Effect": "Allow", "Action": list(NODE_ACTIONS),
-                                  "Resource": ["*"]})
+    document["Statement"] += allow_statements("cms", NODE_CALLS, region=SPEC.region,
+                                              account=ACCOUNT)
     return json.dumps(document)
 
 

@@ -7,29 +7,21 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import subprocess
 
 import pytest
 
 from gpu_infra.blocks.bootstrap import (
     GridPackage,
     SharedFsMount,
-    config_command,
-    config_script,
-    node_release,
 )
 from gpu_infra_facts import node_stack
 
 from .bootstrap_sandbox import INSTANCE_TYPE, OS_RELEASES, Sandbox, clear_calls
-from .node_systems import dash
 from .test_bootstrap_run import APT_INSTALL, PIN, SCALING, TRAINING, steps_started
 
 pytestmark = pytest.mark.slow  # runs the node bootstrap in a shell sandbox
 
 PREINSTALLED = dataclasses.replace(SCALING, route="preinstalled")
-FIXED = dataclasses.replace(PREINSTALLED, scaling_group_id=None, lifecycle_hook_id=None)
-"""Fixed nodes: the configuration channel's (scaling nodes are replaced, never
-reconfigured)."""
 KILL_BOOTSTRAP = 'kill -TERM "$(/usr/bin/pgrep -o -f "$GPU_INFRA_ROOT/opt/gpu-infra/bootstrap.sh")"'
 """What systemd does to the unit when the machine goes down: SIGTERM to its main process."""
 
@@ -265,49 +257,14 @@ def test_a_blkid_error_never_formats_the_disk(tmp_path):
     assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "data_disks"
 
 
-def test_the_configuration_channel_turns_the_shared_fs_off_on_a_running_node(tmp_path):
-    """Cloud Assistant runs the channel's command (POSIX sh: dash here) on a node booted with
-    a shared file system: it writes the new config.sh (its step list now shared_fs_off) and
-    starts the bootstrap, which takes the hard NFS entry out of fstab; user data never ran
-    again."""
-    on = dataclasses.replace(FIXED, shared_fs=SharedFsMount("nas:/share", "hard"))
-    sandbox = ready_node(tmp_path, on)
-    assert sandbox.boot().code == 0
-    clear_calls(sandbox)
-    done = subprocess.run([dash(), "-c", config_command(FIXED)], env=sandbox.env(),
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0, done.stderr
-    assert sandbox.root.joinpath("opt/gpu-infra/config.sh").read_text() == config_script(FIXED)
-    assert "systemctl start --no-block gpu-infra-bootstrap.service" in (
-        sandbox.dir / "calls.log").read_text()
-    run = sandbox.boot()  # what the unit runs
+def test_an_installer_that_waits_for_its_own_deferred_reboot_does_not_stall_the_run(tmp_path):
+    """The reboot shim defers the installer's `reboot`; an installer that then waits for the
+    machine to go down would hold the bootstrap until systemd stops it (2 h). It is given
+    REBOOT_GRACE_SECONDS, stopped, and the runner reboots as asked."""
+    body = ('echo "auto_install $*" >> "$SANDBOX/calls.log"\n'
+            'echo "ALL INSTALL OK" > auto_install.log\nreboot\nexec /bin/sleep 600\n')
+    _, run = with_installer(tmp_path, "auto_install", body)
     assert run.code == 0, run.output
-    assert "shared_fs_off" in steps_started(run.output)
-    assert " /mnt/shared " not in run.file("/etc/fstab")
-
-
-def test_the_channel_leaves_a_running_bootstrap_alone(tmp_path):
-    sandbox = ready_node(tmp_path, FIXED)
-    sandbox.knob("active-gpu-infra-bootstrap.service")
-    clear_calls(sandbox)
-    done = subprocess.run([dash(), "-c", config_command(FIXED)], env=sandbox.env(),
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0 and "its next run reads the new config.sh" in done.stdout
-    assert "systemctl start" not in (sandbox.dir / "calls.log").read_text()
-
-
-def test_the_channel_leaves_a_node_of_another_release_alone(tmp_path):
-    """A node booted with another release's steps reads that release's settings: the channel
-    does not write this release's config.sh there (a failed invocation says to replace it)."""
-    sandbox = ready_node(tmp_path, FIXED)
-    config = sandbox.root / "opt/gpu-infra/config.sh"
-    older = config.read_text().replace(f"NODE_RELEASE={node_release()}",
-                                       "NODE_RELEASE=0123456789abcdef")
-    config.write_text(older)
-    clear_calls(sandbox)
-    on = dataclasses.replace(FIXED, shared_fs=SharedFsMount("nas:/share", "hard"))
-    done = subprocess.run([dash(), "-c", config_command(on)], env=sandbox.env(),
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 1 and "another gpu-infra release" in done.stderr
-    assert config.read_text() == older
-    assert not (sandbox.dir / "calls.log").exists()
+    assert "still runs 60s after asking for its reboot: stopped" in run.output
+    assert "systemctl reboot" in run.calls
+    assert run.file("/var/lib/gpu-infra/reboot-requested").startswith("reboot by an installer")

@@ -39,7 +39,8 @@ def test_training_nodes_may_tag_their_fleet_list_it_and_only_read_their_trust():
         "ecs:TagResources": [instances], "ecs:DescribeInstances": [instances],
         "cms:PutCustomEvent": [f"acs:cms:cn-beijing:{ACCOUNT_ID}:*"],
         "oos:GetSecretParameter": sorted(f"{oos}:secretparameter/{n}" for n in names),
-        "oos:GetParameter": [f"{oos}:parameter/{node_list}", f"{oos}:parameter/{node_list}-*"]}
+        "oos:GetParameter": [f"{oos}:parameter/{node_list}", f"{oos}:parameter/{node_list}-*"],
+        "kms:GetSecretValue": [f"acs:kms:cn-beijing:{ACCOUNT_ID}:secret/*"]}
     assert not [a for a in granted if a.startswith("oos:") and not a.startswith("oos:Get")]
     tagging = document["Statement"][0]
     assert tagging["Condition"] == {

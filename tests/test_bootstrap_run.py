@@ -446,7 +446,7 @@ def test_peers_wait_until_every_node_has_told_its_health(tmp_path):
     assert run.code == 0, run.output
     assert "waiting for every node of fleet t01-gpu to tell its health" in run.output
     assert not run.exists("/etc/gpu-infra/torchrun.env")
-    assert "systemctl start gpu-infra-peers.timer" in run.calls
+    assert "systemctl restart gpu-infra-peers.timer" in run.calls
 
 
 def test_an_unhealthy_node_takes_no_rank(tmp_path):

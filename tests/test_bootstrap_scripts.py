@@ -137,7 +137,8 @@ def test_fixed_nodes_keep_the_tags_they_write_themselves(shipped_plans):
 
 
 API_MODULES = {"peers": "gpu_infra_peers", "secret": "gpu_infra_peers",
-               "answer-scale-out": "gpu_infra_scale_out", "gpu-check nvlink": "gpu_infra_nvlink"}
+               "answer-scale-out": "gpu_infra_scale_out", "gpu-check cuda": "gpu_infra_gpus",
+               "gpu-check nvlink": "gpu_infra_gpus"}
 """gpu-infra-api's commands that import a module written beside it; the others are its own
 code."""
 
@@ -158,7 +159,7 @@ def test_every_api_command_a_node_runs_finds_its_module_on_the_node(shipped_plan
             "alicloud:oss/bucketObject:BucketObject") if o.name.endswith("-node-tools"))
         for script in user_data_of(plan):
             written = set(re.findall(r"^w \S+/(\w+)\.py \d+ <<", script + tools, re.M))
-            calls = set(re.findall(r'"\$API" ([a-z-]+(?: nvlink)?)', script))
+            calls = set(re.findall(r'"\$API" ([a-z-]+(?: nvlink| cuda)?)', script))
             if "readonly -a NVLINK_TYPES=()" in script:
                 calls.discard("gpu-check nvlink")  # the health step skips it
             if "\nLIFECYCLE_HOOK_ID=" not in script:

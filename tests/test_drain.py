@@ -140,10 +140,11 @@ def test_the_longest_drain_the_schema_allows_fits_the_hook():
         drain_parameters("x" * NOTIFICATION_METADATA_MAX, 600, "role")
 
 
-def _queue_node(directory: Path, cloud, region: str, jobs: int) -> Path:
+def _queue_node(directory: Path, cloud, region: str, jobs: int,
+                system: str = "alinux-3") -> Path:
     """A render node with `jobs` stuck jobs (receipt handles rh-<n>, in flight in the stand-in
     queue `queue`) and what the hand-back runs: its node tools' gpu_infra_queue.py and
-    gpu-infra-api under Alibaba Cloud Linux 3's python3, endpoints at the stand-in cloud."""
+    gpu-infra-api under `system`'s python3, endpoints at the stand-in cloud."""
     from gpu_infra.blocks.bootstrap import BootstrapSpec, node_files, node_tools_files
 
     from .node_systems import python_of
@@ -161,14 +162,18 @@ def _queue_node(directory: Path, cloud, region: str, jobs: int) -> Path:
         f"{key}={value}\n" for key, value in cloud.settings("i-render1").items()))
     for index in range(jobs):
         (root / f"var/lib/gpu-infra/jobs/frame-{index:04d}").write_text(f"rh-{index}\n")
-    (directory / "bin/python3").symlink_to(python_of("alinux-3"))
+    (directory / "bin/python3").symlink_to(python_of(system))
     return directory
 
 
-def test_a_handed_back_frame_is_visible_in_the_queue_again_at_once(plans, tmp_path):
+@pytest.mark.parametrize("system", ["alinux-3", "ubuntu-22.04", "ubuntu-24.04"])
+def test_a_handed_back_frame_is_visible_in_the_queue_again_at_once(plans, tmp_path, system):
     """The stuck node's drain (dash) returns each unfinished frame's message with
     ChangeMessageVisibility (1 s, the API's least), under the stack's own fleet policy on
-    the node role, instead of leaving it invisible for the queue's job timeout."""
+    the node role, instead of leaving it invisible for the queue's job timeout. The
+    stand-in checks the MNS signature as documented, over the Content-Type the request
+    carries (case 5: urllib's own Content-Type was sent but not signed), and its first
+    answer is a 503 (retried)."""
     from .fake_node_cloud import FakeNodeCloud
 
     plan = plans["rendering-batch"]
@@ -178,14 +183,15 @@ def test_a_handed_back_frame_is_visible_in_the_queue_again_at_once(plans, tmp_pa
     with FakeNodeCloud([], policy=policy) as cloud:
         cloud.state.region = plan.cluster.region
         cloud.state.in_flight = {"rh-0": queue, "rh-1": queue, "rh-9": "another-queue"}
-        stuck = _queue_node(tmp_path / "i-b", cloud, plan.cluster.region, jobs=2)
+        cloud.state.fail_once = {"mns"}
+        stuck = _queue_node(tmp_path / "i-b", cloud, plan.cluster.region, jobs=2, system=system)
         finishing = node(tmp_path / "i-a", jobs=1, finishes=True)
         command = drain_command(1, (), queue)
         runs = [start(finishing, command), start(stuck, command)]
         outputs = [run.communicate(timeout=60)[0] for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outputs
     assert cloud.state.visibility == [(queue, "rh-0", 1), (queue, "rh-1", 1)]
-    assert cloud.state.denied == []
+    assert cloud.state.denied == [] and cloud.state.failed == ["mns"]
     assert f"returned frame-0000 to {queue}" in outputs[1]
     assert "the instance may go" in outputs[1].splitlines()[-1]
     assert "returned" not in outputs[0]  # its frame finished: nothing to hand back
@@ -209,5 +215,7 @@ def test_a_frame_the_queue_refuses_returns_when_its_visibility_ends(tmp_path):
         output = run.communicate(timeout=60)[0]
     assert run.returncode == 0, output
     assert cloud.state.visibility == []
-    assert "could not return frame-0000 (HTTP Error 403: Forbidden): it returns when its " \
-           "visibility ends" in output
+    assert "gpu-infra-api: mns ChangeMessageVisibility /queues/other-jobs/messages?" \
+           "ReceiptHandle=rh-0&VisibilityTimeout=1 failed: 403 AccessDenied\n" in output
+    assert "could not return frame-0000 (1): it returns when its visibility ends" in output
+    assert "Traceback" not in output

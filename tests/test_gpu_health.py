@@ -59,7 +59,7 @@ def test_ack_stacks_have_none_their_nodes_run_no_gpu_infra_check():
 
 ECS_FLEET_STACKS = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
 """The shipped stacks with an ECS GPU fleet (each has contacts)."""
-HEALTH_TIMER = "systemctl enable --now --no-block gpu-infra-gpu-health.timer"
+HEALTH_TIMER = "systemctl enable gpu-infra-gpu-health.timer"
 
 
 def test_every_shipped_ecs_fleet_runs_the_check_and_its_alarm_pages_the_contacts():

@@ -24,7 +24,7 @@ from gpu_infra.blocks.bootstrap import (
 )
 from gpu_infra_facts import node_stack
 
-from .fake_node_cloud import INSTANCE_TYPE, FakeNodeCloud
+from .fake_node_cloud import ACCOUNT, INSTANCE_TYPE, FakeNodeCloud
 from .node_systems import PYTHONS, python_of
 
 pytestmark = pytest.mark.slow  # runs the check under each system's python3
@@ -215,7 +215,7 @@ def test_the_installer_writes_a_bounded_unit_and_its_timer(tmp_path):
     assert {"CPUQuota=10%", "TimeoutStartSec=120", "Type=oneshot"} <= set(unit.splitlines())
     timer = (tmp_path / "etc/systemd/system/gpu-infra-gpu-health.timer").read_text()
     assert "OnUnitInactiveSec=3min" in timer.splitlines()
-    assert "systemctl enable --now --no-block gpu-infra-gpu-health.timer" in installer
+    assert "systemctl enable gpu-infra-gpu-health.timer" in installer
     assert (tmp_path / "opt/gpu-infra/bin/gpu_infra_health.py").stat().st_mode & 0o111
 
 
@@ -267,8 +267,8 @@ def test_the_scaling_node_role_grants_exactly_what_the_check_calls(tmp_path, sta
     assert [json.loads(m["Values"]) for m in state.metrics] == [{"value": 1}]
     assert [e["name"] for e in state.events] == ["gpu-infra-gpu-fault"]
     assert state.health("i-scaled1") == "unhealthy" and state.unhealthy == ["i-scaled1"]
-    assert health == {action: ["*"] for action in (
-        "cms:DescribeMonitorGroups", "cms:PutCustomMetric", "cms:PutCustomEvent")}
+    assert health == {"cms:DescribeMonitorGroups": ["*"], "cms:PutCustomMetric": ["*"],
+                      "cms:PutCustomEvent": [f"acs:cms:{region}:{ACCOUNT}:*"]}
     document = json.loads(policy)
     for action in health:
         narrower = {**document, "Statement": [

@@ -8,6 +8,7 @@ from __future__ import annotations
 import collections.abc
 import importlib
 import inspect
+import keyword
 import re
 import typing
 from functools import cache
@@ -91,6 +92,8 @@ def args_problems(args_class: type, value: Any, module: str, path: str) -> list[
     found: list[str] = []
     for key, item in value.items():
         name = snake(key)
+        if keyword.iskeyword(name):
+            name += "_"  # the SDK's Python name of a property named by a keyword (`not`)
         if name not in declared:
             found.append(f"{path}.{key}: not an argument of {args_class.__name__}")
         else:

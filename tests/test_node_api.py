@@ -143,7 +143,7 @@ def test_every_shipped_python_file_compiles_under_the_systems_python(tmp_path, s
                                   capture_output=True, text=True, check=False)
             assert done.returncode == 0, (path, done.stderr)
             compiled.append(Path(path).name)
-    assert {"gpu-infra-api", "gpu_infra_scale_out.py", "gpu_infra_nvlink.py",
+    assert {"gpu-infra-api", "gpu_infra_scale_out.py", "gpu_infra_gpus.py",
             "gpu_infra_peers.py"} <= set(compiled)
 
 

@@ -7,7 +7,12 @@ import pytest
 
 from gpu_infra.catalog import CATALOG_ONLY
 from gpu_infra.knowhow import run_validators
-from gpu_infra.knowhow.node_software import driver_plan, gpu_counts, may_have_nvswitch
+from gpu_infra.knowhow.node_software import (
+    driver_plan,
+    gpu_counts,
+    may_have_nvswitch,
+    nvlink_types,
+)
 from gpu_infra.schema import ConfigError
 from gpu_infra_facts.node_stack import DEFAULT_DRIVER_STACK, DEFAULT_IMAGES
 
@@ -140,3 +145,12 @@ def test_admin_cidr_outside_the_vpc_is_a_warning():
         "WARNING admin-cidr-unrouted: security.admin_cidrs[0]: 192.168.100.0/24 is outside "
         "the VPC 10.1.0.0/16 and this stack creates no VPN, CEN or peering route to it; reach "
         "the nodes with Cloud Assistant instead (docs: Platforms, ECS, Reaching the nodes)"]
+
+
+@pytest.mark.parametrize("instance_type, checked", [
+    ("ecs.gn7e-c16g1.4xlarge", False),  # training-dev's: one GPU of an NVLink family
+    ("ecs.gn8v-8x.48xlarge", True),
+    ("ecs.gn7i-c8g1.2xlarge", False)])  # no NVLink at all
+def test_nvlink_is_checked_only_where_more_than_one_gpu_is_on_it(instance_type, checked):
+    fleet = cluster_config(training(instance_type=instance_type)).fleet
+    assert (instance_type in nvlink_types(fleet, CATALOG_ONLY)) is checked

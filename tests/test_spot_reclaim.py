@@ -96,7 +96,7 @@ def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_pat
         env={**os.environ, "GPU_INFRA_ROOT": str(root), "SANDBOX": str(root),
              "PATH": f"{stand_ins}:{os.environ['PATH']}"})
     assert installed.returncode == 0, installed.stderr
-    assert "systemctl enable --now --no-block gpu-infra-spot-watch.service" in (
+    assert "systemctl restart --no-block gpu-infra-spot-watch.service" in (
         root / "calls.log").read_text()
     files = {path: (root / path.lstrip("/")).read_text()
              for path in launch_files(spec.elastic, spec.spot_watch)}

@@ -211,7 +211,7 @@ def test_the_bootstrap_installs_the_node_tools_from_the_bucket(tmp_path):
                  "/opt/gpu-infra/bin/gpu-infra-spot-watch", "/etc/gpu-infra/elastic.env",
                  "/etc/gpu-infra/spot-watch.env"):
         assert run.exists(path), path
-    assert "systemctl enable --now --no-block gpu-infra-spot-watch.service" in run.calls
+    assert "systemctl restart --no-block gpu-infra-spot-watch.service" in run.calls
     assert run.exists("/var/lib/gpu-infra/ready")
 
 

@@ -20,13 +20,14 @@ from gpu_infra_facts.cloudmonitor import (
     GPU_HEALTH_METRIC,
     GPU_HEALTH_STATISTIC,
 )
+from gpu_infra_facts.node_apis import allow_statements
 from gpu_infra_facts.types import SERVICE_METRIC_ALARM_RULE
 
 PERIOD_SECONDS = 60
 """The alert rule's period."""
-NODE_ACTIONS = ("cms:DescribeMonitorGroups", "cms:PutCustomMetric", "cms:PutCustomEvent")
+NODE_CALLS = ("DescribeMonitorGroups", "PutCustomMetric", "PutCustomEvent")
 """What the nodes' check calls: find the group by name, put the metric, send the fault
-event (CloudMonitor scopes none of them to a resource)."""
+event (their grants: gpu_infra_facts.node_apis)."""
 
 
 class GpuHealthAlarm(pulumi.ComponentResource):
@@ -45,7 +46,7 @@ class GpuHealthAlarm(pulumi.ComponentResource):
                  conventions: Conventions, role_name: pulumi.Input[str] | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`fleet`: the FLEET_DIMENSION value the nodes put (the fleet's name);
-        `role_name`: the node role, granted NODE_ACTIONS."""
+        `role_name`: the node role, granted NODE_CALLS."""
         super().__init__(self.TYPE, name, None, opts)
         group_name, rule_name = health_group_name(name), child_name(name, "faults")
         self.group = alicloud.cms.MonitorGroup(
@@ -65,10 +66,11 @@ class GpuHealthAlarm(pulumi.ComponentResource):
                     statistics=GPU_HEALTH_STATISTIC, threshold="1", times=1)),
             opts=fixed_name(self))
         if role_name is not None:
+            document = account_id(self).apply(lambda account: json.dumps({
+                "Version": RAM_POLICY_VERSION, "Statement": allow_statements(
+                    "cms", NODE_CALLS, region=conventions.region, account=account)}))
             role_policy(child_name(name, "node-policy"), role_name=role_name,
-                        document=json.dumps({"Version": RAM_POLICY_VERSION, "Statement": [
-                            {"Effect": "Allow", "Action": list(NODE_ACTIONS),
-                             "Resource": ["*"]}]}),
+                        document=document,
                         description="The nodes' GPU health check: its metric and events",
                         conventions=conventions, parent=self)
         self.group_id: pulumi.Output[str] = self.group.id

@@ -73,10 +73,12 @@ def gpu_counts(fleet: TrainingFleet | ScalingFleet,
 
 
 def nvlink_types(fleet: TrainingFleet | ScalingFleet, gpu_types: catalog.Lookup) -> frozenset[str]:
-    """The fleet's instance types whose catalog entry says NVLink (the health check wants
-    their links active)."""
+    """The fleet's instance types whose catalog entry says NVLink and that have more than one
+    GPU (the health check wants their links active): NVLink joins GPUs to each other, so a
+    one-GPU size of an NVLink family (gn8v.4xlarge) has no link to find active."""
     return frozenset(t for t in fleet_types(fleet)
-                     if (entry := gpu_types.get(t)) is not None and entry.nvlink)
+                     if (entry := gpu_types.get(t)) is not None and entry.nvlink
+                     and entry.gpu_count > 1)
 
 
 def may_have_nvswitch(fleet: TrainingFleet | ScalingFleet, gpu_types: catalog.Lookup) -> bool:

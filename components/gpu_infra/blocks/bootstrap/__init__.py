@@ -385,13 +385,15 @@ def bootstrap_program(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
     node_runs = '    run_steps "${NODE_STEPS[@]}"' if node_steps else \
         '    fail "this copy is for image builds: run it with bake"'
     bake_runs = f"    run_steps {' '.join(spec.install_steps())}"
+    rerun = ['  elif [ "$MODE" = rerun ]; then', "    shift", '    run_steps "$@"'] \
+        if node_steps else []
     parts = ["#!/bin/bash", "set -Eeuo pipefail",
              "# shellcheck source=/dev/null",
              f'. "${{GPU_INFRA_ROOT:-}}{INSTALL_DIR}/config.sh"',
              "# shellcheck source=/dev/null",
              f'. "${{GPU_INFRA_ROOT:-}}{PROBE_LIBRARY}"',
              *(step_source(name).rstrip("\n") for name in files),
-             "main() {", '  if [ "$MODE" = bake ]; then', bake_runs,
+             "main() {", '  if [ "$MODE" = bake ]; then', bake_runs, *rerun,
              "  else", node_runs, "  fi", "}", 'main "$@"']
     return strip_shell("\n".join(parts) + "\n")
 
@@ -407,17 +409,25 @@ def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
         "/etc/systemd/system/gpu-infra-bootstrap.service": (
             unit_source("gpu-infra-bootstrap.service"), 0o644),
     }
-    modules = ["gpu_infra_scale_out"] if spec.lifecycle_hook_id else []
-    modules += ["gpu_infra_peers"] if spec.cluster else []
-    for module in modules:  # gpu-infra-api's parts only some fleets use
-        files[f"{INSTALL_DIR}/bin/{module}.py"] = api_module(module)
+    if spec.lifecycle_hook_id:  # gpu-infra-api's part only scaling fleets use
+        files[f"{INSTALL_DIR}/bin/gpu_infra_scale_out.py"] = api_module("gpu_infra_scale_out")
     if spec.node_tools is None:
-        files.update(nvlink_module(spec))
-    if spec.cluster:
-        files[f"{INSTALL_DIR}/bin/gpu-infra-peers"] = (
-            strip_shell(step_source("gpu-infra-peers")), 0o755)
-        for unit in ("gpu-infra-peers.service", "gpu-infra-peers.timer"):
-            files[f"/etc/systemd/system/{unit}"] = (unit_source(unit), 0o644)
+        files.update(gpu_checks_module())
+        files.update(cluster_files(spec))
+    return files
+
+
+def cluster_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
+    """A training fleet's wiring: gpu-infra-peers, its timer and gpu-infra-api's part that
+    reads the fleet's trust (gpu_infra_peers.py); in the node tools where the fleet has them
+    (the cluster steps run after them), else in the user data."""
+    if not spec.cluster:
+        return {}
+    files = {f"{INSTALL_DIR}/bin/gpu_infra_peers.py": api_module("gpu_infra_peers"),
+             f"{INSTALL_DIR}/bin/gpu-infra-peers": (
+                 strip_shell(step_source("gpu-infra-peers")), 0o755)}
+    for unit in ("gpu-infra-peers.service", "gpu-infra-peers.timer"):
+        files[f"/etc/systemd/system/{unit}"] = (unit_source(unit), 0o644)
     return files
 
 
@@ -426,11 +436,10 @@ def api_module(module: str) -> tuple[str, int]:
     return strip_python(step_source(f"{module}.py"), usage=False), 0o644
 
 
-def nvlink_module(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
-    """gpu-infra-api's NVLink check where the catalog says NVLink (the health step runs it
-    after the node tools, which carry it when the fleet has them)."""
-    return {f"{INSTALL_DIR}/bin/gpu_infra_nvlink.py": api_module("gpu_infra_nvlink")} \
-        if spec.nvlink_types else {}
+def gpu_checks_module() -> dict[str, tuple[str, int]]:
+    """gpu-infra-api's GPU checks (CUDA context, NVLink): in the node tools where the fleet
+    has them (the health step runs after them), else in the user data."""
+    return {f"{INSTALL_DIR}/bin/gpu_infra_gpus.py": api_module("gpu_infra_gpus")}
 
 
 @functools.cache
@@ -447,28 +456,91 @@ def node_release() -> str:
     return digest.hexdigest()[:16]
 
 
+CONFIG_WAIT_SECONDS = 600
+"""How long the configuration command waits for a new node's first boot to write config.sh
+(Cloud Assistant may run it before cloud-init has run the user data)."""
+CONFIG_POLL_SECONDS = 5
+CONFIG_RUN_SECONDS = CONFIG_WAIT_SECONDS + DISK_WAIT_SECONDS + 600
+"""How long the configuration command may run: the wait for a first boot, then a re-run
+that may wait DISK_WAIT_SECONDS for a new data disk, and 10 minutes for the rest of it."""
+SETTING_USE = re.compile(r"\$\{?([A-Z][A-Z0-9_]*)")
+"""A shell variable read: `$NAME`, `${NAME...}`."""
+CONFIG_KEY = re.compile(r"^(?:readonly -. )?([A-Z][A-Z0-9_]*)[=(]", re.M)
+"""A setting's name in config.sh."""
+ALWAYS_RERUN = ("health", "cluster_peers")
+"""Steps a configuration re-run always ends with: the readiness check again (it writes
+`ready` anew, or marks the node unhealthy) and the peers' refresh."""
+
+
+def step_settings(step: str) -> frozenset[str]:
+    """The variables the file of `step` reads (its settings among them)."""
+    return frozenset(SETTING_USE.findall(step_source(STEP_FILES[step])))
+
+
+def rerun_script(spec: BootstrapSpec) -> list[str]:
+    """POSIX sh lines setting R to the steps whose settings are among the changed keys `$k`
+    (space-separated, with spaces around): each step whose file reads one, in the fleet's
+    step order, then ALWAYS_RERUN; every step when a changed key is read by none of them
+    (the step list itself, a library setting)."""
+    steps = spec.node_steps()
+    keys = frozenset(CONFIG_KEY.findall(config_script(spec)))
+    reads = {step: sorted(step_settings(step) & keys) for step in steps}
+    known = " ".join(sorted({key for read in reads.values() for key in read}))
+    lines = ["R=", "a() { for v in $2; do case $k in *\" $v \"*) R=\"$R $1\"; return ;; esac; "
+             "done; }"]
+    lines += [f"a {step} '{' '.join(read)}'" for step, read in reads.items()
+              if read and step not in ALWAYS_RERUN]
+    lines += [f'R="$R {step}"' for step in ALWAYS_RERUN if step in steps]
+    lines += [f"for v in $k; do case ' {known} ' in *\" $v \"*) ;; "
+              f"*) R='{' '.join(steps)}' ;; esac; done"]
+    return lines
+
+
 def config_command(spec: BootstrapSpec) -> str:
-    """The configuration channel to running nodes (a Cloud Assistant command, POSIX sh):
-    write this plan's config.sh (settings and NODE_STEPS, the step list) and run the
-    bootstrap again, unless it is running (a node still on its first boot already has this
-    configuration). The steps are idempotent, so a re-run applies what changed: the shared
-    file system on or off, NCCL settings, mounts, GPU counts after a type change. Only on a
-    node of this release (its config.sh has this NODE_RELEASE): the steps a node booted with
-    read the settings of their own release, so a node of another one is left as it is, with
-    a failed invocation saying to replace it."""
-    config = f"{INSTALL_DIR}/config.sh"
+    """The configuration channel to running nodes (a Cloud Assistant command, POSIX sh,
+    at most CONFIG_RUN_SECONDS), a success on every node that has nothing to change:
+    - a node still on its first boot: waits up to CONFIG_WAIT_SECONDS for config.sh (its
+      user data carries this plan's configuration), then goes on as below; none by then:
+      nothing to do (the user data writes it);
+    - a node of another gpu-infra release (its config.sh has another NODE_RELEASE; the
+      steps it booted with read the settings of their own release): left as it is, it
+      keeps its configuration until replaced (`fleet.push_user_data`);
+    - the same configuration (a node-count change: the node list is an OOS parameter the
+      peers timer reads): nothing, `ready` and the torchrun environment stay;
+    - another one: the new config.sh, then, on a node that is ready, only the steps whose
+      files read a changed setting (rerun_script) and the readiness check, with `ready`
+      kept until that check decides; a node that is not ready (still booting, or failed)
+      runs its whole bootstrap again (started, not awaited)."""
+    config, program = f"{INSTALL_DIR}/config.sh", f"{INSTALL_DIR}/bootstrap.sh"
     return "\n".join([
         "set -eu",
-        f"if ! grep -qx 'NODE_RELEASE={node_release()}' \"${{GPU_INFRA_ROOT:-}}{config}\"; then",
-        "  echo 'gpu-infra: this node runs the bootstrap of another gpu-infra release; replace "
-        "it (fleet.push_user_data) to apply this configuration' >&2",
-        "  exit 1", "fi",
-        *write_files_script({config: (config_script(spec), 0o644)}),
+        f'C="${{GPU_INFRA_ROOT:-}}{config}" S="${{GPU_INFRA_ROOT:-}}{STATE_ROOT}" t=0',
+        'while [ ! -f "$C" ]; do',
+        f'  if [ "$t" -ge {CONFIG_WAIT_SECONDS} ]; then',
+        f"    echo 'gpu-infra: no config.sh after {CONFIG_WAIT_SECONDS} s: the user data "
+        "writes this configuration when it runs'",
+        "    exit 0", "  fi",
+        f"  sleep {CONFIG_POLL_SECONDS}", f"  t=$((t + {CONFIG_POLL_SECONDS}))", "done",
+        f"if ! grep -qx 'NODE_RELEASE={node_release()}' \"$C\"; then",
+        "  echo 'gpu-infra: this node runs the bootstrap of another gpu-infra release and "
+        "keeps its configuration (replace it to apply this one: fleet.push_user_data)'",
+        "  exit 0", "fi",
+        *write_files_script({f"{config}.new": (config_script(spec), 0o644)}),
+        'if cmp -s "$C.new" "$C"; then',
+        '  rm -f "$C.new"', "  echo 'gpu-infra: the configuration is unchanged'", "  exit 0",
+        "fi",
+        'k=" $({ grep -vxF -f "$C" "$C.new"; grep -vxF -f "$C.new" "$C"; } | '
+        "sed 's/^readonly -. //; s/[=(].*//' | sort -u | tr '\\n' ' ')\"",
+        'mv "$C.new" "$C"',
         "if systemctl is-active --quiet gpu-infra-bootstrap.service; then",
         "  echo 'gpu-infra: the bootstrap is running; its next run reads the new config.sh'",
-        "else",
-        "  systemctl start --no-block gpu-infra-bootstrap.service",
-        "fi"]) + "\n"
+        '  exit 0', "fi",
+        'if [ ! -f "$S/ready" ]; then',
+        "  echo 'gpu-infra: the node is not ready: its whole bootstrap runs again'",
+        "  systemctl start --no-block gpu-infra-bootstrap.service", "  exit 0", "fi",
+        *rerun_script(spec),
+        'echo "gpu-infra: changed:$k; re-running:$R"',
+        f'exec "${{GPU_INFRA_ROOT:-}}{program}" rerun $R']) + "\n"
 
 
 def env_file(values: Mapping[str, str | int]) -> str:
@@ -534,14 +606,26 @@ def gpu_health_files(check: GpuHealthCheck) -> dict[str, tuple[str, int]]:
             "/etc/systemd/system/gpu-infra-gpu-health.timer": (timer, 0o644)}
 
 
-NODE_TOOLS_PREFIX = "gpu-infra/node-tools"
+UNIT_FILES = {
+    "gpu-infra-spot-watch.service": (f"{INSTALL_DIR}/bin/gpu-infra-spot-watch",
+                                     "/etc/gpu-infra/spot-watch.env"),
+    "gpu-infra-gpu-health.timer": (),
+}
+"""Each unit the node tools install -> the files it reads besides its own unit file: when
+any of them changed, the installer restarts the unit (`enable --now` leaves a running one
+as it was); a timer's service reads its files afresh at every run. (The peers timer is the
+cluster steps': cluster_peers restarts it.)"""
+NODE_OBJECTS_PREFIX = "gpu-infra/"
+"""Key prefix of every object the nodes fetch from the stack's buckets: no lifecycle rule
+moves or expires it (blocks.storage.buckets)."""
+NODE_TOOLS_PREFIX = f"{NODE_OBJECTS_PREFIX}node-tools"
 """Key prefix of the node tools' installer in the stack's bucket."""
 
 
 def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
     """What the node tools install: the job launcher and spot watcher (launch_files), the
     GPU health check (gpu_health_files), the drain's hand-back to the job queue
-    (gpu_infra_queue.py) and gpu-infra-api's NVLink check: what the user data has no room
+    (gpu_infra_queue.py) and gpu-infra-api's GPU checks: what the user data has no room
     for, on every ECS fleet that has any of them."""
     files = launch_files(spec.elastic, spec.spot_watch)
     if spec.gpu_health:
@@ -552,7 +636,8 @@ def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
     if spec.gpu_health or spec.returns_jobs:  # their shared part
         files[f"{INSTALL_DIR}/bin/gpu_infra_node.py"] = api_module("gpu_infra_node")
     if files:
-        files.update(nvlink_module(spec))
+        files.update(gpu_checks_module())
+        files.update(cluster_files(spec))
     return files
 
 
@@ -564,12 +649,16 @@ def node_tools_installer(spec: BootstrapSpec) -> str | None:
     if not files:
         return None
     lines = ["#!/bin/bash", f"# gpu-infra node tools of fleet {spec.fleet} (the node_tools "
-             "step runs this)", "set -euo pipefail", *write_files_script(files)]
-    units = ["gpu-infra-spot-watch.service"] if spec.spot_watch else []
-    units += ["gpu-infra-gpu-health.timer"] if spec.gpu_health else []
-    if units:
-        lines += ["systemctl daemon-reload",
-                  *(f"systemctl enable --now --no-block {unit}" for unit in units)]
+             "step runs this)", "set -euo pipefail", *write_files_script(files, track=True)]
+    units = {unit: reads for unit, reads in UNIT_FILES.items()
+             if f"/etc/systemd/system/{unit}" in files}
+    if any(path.startswith("/etc/systemd/system/") for path in files):
+        lines.append("systemctl daemon-reload")
+    for unit, reads in units.items():
+        changed = "|".join(f'*" {path} "*' for path in (f"/etc/systemd/system/{unit}", *reads))
+        lines += [f"systemctl enable {unit}", 'case "$C " in',
+                  f"  {changed}) systemctl restart --no-block {unit} ;;",
+                  f"  *) systemctl start --no-block {unit} ;;", "esac"]
     return "\n".join(lines) + "\n"
 
 
@@ -588,12 +677,18 @@ FILE_DELIMITER = "GPU_INFRA_EOF"
 """Ends each file's here-document (no file may hold it as a line)."""
 
 
-def write_files_script(files: Mapping[str, tuple[str, int]]) -> list[str]:
+def write_files_script(files: Mapping[str, tuple[str, int]], *,
+                       track: bool = False) -> list[str]:
     """POSIX shell lines writing `files` under ${GPU_INFRA_ROOT} (empty on a node): one
     function `w PATH MODE` (makes the directory, writes stdin, sets the mode) and a
-    here-document per file, so each file costs its path once."""
-    lines = ['R=${GPU_INFRA_ROOT:-}',
-             'w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }']
+    here-document per file, so each file costs its path once. `track` (default off): `$C`
+    lists the paths whose content or mode changed, each after a space."""
+    write = 'w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }'
+    if track:
+        write = ('w() { mkdir -p "$R${1%/*}" && cat > "$R$1.new" && chmod "$2" "$R$1.new" && '
+                 '{ cmp -s "$R$1.new" "$R$1" && [ "$(stat -c %a "$R$1")" = "$2" ] || '
+                 'C="$C $1"; } && mv "$R$1.new" "$R$1"; }')
+    lines = ['R=${GPU_INFRA_ROOT:-}', *(["C="] if track else []), write]
     for path, (content, mode) in files.items():
         assert f"\n{FILE_DELIMITER}\n" not in f"\n{content}", path
         lines += [f"w {path} {mode:o} <<'{FILE_DELIMITER}'", content.rstrip("\n"),
@@ -653,9 +748,10 @@ def user_data_size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-__all__ = ["DATA_ROOT", "BakeTask", "BootstrapSpec", "ElasticLaunch", "GpuHealthCheck",
-           "GridPackage", "NodeTools", "NodeTrustNames", "SharedFsMount", "SpotWatch",
-           "bake_tasks", "config_command", "config_script", "drain_command",
-           "gpu_health_files", "launch_files", "node_files", "node_release",
-           "node_tools_files", "node_tools_installer", "trust_names", "user_data",
-           "user_data_size", "with_node_tools"]
+__all__ = ["CONFIG_RUN_SECONDS", "CONFIG_WAIT_SECONDS", "DATA_ROOT", "NODE_OBJECTS_PREFIX",
+           "BakeTask",
+           "BootstrapSpec", "ElasticLaunch", "GpuHealthCheck", "GridPackage", "NodeTools",
+           "NodeTrustNames", "SharedFsMount", "SpotWatch", "bake_tasks", "config_command",
+           "config_script", "drain_command", "gpu_health_files", "launch_files", "node_files",
+           "node_release", "node_tools_files", "node_tools_installer", "trust_names",
+           "user_data", "user_data_size", "with_node_tools"]

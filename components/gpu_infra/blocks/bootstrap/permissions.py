@@ -5,20 +5,14 @@ blocks.compute.trust) and finish its own scale-out lifecycle action (scaling fle
 it, set a failed batch member Unhealthy). The role may write none of the trust parameters: no
 oos:Update*, Create* or Delete* action is granted, and no ecs:ModifyInstanceAttribute.
 
-Scope: ecs:TagResources only on instances carrying this fleet's GpuFleet tag
-(`acs:ResourceTag` condition; that ECS honours it for TagResources is UNCONFIRMED), so a node
-can retag its peers' health but not tag another instance into the fleet;
-ecs:DescribeInstances is a read that ECS authorizes per region and account, not per
-instance; cms:PutCustomEvent on the account's CloudMonitor in the region (custom events have
-no resource of their own; UNCONFIRMED that RAM takes a narrower ARN than
-`acs:cms:<region>:<account>:*`); oos:GetSecretParameter on the two key parameters and
-oos:GetParameter on the node list's pages (`acs:oos:<region>:<account>:secretparameter/
-<name>` and `parameter/<name>`, the OOS RAM resource types of its API reference; the exact
-ARN form is UNCONFIRMED). Decrypting needs no grant of its own under OOS's default key
-(GetSecretParameter's RAM table lists no dependent action) and, under the stack's key, the
-instance role's kms:Decrypt on it (identity.InstanceRole). The ESS actions only on this
-fleet's scaling group (`acs:ess:<region>:<account>:scalinggroup/<id>`, the ESS RAM resource
-format).
+Each grant comes from gpu_infra_facts.node_apis (its row names the actions the API
+reference asks of the caller and their ARN templates); this module only scopes them: the
+tag only on instances carrying this fleet's GpuFleet tag (`acs:ResourceTag` condition; that
+ECS honours it for TagResources is UNCONFIRMED), so a node can retag its peers' health but
+not tag another instance into the fleet; the two key parameters (with KMS GetSecretValue,
+which GetSecretParameter's reference asks for) and the node list's pages by name; the ESS
+actions on this fleet's scaling group only. Under the stack's KMS key the instance role's
+kms:Decrypt on it (identity.InstanceRole) decrypts too.
 """
 
 from __future__ import annotations
@@ -31,45 +25,37 @@ import pulumi_alicloud as alicloud
 from gpu_infra.blocks.bootstrap import NodeTrustNames
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
 from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy
+from gpu_infra_facts.node_apis import allow_statements
 
-TAG_ACTIONS = ("ecs:TagResources",)
-PEER_ACTIONS = ("ecs:DescribeInstances",)
+TAG_CALLS = ("TagResources",)
+PEER_CALLS = ("DescribeInstances",)
 """Reading instances: a training node's peers, a scaling node's batch health."""
-EVENT_ACTIONS = ("cms:PutCustomEvent",)
+EVENT_CALLS = ("PutCustomEvent",)
 """The node's readiness event (gpu-infra-api event)."""
-TRUST_KEY_ACTIONS = ("oos:GetSecretParameter",)
-NODE_LIST_ACTIONS = ("oos:GetParameter",)
-READINESS_ACTIONS = ("ess:DescribeScalingActivities", "ess:DescribeLifecycleActions",
-                     "ess:CompleteLifecycleAction", "ess:SetInstanceHealth")
+READINESS_CALLS = ("DescribeScalingActivities", "DescribeLifecycleActions",
+                   "CompleteLifecycleAction", "SetInstanceHealth")
 
 
 def bootstrap_policy_document(region: str, account: str, fleet: str, *,
                               scaling_group_id: str | None = None,
                               trust: NodeTrustNames | None = None) -> str:
-    """The RAM policy document of one fleet's bootstrap; `trust`: a training fleet's
-    parameters (read only)."""
-    instances = f"acs:ecs:{region}:{account}:instance/*"
-    oos = f"acs:oos:{region}:{account}"
-    statements: list[dict[str, object]] = [
-        {"Effect": "Allow", "Action": list(TAG_ACTIONS), "Resource": [instances],
-         "Condition": {"StringEquals": {f"acs:ResourceTag/{FLEET_TAG_KEY}": fleet}}},
-        {"Effect": "Allow", "Action": list(EVENT_ACTIONS),
-         "Resource": [f"acs:cms:{region}:{account}:*"]}]
+    """The RAM policy document of one fleet's bootstrap (its grants from
+    gpu_infra_facts.node_apis); `trust`: a training fleet's parameters (read only)."""
+    statements = [
+        *allow_statements("ecs", TAG_CALLS, region=region, account=account, condition={
+            "StringEquals": {f"acs:ResourceTag/{FLEET_TAG_KEY}": fleet}}),
+        *allow_statements("cms", EVENT_CALLS, region=region, account=account)]
     if trust is not None or scaling_group_id is not None:
-        statements.append({"Effect": "Allow", "Action": list(PEER_ACTIONS),
-                           "Resource": [instances]})
+        statements += allow_statements("ecs", PEER_CALLS, region=region, account=account)
     if trust is not None:
         statements += [
-            {"Effect": "Allow", "Action": list(TRUST_KEY_ACTIONS),
-             "Resource": [f"{oos}:secretparameter/{trust.user_key}",
-                          f"{oos}:secretparameter/{trust.host_key}"]},
-            {"Effect": "Allow", "Action": list(NODE_LIST_ACTIONS),
-             "Resource": [f"{oos}:parameter/{trust.node_list}",
-                          f"{oos}:parameter/{trust.node_list}-*"]}]
+            *allow_statements("oos", ["GetSecretParameter"], region=region, account=account,
+                              names=[trust.user_key, trust.host_key]),
+            *allow_statements("oos", ["GetParameter"], region=region, account=account,
+                              names=[trust.node_list, f"{trust.node_list}-*"])]
     if scaling_group_id is not None:
-        statements.append({
-            "Effect": "Allow", "Action": list(READINESS_ACTIONS),
-            "Resource": [f"acs:ess:{region}:{account}:scalinggroup/{scaling_group_id}"]})
+        statements += allow_statements("ess", READINESS_CALLS, region=region, account=account,
+                                       names=[scaling_group_id])
     return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": statements})
 
 

@@ -27,7 +27,6 @@ from gpu_infra.schema.compute import QueueScaling
 from gpu_infra_facts.cloudmonitor import (
     CUSTOM_METRIC_NAMESPACE_PREFIX,
     FLEET_DIMENSION,
-    PUT_CUSTOM_METRIC_ACTION,
 )
 from gpu_infra_facts.lifecycle import (
     ANSWER_ACTIONS,
@@ -36,12 +35,14 @@ from gpu_infra_facts.lifecycle import (
     READ_COMMAND_ACTIONS,
     RUN_COMMAND,
 )
+from gpu_infra_facts.node_apis import allow_statements
 from gpu_infra_facts.types import MNS_QUEUE, RAM_ROLE, SERVICE_METRIC_ALARM_RULE
 
 QUEUE_POLL_SECONDS = 30
 """Long-poll wait of ReceiveMessage on a job queue (the MNS maximum)."""
-JOB_ACTIONS = ("mns:ReceiveMessage", "mns:DeleteMessage", "mns:ChangeMessageVisibility")
-"""What a node does with the messages of its fleet's job queue."""
+JOB_CALLS = ("ReceiveMessage", "DeleteMessage", "ChangeMessageVisibility")
+"""What a node does with the messages of its fleet's job queue (their grants:
+gpu_infra_facts.node_apis)."""
 SCALING_ERROR_NOTICES = ("AUTOSCALING:SCALE_OUT_ERROR", "AUTOSCALING:SCALE_IN_ERROR",
                          "AUTOSCALING:SCALE_REJECT", "AUTOSCALING:SCALE_OUT_WARN",
                          "AUTOSCALING:SCALE_IN_WARN")
@@ -93,12 +94,11 @@ def _permissions_document(region: str, account: str, publishes_metric: bool,
                           job_queue_name: str | None) -> str:
     statements: list[dict[str, object]] = []
     if publishes_metric:
-        statements.append({"Effect": "Allow", "Action": [PUT_CUSTOM_METRIC_ACTION],
-                           "Resource": ["*"]})
+        statements += allow_statements("cms", ["PutCustomMetric"], region=region,
+                                       account=account)
     if job_queue_name is not None:
-        statements.append({"Effect": "Allow", "Action": list(JOB_ACTIONS),
-                           "Resource": [f"acs:mns:{region}:{account}:/queues/"
-                                        f"{job_queue_name}/messages"]})
+        statements += allow_statements("mns", JOB_CALLS, region=region, account=account,
+                                       names=[job_queue_name])
     return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": statements})
 
 

@@ -17,7 +17,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra import catalog
-from gpu_infra.blocks.bootstrap import NODE_WRITTEN_TAGS
+from gpu_infra.blocks.bootstrap import CONFIG_RUN_SECONDS, NODE_WRITTEN_TAGS
 from gpu_infra.blocks.conventions import FLEET_TAG_KEY, Conventions, child_name
 from gpu_infra.blocks.storage.disks import NodeDisk, attach_disks
 from gpu_infra.knowhow.placement import erdma_for, placement_for
@@ -40,8 +40,19 @@ IGNORED_NODE_TAGS = [f'tags["{key}"]' for key in NODE_WRITTEN_TAGS]
 """The tags the nodes write themselves (health, public keys): not in the stack's tags, so
 without this an update after `pulumi refresh` would remove them and peers would lose the
 node."""
-CONFIG_COMMAND_TIMEOUT_SECONDS = 120
-"""How long the configuration command may run (it writes a file and starts a unit)."""
+CONFIG_DISPATCH_SECONDS = 300
+PER_NODE_SECONDS = 1
+"""What the configuration invocation may take beyond its command's own timeout
+(blocks.bootstrap.CONFIG_RUN_SECONDS): Cloud Assistant's delivery, and a second per node of
+the fleet (UNCONFIRMED: the API reference gives no delivery rate). The provider waits for
+the invocation's Success for its create timeout, 1 minute unless set
+(resource_alicloud_ecs_invocation.go), and fails `pulumi up` when it passes."""
+
+
+def invocation_timeout(nodes: int) -> str:
+    """The configuration invocation's create timeout for a fleet of `nodes`, in minutes."""
+    seconds = CONFIG_RUN_SECONDS + CONFIG_DISPATCH_SECONDS + PER_NODE_SECONDS * nodes
+    return f"{math.ceil(seconds / 60)}m"
 IGNORED_INLINE_DISKS = "dataDisks"
 """Also ignored on nodes with inline data disks: every field of ecs.Instance data_disks is
 ForceNew, so a disk edit would replace the node; it reaches new nodes only."""
@@ -208,13 +219,16 @@ class GpuNodes(pulumi.ComponentResource):
             child_name(name, "config"), name=child_name(name, "config"),
             command_content=pulumi.Output.from_input(script).apply(
                 lambda text: base64.b64encode(text.encode()).decode()),
-            type="RunShellScript", timeout=CONFIG_COMMAND_TIMEOUT_SECONDS,
+            type="RunShellScript", timeout=CONFIG_RUN_SECONDS,
             description=f"gpu-infra: the configuration of fleet {name} to its running nodes",
             opts=pulumi.ResourceOptions(parent=self))
         return alicloud.ecs.EcsInvocation(
             child_name(name, "config-run"), command_id=command.id,
             instance_ids=self.instance_ids, repeat_mode="Once",
-            opts=pulumi.ResourceOptions(parent=self, depends_on=self.role_attachments))
+            opts=pulumi.ResourceOptions(
+                parent=self, depends_on=self.role_attachments,
+                custom_timeouts=pulumi.CustomTimeouts(
+                    create=invocation_timeout(len(self.instance_ids)))))
 
 
 __all__ = ["GpuNodes"]

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import pulumi
 import pulumi_alicloud as alicloud
 
+from gpu_infra.blocks.bootstrap import NODE_OBJECTS_PREFIX
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema import FleetCluster
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, LifecycleConfig
@@ -107,9 +108,17 @@ def _lifecycle_rule(transitions: Mapping[str, int], abort_multipart_days: int,
                     noncurrent_version_days: int | None,
                     ) -> alicloud.oss.BucketLifecycleRuleArgs:
     """One rule over the whole bucket: tier transitions (warm to cold), multipart cleanup
-    and, for a versioned bucket, expiry of old versions."""
+    and, for a versioned bucket, expiry of old versions. The objects the nodes fetch
+    (NODE_OBJECTS_PREFIX: the node tools) are left out of it (`filter.not`): an object in
+    Archive answers GetObject with 403 InvalidObjectState until restored, so a node that
+    boots months later could not fetch them. UNCONFIRMED: that OSS takes a Not prefix under
+    the empty rule prefix (its lifecycle reference asks the Not prefix to start with the
+    rule's)."""
     return alicloud.oss.BucketLifecycleRuleArgs(
         id="tiering", enabled=True, prefix="",
+        filter=alicloud.oss.BucketLifecycleRuleFilterArgs(
+            not_=alicloud.oss.BucketLifecycleRuleFilterNotArgs(prefix=NODE_OBJECTS_PREFIX))
+        if transitions else None,
         transitions=[alicloud.oss.BucketLifecycleRuleTransitionArgs(storage_class=tier,
                                                                     days=days)
                      for tier, days in transitions.items()] or None,

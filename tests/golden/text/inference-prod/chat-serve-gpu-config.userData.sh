@@ -44,7 +44,7 @@ SCALING_GROUP_ID=asg-49880c77be45d77c7
 LIFECYCLE_HOOK_ID=393e520f14c75fcae
 HEALTH_TAG_KEY=GpuInfraHealth
 NODE_TOOLS_BUCKET=chat-serve-prod-models
-NODE_TOOLS_OBJECT=gpu-infra/node-tools/e1c1a32ca51497697e6993ce97e6b8ba89f738eacc3ba66b33c7d9c979e225e9.sh
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/02a315feaa417158bf87eab7aad1c2b6b6a1db215074ed9f12a84332f46eabff.sh
 readonly -a DATA_DISKS=(model-cache)
 readonly -a NVLINK_TYPES=()
 readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs_off gpu_driver cloudmonitor health)
@@ -212,6 +212,25 @@ chmod 755 "$shim/$command"
 done
 PATH=$shim:$PATH
 }
+REBOOT_GRACE_SECONDS=${REBOOT_GRACE_SECONDS:-60}
+run_installer() {
+local pid waited=0
+setsid "$@" &
+pid=$!
+while kill -0 "$pid" 2>/dev/null; do
+if [ -f "$REBOOT_MARK" ]; then
+if [ "$waited" -ge "$REBOOT_GRACE_SECONDS" ]; then
+log "$1 still runs ${waited}s after asking for its reboot: stopped"
+kill -TERM -- "-$pid" 2>/dev/null || true
+wait "$pid" || true
+return 0
+fi
+waited=$((waited + 1))
+fi
+sleep 1
+done
+wait "$pid"
+}
 run_step() {
 local err=$STATE_DIR/steps/$1.err
 CURRENT_STEP=$1
@@ -241,8 +260,8 @@ exit 0
 run_steps() {
 local step
 mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready" \
-    "$STATE_DIR/unhealthy"
+rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/unhealthy"
+[ "$MODE" = rerun ] || rm -f "$STATE_DIR/ready"
 [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
 trap on_exit EXIT
 trap on_term TERM
@@ -261,6 +280,7 @@ local installer
 [ ! -x "$ROOT$LC_BINARY" ] || return 0
 installer=$(mktemp)
 if [ "$INSTALL" != 1 ] || ! { curl -fsS --retry 5 -o "$installer" "$LC_URL" &&
+verify_sha256 "LoongCollector's installer" "$installer" "" &&
 sh "$installer" install "$REGION"; }; then
 log "WARNING: no LoongCollector: this node's logs stay on the node"
 fi
@@ -377,9 +397,10 @@ source_address=${source_address%%$'\n'*}
 mkdir -p "$dir"
 curl -fsS --retry 5 -o "$dir/$AUTO_INSTALL_SCRIPT" \
     "$source_address$AUTO_INSTALL_PATH/$AUTO_INSTALL_SCRIPT"
+verify_sha256 "the driver auto-install script" "$dir/$AUTO_INSTALL_SCRIPT" ""
 log "auto-install of driver $DRIVER_VERSION, CUDA $CUDA_VERSION, cuDNN $CUDNN_VERSION"
 expect_reboot
-(cd "$dir" && bash "./$AUTO_INSTALL_SCRIPT" "$DRIVER_VERSION" "$CUDA_VERSION" \
+(cd "$dir" && run_installer bash "./$AUTO_INSTALL_SCRIPT" "$DRIVER_VERSION" "$CUDA_VERSION" \
     "$CUDNN_VERSION" FALSE FALSE)
 grep -q "ALL INSTALL OK" "$dir/auto_install.log" ||
 fail "the driver auto-install did not report ALL INSTALL OK"
@@ -392,7 +413,7 @@ mkdir -p "$(dirname "$package")"
 "$API" oss-get "$GRID_BUCKET" "$GRID_OBJECT" "$package"
 verify_sha256 "the GRID package" "$package" "$GRID_SHA256"
 pkg_install gcc make dkms "$(os_package kernel-headers)"
-sh "$package" --silent --dkms
+run_installer sh "$package" --silent --dkms
 }
 step_gpu_driver() {
 local current
@@ -432,6 +453,7 @@ fi
 may_install "the CloudMonitor agent"
 installer=$(mktemp)
 curl -fsS --retry 5 -o "$installer" "$CMS_INSTALLER_URL"
+verify_sha256 "the CloudMonitor installer" "$installer" ""
 ARGUS_VERSION=$CMS_AGENT_VERSION bash "$installer"
 rm -f "$installer"
 agent_running || fail "the CloudMonitor agent is not running after its install"
@@ -597,6 +619,9 @@ fail "fabric manager $version does not match driver $DRIVER_VERSION"
 main() {
 if [ "$MODE" = bake ]; then
 run_steps gpu_driver cloudmonitor logs_install
+elif [ "$MODE" = rerun ]; then
+shift
+run_steps "$@"
 else
 run_steps "${NODE_STEPS[@]}"
 fi
@@ -608,14 +633,15 @@ w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 """usage: gpu-infra-api tag KEY=VALUE... | peers | secret NAME | answer-scale-out
 | event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
 import base64
-import ctypes
 import datetime
 import email.utils
 import functools
 import hashlib
 import hmac
+import http.client
 import json
 import os
+import re
 import shlex
 import sys
 import time
@@ -625,6 +651,9 @@ import urllib.request
 import uuid
 VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos": "2019-06-01"}
 EVENT_LINES = 20
+TRIES = 5
+METADATA_SECONDS = 30
+HINTS = {"InvalidObjectState": " (archived by a lifecycle rule: restore the object)"}
 @functools.lru_cache(maxsize=None)
 def config():
  path = os.environ.get("GPU_INFRA_ROOT", "") + "/opt/gpu-infra/config.sh"
@@ -636,55 +665,85 @@ def config():
     key, _, value = words[0].partition("=")
     values[key] = value
  return values
+def fetch(what, make, seconds=15, target=None):
+ for attempt in range(TRIES):
+  last = attempt == TRIES - 1
+  try:
+   with urllib.request.urlopen(make(), timeout=seconds) as answer:
+    if target is None:
+     return answer.read()
+    with open(target, "wb") as out:
+     for chunk in iter(lambda: answer.read(1 << 20), b""):
+      out.write(chunk)
+    return None
+  except urllib.error.HTTPError as error:
+   code = error_code(error)
+   if last or error.code < 500 and error.code != 429 and "Throttling" not in code:
+    print(f"gpu-infra-api: {what} failed: {error.code} {code}{HINTS.get(code, '')}",
+     file=sys.stderr)
+    raise SystemExit(75 if code.startswith("EntityNotExists") else 1) from None
+  except (OSError, http.client.HTTPException) as error:
+   if last:
+    raise SystemExit(f"gpu-infra-api: {what} failed: {error!r}") from None
+  time.sleep(2 ** attempt)
+def error_code(error):
+ try:
+  found = re.search(r'"Code": *"?([^",}]+)|<Code>([^<]+)|$', error.read().decode())
+  return found.group(1) or found.group(2) or ""
+ except Exception:
+  return ""
 def metadata(item):
+ return _metadata(item, int(time.time() // 240))
+@functools.lru_cache(maxsize=None)
+def _metadata(item, window):
  cfg = config()
- token_request = urllib.request.Request(
-  cfg["METADATA_TOKEN_URL"], method="PUT", headers={"X-aliyun-ecs-metadata-token-ttl-seconds": "300"})
- with urllib.request.urlopen(token_request, timeout=5) as response:
-  token = response.read().decode()
- request = urllib.request.Request(f"{cfg['METADATA_URL']}/{item}",
-  headers={"X-aliyun-ecs-metadata-token": token})
- with urllib.request.urlopen(request, timeout=5) as response:
-  return response.read().decode()
+ if item is None:
+  url, headers = cfg["METADATA_TOKEN_URL"], {"X-aliyun-ecs-metadata-token-ttl-seconds": "300"}
+ else:
+  url = f"{cfg['METADATA_URL']}/{item}"
+  headers = {"X-aliyun-ecs-metadata-token": _metadata(None, window)}
+ return fetch(f"metadata {item or 'token'}", lambda: urllib.request.Request(
+  url, headers=headers, method="GET" if item else "PUT"), METADATA_SECONDS).decode()
 def credentials():
  role = metadata("ram/security-credentials/").strip().splitlines()[0]
  return json.loads(metadata(f"ram/security-credentials/{role}"))
 def encode(value):
  return urllib.parse.quote(str(value), safe="~")
-def signed_query(params, secret):
- canonical = "&".join(f"{encode(k)}={encode(v)}" for k, v in sorted(params.items()))
- to_sign = f"GET&{encode('/')}&{encode(canonical)}"
- digest = hmac.new(f"{secret}&".encode(), to_sign.encode(), hashlib.sha1).digest()
- return f"{canonical}&Signature={encode(base64.b64encode(digest).decode())}"
+def canonical(params):
+ return "&".join(f"{encode(k)}={encode(v)}" for k, v in sorted(params.items()))
+def hmac_sha1(key, text):
+ return base64.b64encode(hmac.new(key.encode(), text.encode(), hashlib.sha1).digest()).decode()
+def rpc_signature(params, secret):
+ return hmac_sha1(secret + "&", "GET&%2F&" + encode(canonical(params)))
+def header_signature(secret, verb, headers, resource, prefix):
+ sent = {k.lower(): v for k, v in headers.items()}
+ lines = [verb, sent.get("content-md5", ""), sent.get("content-type", ""), sent["date"]]
+ lines += [f"{k}:{v}" for k, v in sorted(sent.items()) if k.startswith(prefix)]
+ return hmac_sha1(secret, "\n".join(lines + [resource]))
 def call(product, endpoint, action, **params):
- for attempt in range(5):
+ base = endpoint if "://" in endpoint else f"https://{endpoint}"
+ def make():
   creds = credentials()
-  query = signed_query({
-   "Action": action, "Format": "JSON", "Version": VERSIONS[product],
+  query = {"Action": action, "Format": "JSON", "Version": VERSIONS[product],
    "AccessKeyId": creds["AccessKeyId"], "SecurityToken": creds["SecurityToken"],
    "SignatureMethod": "HMAC-SHA1", "SignatureVersion": "1.0",
    "SignatureNonce": uuid.uuid4().hex,
    "Timestamp": datetime.datetime.now(datetime.timezone.utc).strftime(
-   "%Y-%m-%dT%H:%M:%SZ"), **params}, creds["AccessKeySecret"])
-  try:
-   base = endpoint if "://" in endpoint else f"https://{endpoint}"
-   with urllib.request.urlopen(f"{base}/?{query}", timeout=15) as answer:
-    return json.loads(answer.read())
-  except urllib.error.HTTPError as error:
-   code = error_code(error)
-   if attempt == 4 or (error.code < 500 and "Throttling" not in code):
-    print(f"gpu-infra-api: {action} failed: {error.code} {code}", file=sys.stderr)
-    raise SystemExit(75 if code.startswith("EntityNotExists") else 1) from None
-  except OSError as error:
-   if attempt == 4:
-    raise SystemExit(f"gpu-infra-api: {action} failed: {error}") from None
-  time.sleep(2 ** attempt)
- return {}
-def error_code(error):
- try:
-  return str(json.loads(error.read()).get("Code", ""))
- except (OSError, ValueError):
-  return ""
+   "%Y-%m-%dT%H:%M:%SZ"), **params}
+  signature = encode(rpc_signature(query, creds["AccessKeySecret"]))
+  return f"{base}/?{canonical(query)}&Signature={signature}"
+ return json.loads(fetch(f"{product} {action}", make))
+def rest(service, operation, verb, url, resource, headers=None, target=None):
+ def make():
+  creds = credentials()
+  sent = dict(headers or {}, Date=email.utils.formatdate(usegmt=True))
+  sent["x-oss-security-token" if service == "oss" else "security-token"] = \
+  creds["SecurityToken"]
+  signature = header_signature(creds["AccessKeySecret"], verb, sent, resource,
+   f"x-{service}-")
+  sent["Authorization"] = f"{service.upper()} {creds['AccessKeyId']}:{signature}"
+  return urllib.request.Request(url, headers=sent, method=verb)
+ return fetch(f"{service} {operation} {resource}", make, 60, target)
 def tag(cfg, pairs):
  params = {"RegionId": cfg["REGION"], "ResourceType": "instance",
   "ResourceId.1": metadata("instance-id")}
@@ -702,33 +761,9 @@ def event(cfg, status, step, path):
   "EventInfo.1.Content": content,
   "EventInfo.1.Time": str(int(time.time() * 1000))})
 def oss_get(cfg, bucket, key, target):
- creds, date = credentials(), email.utils.formatdate(usegmt=True)
- token = creds["SecurityToken"]
- to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
- signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
-  to_sign.encode(), hashlib.sha1).digest()).decode()
- request = urllib.request.Request(
-  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/{urllib.parse.quote(key)}",
-  headers={"Date": date, "x-oss-security-token": token,
-  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
- with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
-  for chunk in iter(lambda: answer.read(1 << 20), b""):
-   out.write(chunk)
-def gpu_check(what):
- count = ctypes.c_int()
- if what == "cuda":
-  cuda = ctypes.CDLL("libcuda.so.1")
-  if cuda.cuInit(0) or cuda.cuDeviceGetCount(ctypes.byref(count)) or not count.value:
-   raise SystemExit("gpu-infra-api: CUDA sees no GPU")
-  for index in range(count.value):
-   device, context = ctypes.c_int(), ctypes.c_void_p()
-   if cuda.cuDeviceGet(ctypes.byref(device), index) or \
-   cuda.cuCtxCreate_v2(ctypes.byref(context), 0, device):
-    raise SystemExit("gpu-infra-api: no CUDA context on GPU {}".format(index))
-   cuda.cuCtxDestroy_v2(context)
-  return
- import gpu_infra_nvlink
- gpu_infra_nvlink.check_nvlink()
+ base = cfg.get("OSS_URL", "https://{b}.oss-{r}-internal.aliyuncs.com")
+ rest("oss", "GetObject", "GET", base.format(b=bucket, r=cfg["REGION"]) + "/" +
+  urllib.parse.quote(key), f"/{bucket}/{key}", target=target)
 def main(argv):
  cfg = config()
  command, args = (argv[0], argv[1:]) if argv else ("", [])
@@ -743,7 +778,8 @@ def main(argv):
  elif command == "event" and len(args) == 3:
   event(cfg, *args)
  elif command == "gpu-check" and args in (["cuda"], ["nvlink"]):
-  gpu_check(args[0])
+  import gpu_infra_gpus
+  getattr(gpu_infra_gpus, "check_" + args[0])()
  elif command == "oss-get" and len(args) == 3:
   oss_get(cfg, *args)
  else:
@@ -769,22 +805,18 @@ import json
 import os
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
-Config = Dict[str, str]
-Call = Callable[..., Dict[str, Any]]
+import typing
 POLL_SECONDS = float(os.environ.get("GPU_INFRA_POLL_SECONDS", "15"))
-def instance_health(cfg: Config, call: Call,
- instance_ids: List[str]) -> Dict[str, Optional[str]]:
+def instance_health(cfg, call, instance_ids):
  answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
   InstanceIds=json.dumps(instance_ids), PageSize=100)
- health: Dict[str, Optional[str]] = dict.fromkeys(instance_ids)
+ health = dict.fromkeys(instance_ids)
  for instance in answer.get("Instances", {}).get("Instance", []):
   tags = {t["TagKey"]: t["TagValue"] for t in instance.get("Tags", {}).get("Tag", [])}
   if tags.get(cfg["HEALTH_TAG_KEY"]) in ("healthy", "unhealthy"):
    health[instance["InstanceId"]] = tags[cfg["HEALTH_TAG_KEY"]]
  return health
-def pending_action(cfg: Config, call: Call,
- instance_id: str) -> Optional[Tuple[str, List[str]]]:
+def pending_action(cfg, call, instance_id):
  activities = call("ess", cfg["ESS_ENDPOINT"], "DescribeScalingActivities",
   RegionId=cfg["REGION"], ScalingGroupId=cfg["SCALING_GROUP_ID"],
   StatusCode="InProgress", PageSize=50)
@@ -798,16 +830,16 @@ def pending_action(cfg: Config, call: Call,
    instance_id in members:
     return action["LifecycleActionToken"], members
  return None
-def batch_result(health: Dict[str, Optional[str]]) -> str:
+def batch_result(health):
  return "CONTINUE" if "healthy" in health.values() else "ABANDON"
-def first_boot() -> int:
+def first_boot():
  path = os.environ.get("GPU_INFRA_ROOT", "") + "/var/lib/gpu-infra/first-boot"
  try:
   with open(path, encoding="utf-8") as handle:
    return int(handle.read().strip())
  except (OSError, ValueError):
   return int(time.time())
-def answer_scale_out(cfg: Config, call: Call, metadata: Callable[[str], str]) -> None:
+def answer_scale_out(cfg, call, metadata):
  me = metadata("instance-id")
  deadline = first_boot() + int(cfg["SCALE_OUT_WAIT_SECONDS"])
  while True:

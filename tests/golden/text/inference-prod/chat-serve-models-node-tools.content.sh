@@ -2,7 +2,8 @@
 # gpu-infra node tools of fleet chat-serve-gpu (the node_tools step runs this)
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
-w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
+C=
+w() { mkdir -p "$R${1%/*}" && cat > "$R$1.new" && chmod "$2" "$R$1.new" && { cmp -s "$R$1.new" "$R$1" && [ "$(stat -c %a "$R$1")" = "$2" ] || C="$C $1"; } && mv "$R$1.new" "$R$1"; }
 w /opt/gpu-infra/bin/gpu_infra_health.py 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
 """usage: gpu_infra_health.py GROUP_NAME
@@ -219,5 +220,41 @@ def api() -> Any:
  loader.exec_module(module)
  return module
 GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_gpus.py 644 <<'GPU_INFRA_EOF'
+import ctypes
+NVLINK_MAX_LINKS = 18
+def check_cuda() -> None:
+ count = ctypes.c_int()
+ cuda = ctypes.CDLL("libcuda.so.1")
+ if cuda.cuInit(0) or cuda.cuDeviceGetCount(ctypes.byref(count)) or not count.value:
+  raise SystemExit("gpu-infra-api: CUDA sees no GPU")
+ for index in range(count.value):
+  device, context = ctypes.c_int(), ctypes.c_void_p()
+  if cuda.cuDeviceGet(ctypes.byref(device), index) or \
+  cuda.cuCtxCreate_v2(ctypes.byref(context), 0, device):
+   raise SystemExit("gpu-infra-api: no CUDA context on GPU {}".format(index))
+  cuda.cuCtxDestroy_v2(context)
+def check_nvlink() -> None:
+ count = ctypes.c_int()
+ nvml = ctypes.CDLL("libnvidia-ml.so.1")
+ if nvml.nvmlInit_v2() or nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)):
+  raise SystemExit("gpu-infra-api: NVML did not start")
+ for index in range(count.value):
+  handle, active, links = ctypes.c_void_p(), ctypes.c_int(), 0
+  if nvml.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(handle)):
+   raise SystemExit("gpu-infra-api: NVML has no handle for GPU {}".format(index))
+  for link in range(NVLINK_MAX_LINKS):
+   if nvml.nvmlDeviceGetNvLinkState(handle, link, ctypes.byref(active)):
+    continue
+   if not active.value:
+    raise SystemExit("gpu-infra-api: GPU {} NVLink {} down".format(index, link))
+   links += 1
+  if not links:
+   raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
+GPU_INFRA_EOF
 systemctl daemon-reload
-systemctl enable --now --no-block gpu-infra-gpu-health.timer
+systemctl enable gpu-infra-gpu-health.timer
+case "$C " in
+  *" /etc/systemd/system/gpu-infra-gpu-health.timer "*) systemctl restart --no-block gpu-infra-gpu-health.timer ;;
+  *) systemctl start --no-block gpu-infra-gpu-health.timer ;;
+esac

@@ -2,7 +2,8 @@
 # gpu-infra node tools of fleet render-farm-gpu (the node_tools step runs this)
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
-w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
+C=
+w() { mkdir -p "$R${1%/*}" && cat > "$R$1.new" && chmod "$2" "$R$1.new" && { cmp -s "$R$1.new" "$R$1" && [ "$(stat -c %a "$R$1")" = "$2" ] || C="$C $1"; } && mv "$R$1.new" "$R$1"; }
 w /opt/gpu-infra/bin/gpu_infra_health.py 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
 """usage: gpu_infra_health.py GROUP_NAME
@@ -209,21 +210,19 @@ w /opt/gpu-infra/bin/gpu_infra_queue.py 755 <<'GPU_INFRA_EOF'
 
 Makes each job's message visible in the MNS queue QUEUE again at once: ChangeMessageVisibility
 (PUT /queues/QUEUE/messages?ReceiptHandle=...&VisibilityTimeout=1; 1 s is the API's least,
-it takes 1 to 43200) with the receipt handle on the job file's first line, signed with the
-node role's credentials (MNS signature, x-mns-version 2015-06-06, the STS token as
-security-token). Another node receives the job without waiting for its visibility timeout.
-Each job is one line of output; exit 1 when any could not be returned (that one returns when
-its visibility ends)."""
-import base64
-import email.utils
-import hashlib
-import hmac
+it takes 1 to 43200) with the receipt handle on the job file's first line, through the node
+client (gpu-infra-api: the MNS signature with the node role's credentials, x-mns-version
+2015-06-06, the STS token as security-token). Another node receives the job without waiting
+for its visibility timeout. Each job is one line of output; exit 1 when any could not be
+returned (that one returns when its visibility ends)."""
 import os
 import sys
-import urllib.request
 from typing import Any, List
 MNS_VERSION = "2015-06-06"
 VISIBLE_AGAIN_SECONDS = 1
+CONTENT_TYPE = "text/xml;charset=utf-8"
+"""What the request sends and signs (MNS signs the Content-Type line; a request without one
+would get urllib's own for a body)."""
 def endpoint(node: Any) -> str:
  cfg = node.config()
  if cfg.get("MNS_ENDPOINT"):
@@ -231,19 +230,10 @@ def endpoint(node: Any) -> str:
  account = node.metadata("owner-account-id").strip()
  return "https://{}.mns.{}-internal.aliyuncs.com".format(account, cfg["REGION"])
 def visible_again(node: Any, base: str, queue: str, receipt: str) -> None:
- creds = node.credentials()
  resource = "/queues/{}/messages?ReceiptHandle={}&VisibilityTimeout={}".format(
   queue, receipt, VISIBLE_AGAIN_SECONDS)
- date = email.utils.formatdate(usegmt=True)
- to_sign = "PUT\n\n\n{}\nx-mns-version:{}\n{}".format(date, MNS_VERSION, resource)
- signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(), to_sign.encode(),
-  hashlib.sha1).digest()).decode()
- request = urllib.request.Request(base + resource, method="PUT", data=b"", headers={
-  "Date": date, "x-mns-version": MNS_VERSION,
-  "security-token": creds["SecurityToken"],
-  "Authorization": "MNS {}:{}".format(creds["AccessKeyId"], signature)})
- with urllib.request.urlopen(request, timeout=15) as answer:
-  answer.read()
+ node.rest("mns", "ChangeMessageVisibility", "PUT", base + resource, resource,
+  {"Content-Type": CONTENT_TYPE, "x-mns-version": MNS_VERSION})
 def main(argv: List[str]) -> int:
  if len(argv) < 3 or argv[0] != "return":
   raise SystemExit(__doc__)
@@ -259,10 +249,10 @@ def main(argv: List[str]) -> int:
     raise ValueError("no receipt handle")
    visible_again(node, base, queue, receipt)
    print("returned {} to {}".format(name, queue))
-  except (OSError, ValueError) as error:
+  except (OSError, ValueError, SystemExit) as error:
    failed += 1
    print("could not return {} ({}): it returns when its visibility ends".format(
-    name, error))
+    name, error.code if isinstance(error, SystemExit) else error))
  return 1 if failed else 0
 if __name__ == "__main__":
  sys.exit(main(sys.argv[1:]))
@@ -283,5 +273,41 @@ def api() -> Any:
  loader.exec_module(module)
  return module
 GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_gpus.py 644 <<'GPU_INFRA_EOF'
+import ctypes
+NVLINK_MAX_LINKS = 18
+def check_cuda() -> None:
+ count = ctypes.c_int()
+ cuda = ctypes.CDLL("libcuda.so.1")
+ if cuda.cuInit(0) or cuda.cuDeviceGetCount(ctypes.byref(count)) or not count.value:
+  raise SystemExit("gpu-infra-api: CUDA sees no GPU")
+ for index in range(count.value):
+  device, context = ctypes.c_int(), ctypes.c_void_p()
+  if cuda.cuDeviceGet(ctypes.byref(device), index) or \
+  cuda.cuCtxCreate_v2(ctypes.byref(context), 0, device):
+   raise SystemExit("gpu-infra-api: no CUDA context on GPU {}".format(index))
+  cuda.cuCtxDestroy_v2(context)
+def check_nvlink() -> None:
+ count = ctypes.c_int()
+ nvml = ctypes.CDLL("libnvidia-ml.so.1")
+ if nvml.nvmlInit_v2() or nvml.nvmlDeviceGetCount_v2(ctypes.byref(count)):
+  raise SystemExit("gpu-infra-api: NVML did not start")
+ for index in range(count.value):
+  handle, active, links = ctypes.c_void_p(), ctypes.c_int(), 0
+  if nvml.nvmlDeviceGetHandleByIndex_v2(index, ctypes.byref(handle)):
+   raise SystemExit("gpu-infra-api: NVML has no handle for GPU {}".format(index))
+  for link in range(NVLINK_MAX_LINKS):
+   if nvml.nvmlDeviceGetNvLinkState(handle, link, ctypes.byref(active)):
+    continue
+   if not active.value:
+    raise SystemExit("gpu-infra-api: GPU {} NVLink {} down".format(index, link))
+   links += 1
+  if not links:
+   raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
+GPU_INFRA_EOF
 systemctl daemon-reload
-systemctl enable --now --no-block gpu-infra-gpu-health.timer
+systemctl enable gpu-infra-gpu-health.timer
+case "$C " in
+  *" /etc/systemd/system/gpu-infra-gpu-health.timer "*) systemctl restart --no-block gpu-infra-gpu-health.timer ;;
+  *) systemctl start --no-block gpu-infra-gpu-health.timer ;;
+esac

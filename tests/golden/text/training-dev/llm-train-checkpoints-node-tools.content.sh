@@ -2,7 +2,8 @@
 # gpu-infra node tools of fleet llm-train-gpu (the node_tools step runs this)
 set -euo pipefail
 R=${GPU_INFRA_ROOT:-}
-w() { mkdir -p "$R${1%/*}" && cat > "$R$1" && chmod "$2" "$R$1"; }
+C=
+w() { mkdir -p "$R${1%/*}" && cat > "$R$1.new" && chmod "$2" "$R$1.new" && { cmp -s "$R$1.new" "$R$1" && [ "$(stat -c %a "$R$1")" = "$2" ] || C="$C $1"; } && mv "$R$1.new" "$R$1"; }
 w /opt/gpu-infra/bin/gpu-infra-torchrun 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
 # shellcheck disable=SC1090,SC1091
@@ -319,9 +320,20 @@ def api() -> Any:
  loader.exec_module(module)
  return module
 GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu_infra_nvlink.py 644 <<'GPU_INFRA_EOF'
+w /opt/gpu-infra/bin/gpu_infra_gpus.py 644 <<'GPU_INFRA_EOF'
 import ctypes
 NVLINK_MAX_LINKS = 18
+def check_cuda() -> None:
+ count = ctypes.c_int()
+ cuda = ctypes.CDLL("libcuda.so.1")
+ if cuda.cuInit(0) or cuda.cuDeviceGetCount(ctypes.byref(count)) or not count.value:
+  raise SystemExit("gpu-infra-api: CUDA sees no GPU")
+ for index in range(count.value):
+  device, context = ctypes.c_int(), ctypes.c_void_p()
+  if cuda.cuDeviceGet(ctypes.byref(device), index) or \
+  cuda.cuCtxCreate_v2(ctypes.byref(context), 0, device):
+   raise SystemExit("gpu-infra-api: no CUDA context on GPU {}".format(index))
+  cuda.cuCtxDestroy_v2(context)
 def check_nvlink() -> None:
  count = ctypes.c_int()
  nvml = ctypes.CDLL("libnvidia-ml.so.1")
@@ -340,6 +352,120 @@ def check_nvlink() -> None:
   if not links:
    raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
 GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_peers.py 644 <<'GPU_INFRA_EOF'
+import json
+import typing
+def parameter(cfg, call, name, secret=False):
+ extra = {"WithDecryption": "true"} if secret else {}
+ answer = call("oos", cfg["OOS_ENDPOINT"], "GetSecretParameter" if secret else "GetParameter",
+  RegionId=cfg["REGION"], Name=name, **extra)
+ return str(answer["Parameter"]["Value"])
+def peers(cfg, call):
+ ids, page = [], 1
+ while page == 1 or ids[-1:] == ["+"]:
+  del ids[-1:]
+  name = cfg["NODE_LIST"] + ("-%d" % page if page > 1 else "")
+  ids += [i for i in parameter(cfg, call, name).split(",") if i]
+  page += 1
+ for start in range(0, len(ids), 100):
+  answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
+   Status="Running", PageSize=100,
+   InstanceIds=json.dumps(ids[start:start + 100]))
+  for i in answer.get("Instances", {}).get("Instance", []):
+   tags = {t["TagKey"]: t["TagValue"] for t in i.get("Tags", {}).get("Tag", [])}
+   ips = i.get("VpcAttributes", {}).get("PrivateIpAddress", {}).get("IpAddress", [""])
+   print(i.get("HostName", ""), ips[0], tags.get(cfg["HEALTH_TAG_KEY"], "unknown"),
+    i.get("InstanceType", "-"), sep="\t")
+def main(cfg, call, command, args):
+ if command == "peers":
+  peers(cfg, call)
+ else:
+  print(parameter(cfg, call, args[0], secret=True).rstrip("\n"))
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu-infra-peers 755 <<'GPU_INFRA_EOF'
+#!/bin/bash
+set -euo pipefail
+ROOT=${GPU_INFRA_ROOT:-}
+# shellcheck source=/dev/null
+. "$ROOT/opt/gpu-infra/config.sh"
+# shellcheck disable=SC2034 # both read by probe.sh's log
+LOG_FILE=$ROOT/var/log/gpu-infra/peers.log CURRENT_STEP=peers
+# shellcheck source=/dev/null
+. "$ROOT/opt/gpu-infra/probe.sh"
+me=$(hostname)
+rows=$(mktemp)
+peers=$(mktemp)
+trap 'rm -f "$rows" "$peers"' EXIT
+if [ ! -f "$STATE_DIR/ready" ]; then
+rm -f "$ETC_DIR/torchrun.env"
+log "this node has not passed its health check: no rank"
+exit 75
+fi
+"$API" peers > "$rows" || { code=$?; [ "$code" -eq 75 ] && log "no node list yet"; exit "$code"; }
+if awk -F '\t' '$3 != "healthy" && $3 != "unhealthy" {found = 1} END {exit !found}' "$rows"; then
+log "waiting for every node of fleet $FLEET to tell its health"
+exit 75
+fi
+awk -F '\t' '$3 == "healthy"' "$rows" | sort -k 1,1 > "$peers"
+rank=$(awk -v me="$me" '$1 == me {print NR - 1}' "$peers")
+[ -n "$rank" ] || fail "$me is healthy but not tagged healthy in fleet $FLEET"
+declare -A slots=()
+while IFS=$'\t' read -r host _ _ type; do
+slots[$host]=${GPU_COUNTS[$type]:-}
+[ -n "${slots[$host]}" ] || fail "$host: instance type $type is not one of the fleet's"
+done < "$peers"
+while IFS=$'\t' read -r host ip _; do
+echo "$ip slots=${slots[$host]}"
+done < "$peers" > "$ETC_DIR/hostfile.new"
+mv "$ETC_DIR/hostfile.new" "$ETC_DIR/hostfile"
+{
+echo "MASTER_ADDR=$(awk -F '\t' 'NR == 1 {print $2}' "$peers")"
+echo "MASTER_PORT=$MASTER_PORT"
+echo "NNODES=$(wc -l < "$peers")"
+echo "NPROC_PER_NODE=${slots[$me]}"
+echo "NODE_RANK=$rank"
+} > "$ETC_DIR/torchrun.env.new"
+mv "$ETC_DIR/torchrun.env.new" "$ETC_DIR/torchrun.env"
+replace_block() {
+touch "$1"
+{
+sed '/^# gpu-infra peers begin$/,/^# gpu-infra peers end$/d' "$1"
+echo "# gpu-infra peers begin"
+printf '%s\n' "$2"
+echo "# gpu-infra peers end"
+} > "$1.new"
+chmod --reference="$1" "$1.new"
+mv "$1.new" "$1"
+}
+replace_block "$ROOT/etc/hosts" "$(awk -F '\t' '{print $2, $1}' "$peers")"
+host_key=$(cut -d ' ' -f 1,2 "$ROOT/etc/ssh/ssh_host_ed25519_key.pub")
+awk -F '\t' -v key="$host_key" '{print $2 "," $1, key}' "$peers" > "$ETC_DIR/known_hosts"
+GPU_INFRA_EOF
+w /etc/systemd/system/gpu-infra-peers.service 644 <<'GPU_INFRA_EOF'
+[Unit]
+Description=gpu-infra: refresh the fleet's hostfile, torchrun environment and SSH trust
+[Service]
+Type=oneshot
+ExecStart=/opt/gpu-infra/bin/gpu-infra-peers
+SuccessExitStatus=75
+GPU_INFRA_EOF
+w /etc/systemd/system/gpu-infra-peers.timer 644 <<'GPU_INFRA_EOF'
+[Unit]
+Description=gpu-infra: refresh the fleet's peers every 2 minutes
+[Timer]
+OnBootSec=2min
+OnUnitActiveSec=2min
+[Install]
+WantedBy=timers.target
+GPU_INFRA_EOF
 systemctl daemon-reload
-systemctl enable --now --no-block gpu-infra-spot-watch.service
-systemctl enable --now --no-block gpu-infra-gpu-health.timer
+systemctl enable gpu-infra-spot-watch.service
+case "$C " in
+  *" /etc/systemd/system/gpu-infra-spot-watch.service "*|*" /opt/gpu-infra/bin/gpu-infra-spot-watch "*|*" /etc/gpu-infra/spot-watch.env "*) systemctl restart --no-block gpu-infra-spot-watch.service ;;
+  *) systemctl start --no-block gpu-infra-spot-watch.service ;;
+esac
+systemctl enable gpu-infra-gpu-health.timer
+case "$C " in
+  *" /etc/systemd/system/gpu-infra-gpu-health.timer "*) systemctl restart --no-block gpu-infra-gpu-health.timer ;;
+  *) systemctl start --no-block gpu-infra-gpu-health.timer ;;
+esac

@@ -39,16 +39,16 @@ DISK_POLL_SECONDS=5
 ECS_ENDPOINT=ecs.cn-hangzhou.aliyuncs.com
 CMS_ENDPOINT=metrics.cn-hangzhou.aliyuncs.com
 HEALTH_TAG_KEY=GpuInfraHealth
-NODE_RELEASE=fa46d9d1034844ea
+NODE_RELEASE=e366c7cff1202786
 NODE_TOOLS_BUCKET=llm-train-dev-checkpoints
-NODE_TOOLS_OBJECT=gpu-infra/node-tools/48f710f22f323bcb9fce19118ce897307a119278ce1c3ed8b89cdaefdab99452.sh
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/34ee30d6da6e99beb5746cbfefc4c90fa3f3ee3c8030b19285e590ea655b33ec.sh
 OOS_ENDPOINT=oos.cn-hangzhou.aliyuncs.com
 SSH_USER_KEY=llm-train-gpu-ssh-user-key
 SSH_HOST_KEY=llm-train-gpu-ssh-host-key
 NODE_LIST=llm-train-gpu-nodes
 MASTER_PORT=29500
 readonly -a DATA_DISKS=(scratch)
-readonly -a NVLINK_TYPES=(ecs.gn7e-c16g1.4xlarge)
+readonly -a NVLINK_TYPES=()
 readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver fabric_manager cloudmonitor cluster_ssh health cluster_peers)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
@@ -214,6 +214,25 @@ chmod 755 "$shim/$command"
 done
 PATH=$shim:$PATH
 }
+REBOOT_GRACE_SECONDS=${REBOOT_GRACE_SECONDS:-60}
+run_installer() {
+local pid waited=0
+setsid "$@" &
+pid=$!
+while kill -0 "$pid" 2>/dev/null; do
+if [ -f "$REBOOT_MARK" ]; then
+if [ "$waited" -ge "$REBOOT_GRACE_SECONDS" ]; then
+log "$1 still runs ${waited}s after asking for its reboot: stopped"
+kill -TERM -- "-$pid" 2>/dev/null || true
+wait "$pid" || true
+return 0
+fi
+waited=$((waited + 1))
+fi
+sleep 1
+done
+wait "$pid"
+}
 run_step() {
 local err=$STATE_DIR/steps/$1.err
 CURRENT_STEP=$1
@@ -243,8 +262,8 @@ exit 0
 run_steps() {
 local step
 mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready" \
-    "$STATE_DIR/unhealthy"
+rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/unhealthy"
+[ "$MODE" = rerun ] || rm -f "$STATE_DIR/ready"
 [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
 trap on_exit EXIT
 trap on_term TERM
@@ -263,6 +282,7 @@ local installer
 [ ! -x "$ROOT$LC_BINARY" ] || return 0
 installer=$(mktemp)
 if [ "$INSTALL" != 1 ] || ! { curl -fsS --retry 5 -o "$installer" "$LC_URL" &&
+verify_sha256 "LoongCollector's installer" "$installer" "" &&
 sh "$installer" install "$REGION"; }; then
 log "WARNING: no LoongCollector: this node's logs stay on the node"
 fi
@@ -379,9 +399,10 @@ source_address=${source_address%%$'\n'*}
 mkdir -p "$dir"
 curl -fsS --retry 5 -o "$dir/$AUTO_INSTALL_SCRIPT" \
     "$source_address$AUTO_INSTALL_PATH/$AUTO_INSTALL_SCRIPT"
+verify_sha256 "the driver auto-install script" "$dir/$AUTO_INSTALL_SCRIPT" ""
 log "auto-install of driver $DRIVER_VERSION, CUDA $CUDA_VERSION, cuDNN $CUDNN_VERSION"
 expect_reboot
-(cd "$dir" && bash "./$AUTO_INSTALL_SCRIPT" "$DRIVER_VERSION" "$CUDA_VERSION" \
+(cd "$dir" && run_installer bash "./$AUTO_INSTALL_SCRIPT" "$DRIVER_VERSION" "$CUDA_VERSION" \
     "$CUDNN_VERSION" FALSE FALSE)
 grep -q "ALL INSTALL OK" "$dir/auto_install.log" ||
 fail "the driver auto-install did not report ALL INSTALL OK"
@@ -394,7 +415,7 @@ mkdir -p "$(dirname "$package")"
 "$API" oss-get "$GRID_BUCKET" "$GRID_OBJECT" "$package"
 verify_sha256 "the GRID package" "$package" "$GRID_SHA256"
 pkg_install gcc make dkms "$(os_package kernel-headers)"
-sh "$package" --silent --dkms
+run_installer sh "$package" --silent --dkms
 }
 step_gpu_driver() {
 local current
@@ -476,6 +497,7 @@ fi
 may_install "the CloudMonitor agent"
 installer=$(mktemp)
 curl -fsS --retry 5 -o "$installer" "$CMS_INSTALLER_URL"
+verify_sha256 "the CloudMonitor installer" "$installer" ""
 ARGUS_VERSION=$CMS_AGENT_VERSION bash "$installer"
 rm -f "$installer"
 agent_running || fail "the CloudMonitor agent is not running after its install"
@@ -511,7 +533,7 @@ mv "$2.new" "$2"
 }
 step_cluster_peers() {
 "$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
-systemctl start gpu-infra-peers.timer
+systemctl restart gpu-infra-peers.timer
 }
 check() {
 local what=$1
@@ -632,6 +654,9 @@ ip link set dev eth0 mtu "$ERDMA_MTU"
 main() {
 if [ "$MODE" = bake ]; then
 run_steps gpu_driver fabric_manager cloudmonitor logs_install
+elif [ "$MODE" = rerun ]; then
+shift
+run_steps "$@"
 else
 run_steps "${NODE_STEPS[@]}"
 fi
@@ -643,14 +668,15 @@ w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 """usage: gpu-infra-api tag KEY=VALUE... | peers | secret NAME | answer-scale-out
 | event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
 import base64
-import ctypes
 import datetime
 import email.utils
 import functools
 import hashlib
 import hmac
+import http.client
 import json
 import os
+import re
 import shlex
 import sys
 import time
@@ -660,6 +686,9 @@ import urllib.request
 import uuid
 VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos": "2019-06-01"}
 EVENT_LINES = 20
+TRIES = 5
+METADATA_SECONDS = 30
+HINTS = {"InvalidObjectState": " (archived by a lifecycle rule: restore the object)"}
 @functools.lru_cache(maxsize=None)
 def config():
  path = os.environ.get("GPU_INFRA_ROOT", "") + "/opt/gpu-infra/config.sh"
@@ -671,55 +700,85 @@ def config():
     key, _, value = words[0].partition("=")
     values[key] = value
  return values
+def fetch(what, make, seconds=15, target=None):
+ for attempt in range(TRIES):
+  last = attempt == TRIES - 1
+  try:
+   with urllib.request.urlopen(make(), timeout=seconds) as answer:
+    if target is None:
+     return answer.read()
+    with open(target, "wb") as out:
+     for chunk in iter(lambda: answer.read(1 << 20), b""):
+      out.write(chunk)
+    return None
+  except urllib.error.HTTPError as error:
+   code = error_code(error)
+   if last or error.code < 500 and error.code != 429 and "Throttling" not in code:
+    print(f"gpu-infra-api: {what} failed: {error.code} {code}{HINTS.get(code, '')}",
+     file=sys.stderr)
+    raise SystemExit(75 if code.startswith("EntityNotExists") else 1) from None
+  except (OSError, http.client.HTTPException) as error:
+   if last:
+    raise SystemExit(f"gpu-infra-api: {what} failed: {error!r}") from None
+  time.sleep(2 ** attempt)
+def error_code(error):
+ try:
+  found = re.search(r'"Code": *"?([^",}]+)|<Code>([^<]+)|$', error.read().decode())
+  return found.group(1) or found.group(2) or ""
+ except Exception:
+  return ""
 def metadata(item):
+ return _metadata(item, int(time.time() // 240))
+@functools.lru_cache(maxsize=None)
+def _metadata(item, window):
  cfg = config()
- token_request = urllib.request.Request(
-  cfg["METADATA_TOKEN_URL"], method="PUT", headers={"X-aliyun-ecs-metadata-token-ttl-seconds": "300"})
- with urllib.request.urlopen(token_request, timeout=5) as response:
-  token = response.read().decode()
- request = urllib.request.Request(f"{cfg['METADATA_URL']}/{item}",
-  headers={"X-aliyun-ecs-metadata-token": token})
- with urllib.request.urlopen(request, timeout=5) as response:
-  return response.read().decode()
+ if item is None:
+  url, headers = cfg["METADATA_TOKEN_URL"], {"X-aliyun-ecs-metadata-token-ttl-seconds": "300"}
+ else:
+  url = f"{cfg['METADATA_URL']}/{item}"
+  headers = {"X-aliyun-ecs-metadata-token": _metadata(None, window)}
+ return fetch(f"metadata {item or 'token'}", lambda: urllib.request.Request(
+  url, headers=headers, method="GET" if item else "PUT"), METADATA_SECONDS).decode()
 def credentials():
  role = metadata("ram/security-credentials/").strip().splitlines()[0]
  return json.loads(metadata(f"ram/security-credentials/{role}"))
 def encode(value):
  return urllib.parse.quote(str(value), safe="~")
-def signed_query(params, secret):
- canonical = "&".join(f"{encode(k)}={encode(v)}" for k, v in sorted(params.items()))
- to_sign = f"GET&{encode('/')}&{encode(canonical)}"
- digest = hmac.new(f"{secret}&".encode(), to_sign.encode(), hashlib.sha1).digest()
- return f"{canonical}&Signature={encode(base64.b64encode(digest).decode())}"
+def canonical(params):
+ return "&".join(f"{encode(k)}={encode(v)}" for k, v in sorted(params.items()))
+def hmac_sha1(key, text):
+ return base64.b64encode(hmac.new(key.encode(), text.encode(), hashlib.sha1).digest()).decode()
+def rpc_signature(params, secret):
+ return hmac_sha1(secret + "&", "GET&%2F&" + encode(canonical(params)))
+def header_signature(secret, verb, headers, resource, prefix):
+ sent = {k.lower(): v for k, v in headers.items()}
+ lines = [verb, sent.get("content-md5", ""), sent.get("content-type", ""), sent["date"]]
+ lines += [f"{k}:{v}" for k, v in sorted(sent.items()) if k.startswith(prefix)]
+ return hmac_sha1(secret, "\n".join(lines + [resource]))
 def call(product, endpoint, action, **params):
- for attempt in range(5):
+ base = endpoint if "://" in endpoint else f"https://{endpoint}"
+ def make():
   creds = credentials()
-  query = signed_query({
-   "Action": action, "Format": "JSON", "Version": VERSIONS[product],
+  query = {"Action": action, "Format": "JSON", "Version": VERSIONS[product],
    "AccessKeyId": creds["AccessKeyId"], "SecurityToken": creds["SecurityToken"],
    "SignatureMethod": "HMAC-SHA1", "SignatureVersion": "1.0",
    "SignatureNonce": uuid.uuid4().hex,
    "Timestamp": datetime.datetime.now(datetime.timezone.utc).strftime(
-   "%Y-%m-%dT%H:%M:%SZ"), **params}, creds["AccessKeySecret"])
-  try:
-   base = endpoint if "://" in endpoint else f"https://{endpoint}"
-   with urllib.request.urlopen(f"{base}/?{query}", timeout=15) as answer:
-    return json.loads(answer.read())
-  except urllib.error.HTTPError as error:
-   code = error_code(error)
-   if attempt == 4 or (error.code < 500 and "Throttling" not in code):
-    print(f"gpu-infra-api: {action} failed: {error.code} {code}", file=sys.stderr)
-    raise SystemExit(75 if code.startswith("EntityNotExists") else 1) from None
-  except OSError as error:
-   if attempt == 4:
-    raise SystemExit(f"gpu-infra-api: {action} failed: {error}") from None
-  time.sleep(2 ** attempt)
- return {}
-def error_code(error):
- try:
-  return str(json.loads(error.read()).get("Code", ""))
- except (OSError, ValueError):
-  return ""
+   "%Y-%m-%dT%H:%M:%SZ"), **params}
+  signature = encode(rpc_signature(query, creds["AccessKeySecret"]))
+  return f"{base}/?{canonical(query)}&Signature={signature}"
+ return json.loads(fetch(f"{product} {action}", make))
+def rest(service, operation, verb, url, resource, headers=None, target=None):
+ def make():
+  creds = credentials()
+  sent = dict(headers or {}, Date=email.utils.formatdate(usegmt=True))
+  sent["x-oss-security-token" if service == "oss" else "security-token"] = \
+  creds["SecurityToken"]
+  signature = header_signature(creds["AccessKeySecret"], verb, sent, resource,
+   f"x-{service}-")
+  sent["Authorization"] = f"{service.upper()} {creds['AccessKeyId']}:{signature}"
+  return urllib.request.Request(url, headers=sent, method=verb)
+ return fetch(f"{service} {operation} {resource}", make, 60, target)
 def tag(cfg, pairs):
  params = {"RegionId": cfg["REGION"], "ResourceType": "instance",
   "ResourceId.1": metadata("instance-id")}
@@ -737,33 +796,9 @@ def event(cfg, status, step, path):
   "EventInfo.1.Content": content,
   "EventInfo.1.Time": str(int(time.time() * 1000))})
 def oss_get(cfg, bucket, key, target):
- creds, date = credentials(), email.utils.formatdate(usegmt=True)
- token = creds["SecurityToken"]
- to_sign = f"GET\n\n\n{date}\nx-oss-security-token:{token}\n/{bucket}/{key}"
- signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(),
-  to_sign.encode(), hashlib.sha1).digest()).decode()
- request = urllib.request.Request(
-  f"https://{bucket}.oss-{cfg['REGION']}-internal.aliyuncs.com/{urllib.parse.quote(key)}",
-  headers={"Date": date, "x-oss-security-token": token,
-  "Authorization": f"OSS {creds['AccessKeyId']}:{signature}"})
- with urllib.request.urlopen(request, timeout=60) as answer, open(target, "wb") as out:
-  for chunk in iter(lambda: answer.read(1 << 20), b""):
-   out.write(chunk)
-def gpu_check(what):
- count = ctypes.c_int()
- if what == "cuda":
-  cuda = ctypes.CDLL("libcuda.so.1")
-  if cuda.cuInit(0) or cuda.cuDeviceGetCount(ctypes.byref(count)) or not count.value:
-   raise SystemExit("gpu-infra-api: CUDA sees no GPU")
-  for index in range(count.value):
-   device, context = ctypes.c_int(), ctypes.c_void_p()
-   if cuda.cuDeviceGet(ctypes.byref(device), index) or \
-   cuda.cuCtxCreate_v2(ctypes.byref(context), 0, device):
-    raise SystemExit("gpu-infra-api: no CUDA context on GPU {}".format(index))
-   cuda.cuCtxDestroy_v2(context)
-  return
- import gpu_infra_nvlink
- gpu_infra_nvlink.check_nvlink()
+ base = cfg.get("OSS_URL", "https://{b}.oss-{r}-internal.aliyuncs.com")
+ rest("oss", "GetObject", "GET", base.format(b=bucket, r=cfg["REGION"]) + "/" +
+  urllib.parse.quote(key), f"/{bucket}/{key}", target=target)
 def main(argv):
  cfg = config()
  command, args = (argv[0], argv[1:]) if argv else ("", [])
@@ -778,7 +813,8 @@ def main(argv):
  elif command == "event" and len(args) == 3:
   event(cfg, *args)
  elif command == "gpu-check" and args in (["cuda"], ["nvlink"]):
-  gpu_check(args[0])
+  import gpu_infra_gpus
+  getattr(gpu_infra_gpus, "check_" + args[0])()
  elif command == "oss-get" and len(args) == 3:
   oss_get(cfg, *args)
  else:
@@ -798,112 +834,6 @@ ExecStart=/opt/gpu-infra/bootstrap.sh
 RuntimeMaxSec=2h
 [Install]
 WantedBy=multi-user.target
-GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu_infra_peers.py 644 <<'GPU_INFRA_EOF'
-import json
-import typing
-def parameter(cfg, call, name, secret=False):
- extra = {"WithDecryption": "true"} if secret else {}
- answer = call("oos", cfg["OOS_ENDPOINT"], "GetSecretParameter" if secret else "GetParameter",
-  RegionId=cfg["REGION"], Name=name, **extra)
- return str(answer["Parameter"]["Value"])
-def peers(cfg, call):
- ids, page = [], 1
- while page == 1 or ids[-1:] == ["+"]:
-  del ids[-1:]
-  name = cfg["NODE_LIST"] + ("-%d" % page if page > 1 else "")
-  ids += [i for i in parameter(cfg, call, name).split(",") if i]
-  page += 1
- for start in range(0, len(ids), 100):
-  answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
-   Status="Running", PageSize=100,
-   InstanceIds=json.dumps(ids[start:start + 100]))
-  for i in answer.get("Instances", {}).get("Instance", []):
-   tags = {t["TagKey"]: t["TagValue"] for t in i.get("Tags", {}).get("Tag", [])}
-   ips = i.get("VpcAttributes", {}).get("PrivateIpAddress", {}).get("IpAddress", [""])
-   print(i.get("HostName", ""), ips[0], tags.get(cfg["HEALTH_TAG_KEY"], "unknown"),
-    i.get("InstanceType", "-"), sep="\t")
-def main(cfg, call, command, args):
- if command == "peers":
-  peers(cfg, call)
- else:
-  print(parameter(cfg, call, args[0], secret=True).rstrip("\n"))
-GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu-infra-peers 755 <<'GPU_INFRA_EOF'
-#!/bin/bash
-set -euo pipefail
-ROOT=${GPU_INFRA_ROOT:-}
-# shellcheck source=/dev/null
-. "$ROOT/opt/gpu-infra/config.sh"
-# shellcheck disable=SC2034 # both read by probe.sh's log
-LOG_FILE=$ROOT/var/log/gpu-infra/peers.log CURRENT_STEP=peers
-# shellcheck source=/dev/null
-. "$ROOT/opt/gpu-infra/probe.sh"
-me=$(hostname)
-rows=$(mktemp)
-peers=$(mktemp)
-trap 'rm -f "$rows" "$peers"' EXIT
-if [ ! -f "$STATE_DIR/ready" ]; then
-rm -f "$ETC_DIR/torchrun.env"
-log "this node has not passed its health check: no rank"
-exit 75
-fi
-"$API" peers > "$rows" || { code=$?; [ "$code" -eq 75 ] && log "no node list yet"; exit "$code"; }
-if awk -F '\t' '$3 != "healthy" && $3 != "unhealthy" {found = 1} END {exit !found}' "$rows"; then
-log "waiting for every node of fleet $FLEET to tell its health"
-exit 75
-fi
-awk -F '\t' '$3 == "healthy"' "$rows" | sort -k 1,1 > "$peers"
-rank=$(awk -v me="$me" '$1 == me {print NR - 1}' "$peers")
-[ -n "$rank" ] || fail "$me is healthy but not tagged healthy in fleet $FLEET"
-declare -A slots=()
-while IFS=$'\t' read -r host _ _ type; do
-slots[$host]=${GPU_COUNTS[$type]:-}
-[ -n "${slots[$host]}" ] || fail "$host: instance type $type is not one of the fleet's"
-done < "$peers"
-while IFS=$'\t' read -r host ip _; do
-echo "$ip slots=${slots[$host]}"
-done < "$peers" > "$ETC_DIR/hostfile.new"
-mv "$ETC_DIR/hostfile.new" "$ETC_DIR/hostfile"
-{
-echo "MASTER_ADDR=$(awk -F '\t' 'NR == 1 {print $2}' "$peers")"
-echo "MASTER_PORT=$MASTER_PORT"
-echo "NNODES=$(wc -l < "$peers")"
-echo "NPROC_PER_NODE=${slots[$me]}"
-echo "NODE_RANK=$rank"
-} > "$ETC_DIR/torchrun.env.new"
-mv "$ETC_DIR/torchrun.env.new" "$ETC_DIR/torchrun.env"
-replace_block() {
-touch "$1"
-{
-sed '/^# gpu-infra peers begin$/,/^# gpu-infra peers end$/d' "$1"
-echo "# gpu-infra peers begin"
-printf '%s\n' "$2"
-echo "# gpu-infra peers end"
-} > "$1.new"
-chmod --reference="$1" "$1.new"
-mv "$1.new" "$1"
-}
-replace_block "$ROOT/etc/hosts" "$(awk -F '\t' '{print $2, $1}' "$peers")"
-host_key=$(cut -d ' ' -f 1,2 "$ROOT/etc/ssh/ssh_host_ed25519_key.pub")
-awk -F '\t' -v key="$host_key" '{print $2 "," $1, key}' "$peers" > "$ETC_DIR/known_hosts"
-GPU_INFRA_EOF
-w /etc/systemd/system/gpu-infra-peers.service 644 <<'GPU_INFRA_EOF'
-[Unit]
-Description=gpu-infra: refresh the fleet's hostfile, torchrun environment and SSH trust
-[Service]
-Type=oneshot
-ExecStart=/opt/gpu-infra/bin/gpu-infra-peers
-SuccessExitStatus=75
-GPU_INFRA_EOF
-w /etc/systemd/system/gpu-infra-peers.timer 644 <<'GPU_INFRA_EOF'
-[Unit]
-Description=gpu-infra: refresh the fleet's peers every 2 minutes
-[Timer]
-OnBootSec=2min
-OnUnitActiveSec=2min
-[Install]
-WantedBy=timers.target
 GPU_INFRA_EOF
 systemctl daemon-reload
 systemctl enable gpu-infra-bootstrap.service

@@ -19,6 +19,7 @@ step_cloudmonitor() {
   may_install "the CloudMonitor agent"
   installer=$(mktemp)
   curl -fsS --retry 5 -o "$installer" "$CMS_INSTALLER_URL"
+  verify_sha256 "the CloudMonitor installer" "$installer" ""
   ARGUS_VERSION=$CMS_AGENT_VERSION bash "$installer"
   rm -f "$installer"
   agent_running || fail "the CloudMonitor agent is not running after its install"

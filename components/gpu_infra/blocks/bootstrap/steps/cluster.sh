@@ -43,8 +43,9 @@ fleet_key() {
 }
 
 # step_cluster_peers: after the health check (only a healthy node takes a rank); exit 75 is
-# gpu-infra-peers waiting for the rest of the fleet, which the timer retries every 2 minutes.
+# gpu-infra-peers waiting for the rest of the fleet, which the timer retries every 2 minutes
+# (restarted: a new release's timer takes effect).
 step_cluster_peers() {
   "$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
-  systemctl start gpu-infra-peers.timer
+  systemctl restart gpu-infra-peers.timer
 }

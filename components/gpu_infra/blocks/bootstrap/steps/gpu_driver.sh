@@ -1,5 +1,6 @@
 # The NVIDIA driver at exactly DRIVER_VERSION, by DRIVER_ROUTE: auto_install runs Alibaba's
-# first-boot script from the intranet mirror (driver, CUDA, cuDNN; it reboots when done),
+# first-boot script from the intranet mirror (driver, CUDA, cuDNN; it reboots when done; no
+# checksum is published for it, so its sha256 is logged),
 # grid installs the GRID package from the stack's bucket (its sha256 computed and compared),
 # preinstalled only checks the image. A driver that is installed but not loaded yet asks the
 # runner for a reboot (request_reboot); the bootstrap resumes after it.
@@ -29,9 +30,10 @@ install_auto() {
   mkdir -p "$dir"
   curl -fsS --retry 5 -o "$dir/$AUTO_INSTALL_SCRIPT" \
     "$source_address$AUTO_INSTALL_PATH/$AUTO_INSTALL_SCRIPT"
+  verify_sha256 "the driver auto-install script" "$dir/$AUTO_INSTALL_SCRIPT" ""
   log "auto-install of driver $DRIVER_VERSION, CUDA $CUDA_VERSION, cuDNN $CUDNN_VERSION"
   expect_reboot  # the installer reboots the instance when it is done
-  (cd "$dir" && bash "./$AUTO_INSTALL_SCRIPT" "$DRIVER_VERSION" "$CUDA_VERSION" \
+  (cd "$dir" && run_installer bash "./$AUTO_INSTALL_SCRIPT" "$DRIVER_VERSION" "$CUDA_VERSION" \
     "$CUDNN_VERSION" FALSE FALSE)
   grep -q "ALL INSTALL OK" "$dir/auto_install.log" ||
     fail "the driver auto-install did not report ALL INSTALL OK"
@@ -45,7 +47,7 @@ install_grid() {
   "$API" oss-get "$GRID_BUCKET" "$GRID_OBJECT" "$package"
   verify_sha256 "the GRID package" "$package" "$GRID_SHA256"
   pkg_install gcc make dkms "$(os_package kernel-headers)"
-  sh "$package" --silent --dkms
+  run_installer sh "$package" --silent --dkms
 }
 
 step_gpu_driver() {

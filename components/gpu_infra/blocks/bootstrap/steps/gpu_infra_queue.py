@@ -6,23 +6,21 @@
 
 Makes each job's message visible in the MNS queue QUEUE again at once: ChangeMessageVisibility
 (PUT /queues/QUEUE/messages?ReceiptHandle=...&VisibilityTimeout=1; 1 s is the API's least,
-it takes 1 to 43200) with the receipt handle on the job file's first line, signed with the
-node role's credentials (MNS signature, x-mns-version 2015-06-06, the STS token as
-security-token). Another node receives the job without waiting for its visibility timeout.
-Each job is one line of output; exit 1 when any could not be returned (that one returns when
-its visibility ends)."""
+it takes 1 to 43200) with the receipt handle on the job file's first line, through the node
+client (gpu-infra-api: the MNS signature with the node role's credentials, x-mns-version
+2015-06-06, the STS token as security-token). Another node receives the job without waiting
+for its visibility timeout. Each job is one line of output; exit 1 when any could not be
+returned (that one returns when its visibility ends)."""
 
-import base64
-import email.utils
-import hashlib
-import hmac
 import os
 import sys
-import urllib.request
 from typing import Any, List
 
 MNS_VERSION = "2015-06-06"
 VISIBLE_AGAIN_SECONDS = 1
+CONTENT_TYPE = "text/xml;charset=utf-8"
+"""What the request sends and signs (MNS signs the Content-Type line; a request without one
+would get urllib's own for a body)."""
 
 
 def endpoint(node: Any) -> str:
@@ -36,20 +34,13 @@ def endpoint(node: Any) -> str:
 
 
 def visible_again(node: Any, base: str, queue: str, receipt: str) -> None:
-    """One ChangeMessageVisibility call; urllib's HTTPError when MNS refuses it."""
-    creds = node.credentials()
+    """One ChangeMessageVisibility call through the node client (gpu-infra-api's rest: MNS
+    signature over the headers it sends, Content-Type included, bounded retries); exits
+    with one line when MNS refuses it."""
     resource = "/queues/{}/messages?ReceiptHandle={}&VisibilityTimeout={}".format(
         queue, receipt, VISIBLE_AGAIN_SECONDS)
-    date = email.utils.formatdate(usegmt=True)
-    to_sign = "PUT\n\n\n{}\nx-mns-version:{}\n{}".format(date, MNS_VERSION, resource)
-    signature = base64.b64encode(hmac.new(creds["AccessKeySecret"].encode(), to_sign.encode(),
-                                          hashlib.sha1).digest()).decode()
-    request = urllib.request.Request(base + resource, method="PUT", data=b"", headers={
-        "Date": date, "x-mns-version": MNS_VERSION,
-        "security-token": creds["SecurityToken"],
-        "Authorization": "MNS {}:{}".format(creds["AccessKeyId"], signature)})
-    with urllib.request.urlopen(request, timeout=15) as answer:
-        answer.read()
+    node.rest("mns", "ChangeMessageVisibility", "PUT", base + resource, resource,
+              {"Content-Type": CONTENT_TYPE, "x-mns-version": MNS_VERSION})
 
 
 def main(argv: List[str]) -> int:
@@ -69,10 +60,10 @@ def main(argv: List[str]) -> int:
                 raise ValueError("no receipt handle")
             visible_again(node, base, queue, receipt)
             print("returned {} to {}".format(name, queue))
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, SystemExit) as error:
             failed += 1
             print("could not return {} ({}): it returns when its visibility ends".format(
-                name, error))
+                name, error.code if isinstance(error, SystemExit) else error))
     return 1 if failed else 0
 
 

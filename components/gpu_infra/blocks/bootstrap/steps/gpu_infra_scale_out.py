@@ -1,24 +1,22 @@
 """gpu_infra_scale_out: the scale-out answer of gpu-infra-api (scaling fleets only), with
-the API's `call` and `metadata` passed in. Python 3.6+ standard library."""
+the API's `call` and `metadata` passed in. Python 3.6+ standard library; types in comments,
+which the node's copy drops (each byte is user data)."""
 
 import json
 import os
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
-
-Config = Dict[str, str]
-Call = Callable[..., Dict[str, Any]]
+import typing  # noqa: F401 (the type comments)
 
 POLL_SECONDS = float(os.environ.get("GPU_INFRA_POLL_SECONDS", "15"))
 
 
-def instance_health(cfg: Config, call: Call,
-                    instance_ids: List[str]) -> Dict[str, Optional[str]]:
+def instance_health(cfg, call, instance_ids):
+    # type: (typing.Dict[str, str], typing.Callable[..., typing.Any], typing.List[str]) -> typing.Dict[str, typing.Optional[str]]
     """Instance id -> its health tag (healthy, unhealthy) or None while it has not told."""
     answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
                   InstanceIds=json.dumps(instance_ids), PageSize=100)
-    health: Dict[str, Optional[str]] = dict.fromkeys(instance_ids)
+    health = dict.fromkeys(instance_ids)  # type: typing.Dict[str, typing.Optional[str]]
     for instance in answer.get("Instances", {}).get("Instance", []):
         tags = {t["TagKey"]: t["TagValue"] for t in instance.get("Tags", {}).get("Tag", [])}
         if tags.get(cfg["HEALTH_TAG_KEY"]) in ("healthy", "unhealthy"):
@@ -26,8 +24,8 @@ def instance_health(cfg: Config, call: Call,
     return health
 
 
-def pending_action(cfg: Config, call: Call,
-                   instance_id: str) -> Optional[Tuple[str, List[str]]]:
+def pending_action(cfg, call, instance_id):
+    # type: (typing.Dict[str, str], typing.Callable[..., typing.Any], str) -> typing.Optional[typing.Tuple[str, typing.List[str]]]
     """This instance's pending scale-out lifecycle action: (token, instance ids) or None."""
     activities = call("ess", cfg["ESS_ENDPOINT"], "DescribeScalingActivities",
                       RegionId=cfg["REGION"], ScalingGroupId=cfg["SCALING_GROUP_ID"],
@@ -44,14 +42,16 @@ def pending_action(cfg: Config, call: Call,
     return None
 
 
-def batch_result(health: Dict[str, Optional[str]]) -> str:
+def batch_result(health):
+    # type: (typing.Dict[str, typing.Optional[str]]) -> str
     """The one answer ESS applies to the whole batch: CONTINUE when any instance is healthy
     (the unhealthy ones are then marked Unhealthy one by one and ESS replaces them), ABANDON
     when none is (releasing them harms no healthy node)."""
     return "CONTINUE" if "healthy" in health.values() else "ABANDON"
 
 
-def first_boot() -> int:
+def first_boot():
+    # type: () -> int
     """When this node first booted (the bootstrap stamps it once; reboots do not reset it)."""
     path = os.environ.get("GPU_INFRA_ROOT", "") + "/var/lib/gpu-infra/first-boot"
     try:
@@ -61,7 +61,8 @@ def first_boot() -> int:
         return int(time.time())
 
 
-def answer_scale_out(cfg: Config, call: Call, metadata: Callable[[str], str]) -> None:
+def answer_scale_out(cfg, call, metadata):
+    # type: (typing.Dict[str, str], typing.Callable[..., typing.Any], typing.Callable[[str], str]) -> None
     """ESS identifies a scale-out wait by LifecycleActionToken only: CompleteLifecycleAction
     takes no instance id, and its result applies to every instance of the action (the whole
     batch of the scaling activity). So no instance answers for itself: each one tags its

@@ -13,13 +13,18 @@
 #                         request (a PATH shim), so nothing runs while the machine goes down.
 #   expect_reboot         the next command may reboot the machine by itself: a SIGTERM until
 #                         the step returns is that reboot, not a failure
+#   run_installer CMD...  CMD (an installer that may reboot), in its own session: once it
+#                         has asked for a reboot (the shim) it has REBOOT_GRACE_SECONDS to
+#                         return, then it is stopped and the request stands (an installer
+#                         that waits for its own reboot would stall the run)
 #   may_install WHAT      stop unless this fleet installs software (route preinstalled: the
 #                         image must already carry WHAT)
 #   report STATUS STEP    the node's state to the cloud side: its health tag, a CloudMonitor
 #                         event (the failing step and its stderr) and, in a scaling group, its
 #                         readiness for the scale-out (gpu-infra-api answer-scale-out)
-# State: a run removes `ready` and `unhealthy` as it starts; the health step writes `ready`, a
-# failed run `unhealthy` (its step): with neither, a run is going or stopped for a reboot.
+# State: a run removes `ready` and `unhealthy` as it starts (a configuration re-run, MODE
+# rerun, keeps `ready` until its health step writes it anew); the health step writes `ready`,
+# a failed run `unhealthy` (its step): with neither, a run is going or stopped for a reboot.
 # Bash runs the EXIT trap on SIGTERM with status 0 unless TERM has its own trap: on_term exits
 # 143, so a stop during a step is told from a finished run.
 EXPECT_REBOOT=0
@@ -84,6 +89,26 @@ reboot_shims() {
   PATH=$shim:$PATH
 }
 
+REBOOT_GRACE_SECONDS=${REBOOT_GRACE_SECONDS:-60}
+run_installer() {
+  local pid waited=0
+  setsid "$@" &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ -f "$REBOOT_MARK" ]; then
+      if [ "$waited" -ge "$REBOOT_GRACE_SECONDS" ]; then
+        log "$1 still runs ${waited}s after asking for its reboot: stopped"
+        kill -TERM -- "-$pid" 2>/dev/null || true
+        wait "$pid" || true
+        return 0
+      fi
+      waited=$((waited + 1))
+    fi
+    sleep 1
+  done
+  wait "$pid"
+}
+
 # run_step NAME: never called in a condition (that would turn set -e off inside the step).
 run_step() {
   local err=$STATE_DIR/steps/$1.err
@@ -116,8 +141,8 @@ stop_for_reboot() {
 run_steps() {
   local step
   mkdir -p "$STATE_DIR/steps" "$ETC_DIR"
-  rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/ready" \
-    "$STATE_DIR/unhealthy"
+  rm -f "$STATE_DIR/steps/"*.ok "$STATE_DIR/steps/"*.err "$REBOOT_MARK" "$STATE_DIR/unhealthy"
+  [ "$MODE" = rerun ] || rm -f "$STATE_DIR/ready"
   [ -f "$STATE_DIR/first-boot" ] || date +%s > "$STATE_DIR/first-boot"
   trap on_exit EXIT
   trap on_term TERM

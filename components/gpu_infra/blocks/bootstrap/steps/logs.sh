@@ -11,6 +11,7 @@ step_logs_install() {
   installer=$(mktemp)
   # the plain region id installs the variant that ships over the region's intranet
   if [ "$INSTALL" != 1 ] || ! { curl -fsS --retry 5 -o "$installer" "$LC_URL" &&
+                                verify_sha256 "LoongCollector's installer" "$installer" "" &&
                                 sh "$installer" install "$REGION"; }; then
     log "WARNING: no LoongCollector: this node's logs stay on the node"
   fi
