@@ -1,11 +1,14 @@
 """The gpu-infra component provider plugin: hosts gpu_infra_provider.components (the
-training, inference and rendering layouts, the GpuNodes and GpuScalingGroup blocks) under
-the tokens `gpu-infra:index:<Name>`; its schema is provider/schema.json."""
+training, inference and rendering layouts, the image bakery, the GpuNodes and
+GpuScalingGroup blocks) under the tokens `gpu-infra:index:<Name>`; its schema, package
+metadata included, is provider/schema.json."""
 
-from pulumi.provider.experimental import component_provider_host
+import sys
 
-from gpu_infra_provider.components import COMPONENTS, PACKAGE
-from gpu_infra_provider.schema import provider_version
+from pulumi.provider import main
+
+from gpu_infra_provider.schema import GpuInfraProvider
 
 if __name__ == "__main__":
-    component_provider_host(COMPONENTS, name=PACKAGE, version=provider_version())
+    # the language host passes the engine's address and flags after the plugin's path
+    main(GpuInfraProvider(), sys.argv[1:])

@@ -19,6 +19,7 @@ SOURCE_ROOT = ROOT / "components"
 
 LAYERS = ["gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra.knowhow",
           "gpu_infra.blocks", "gpu_infra.nodeplan", "gpu_infra.layouts", "gpu_infra.program",
+          "gpu_infra.testing",
           "gpu_infra_provider",
           "gpu_infra_policies",
           "gpu_infra_tools.interrupt", "gpu_infra_tools.files", "gpu_infra_tools.plan",

@@ -78,7 +78,7 @@ def test_a_baked_image_by_exact_name_is_looked_up_once_per_run(tmp_path, monkeyp
     cluster = merged(BASE_TRAINING, fleet={**BASE_TRAINING["fleet"], "driver": {
         "route": "preinstalled"}, "image": {"name": "gpu-a100-img-3624e95d_20261201"}})
     calls = []
-    answer = FakeCloud.call
+    answer = FakeCloud.answer
     images = {"gpu-a100-img-3624e95d_20261201": "m-old",
               "gpu-a100-img-3624e95d_20261202": "m-newer"}  # a later build of one prefix
 
@@ -89,7 +89,7 @@ def test_a_baked_image_by_exact_name_is_looked_up_once_per_run(tmp_path, monkeyp
             return {"ids": ids, "images": []}
         return answer(self, token, args)
 
-    monkeypatch.setattr(FakeCloud, "call", own_images)
+    monkeypatch.setattr(FakeCloud, "answer", own_images)
     plan = run_plan(write_stack(tmp_path, "named", cluster))
     assert {r.inputs["imageId"] for r in plan.by_type(INSTANCE)} == {"m-old"}
     assert calls and all(call.get("owners") == "self" for call in calls)

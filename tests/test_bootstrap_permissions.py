@@ -7,7 +7,7 @@ import json
 
 from gpu_infra.blocks.bootstrap import trust_names
 from gpu_infra.blocks.bootstrap.permissions import bootstrap_policy_document
-from gpu_infra_tools.plan.fake_cloud import ACCOUNT_ID
+from gpu_infra.testing import ACCOUNT_ID
 
 from .shipped import shipped_plan
 

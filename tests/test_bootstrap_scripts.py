@@ -109,7 +109,7 @@ def test_scaling_fleets_report_to_their_readiness_hook(shipped_plans):
 
 def test_a_newly_published_public_image_does_not_change_the_plan(plan_cluster, monkeypatch):
     before = plan_cluster(BASE_TRAINING).by_type(INSTANCE)[0].inputs["imageId"]
-    answer = FakeCloud.call
+    answer = FakeCloud.answer
 
     def newer_images(self, token, args):
         if token == "alicloud:ecs/getImages:getImages":
@@ -117,7 +117,7 @@ def test_a_newly_published_public_image_does_not_change_the_plan(plan_cluster, m
             return {"id": newest, "ids": [newest], "images": []}
         return answer(self, token, args)
 
-    monkeypatch.setattr(FakeCloud, "call", newer_images)
+    monkeypatch.setattr(FakeCloud, "answer", newer_images)
     after = plan_cluster(BASE_TRAINING).by_type(INSTANCE)[0].inputs["imageId"]
     assert before == after == DEFAULT_IMAGES["ubuntu_22_04"]
 

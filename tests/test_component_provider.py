@@ -33,7 +33,7 @@ PROVIDER_DIR = PROJECT_DIR / "provider"
 SCHEMA = json.loads((PROVIDER_DIR / "schema.json").read_text())
 TSC = PROJECT_DIR / "node_modules" / ".bin" / "tsc"
 LAYOUT_COMPONENTS = {"training": "TrainingCluster", "inference": "InferenceService",
-                     "rendering": "RenderFarm"}
+                     "rendering": "RenderFarm", "image": "ImageBakery"}
 
 
 def test_the_generated_argument_classes_are_current():
@@ -79,7 +79,7 @@ def test_the_plugin_answers_get_schema_over_grpc():
 
 
 def _model_of(type_token: str) -> type[BaseModel]:
-    name = type_token.rsplit(":", 1)[-1].removesuffix("Args")
+    name = type_token.rsplit(":", 1)[-1]
     return next(model for model in _reached_models() if model.__name__ == name)
 
 
@@ -90,8 +90,19 @@ def _reached_models() -> list[type[BaseModel]]:
     return list(writer.classes)
 
 
-@pytest.mark.parametrize("type_token", sorted(t for t in SCHEMA["types"]
-                                              if t.endswith("Args")))
+def test_type_names_are_the_models_names_without_an_args_suffix():
+    """Pulumi's SDK generators append `Args` to input types themselves (pulumi-eks and
+    awsx name theirs without it): `NetworkConfig` becomes `NetworkConfigArgs`, never
+    `NetworkConfigArgsArgs`."""
+    from gpu_infra.schema.registry import LAYOUT_MODELS
+
+    names = {t.rsplit(":", 1)[-1] for t in SCHEMA["types"]}
+    layout_args = {model.__name__ for model in LAYOUT_MODELS.values()}  # resources' inputs
+    assert names == {model.__name__ for model in _reached_models()} - layout_args
+    assert not [name for name in names if name.endswith("Args")]
+
+
+@pytest.mark.parametrize("type_token", sorted(SCHEMA["types"]))
 def test_every_input_type_has_its_models_fields(type_token):
     spec = SCHEMA["types"][type_token]
     model = _model_of(type_token)
@@ -173,14 +184,14 @@ def to_wire(value: Any, prop: dict[str, Any]) -> Any:
     return value
 
 
-SHIPPED_FLEET_STACKS = sorted(
+SHIPPED_LAYOUT_STACKS = sorted(
     path for path in STACKS_DIR.glob("Pulumi.*.yaml")
     if yaml.safe_load(path.read_text())["config"]["gpu-infra:cluster"]["layout"]
     in LAYOUT_COMPONENTS)
 
 
-@pytest.mark.parametrize("path", SHIPPED_FLEET_STACKS, ids=lambda p: p.stem)
-def test_every_shipped_fleet_stack_is_valid_provider_input(path):
+@pytest.mark.parametrize("path", SHIPPED_LAYOUT_STACKS, ids=lambda p: p.stem)
+def test_every_shipped_stack_is_valid_provider_input(path):
     config = yaml.safe_load(path.read_text())["config"]
     cluster = dict(config["gpu-infra:cluster"])
     resource_token = token(LAYOUT_COMPONENTS[cluster.pop("layout")])
@@ -188,6 +199,23 @@ def test_every_shipped_fleet_stack_is_valid_provider_input(path):
     args = {camel_case(k): to_wire(v, properties.get(camel_case(k), {}))
             for k, v in {**cluster, "region": config["alicloud:region"]}.items()}
     inputs_validator(resource_token).validate(args)
+
+
+@pytest.mark.parametrize("path", SHIPPED_LAYOUT_STACKS, ids=lambda p: p.stem)
+def test_the_component_exposes_every_output_its_layout_exports(path):
+    """Other languages get what a Python program gets: each export of the stack's layout
+    is an output of its component (camelCased), the always-present ones required."""
+    from gpu_infra_provider import components
+
+    from .shipped import planned_once
+
+    plan = planned_once(path)
+    component = getattr(components, LAYOUT_COMPONENTS[plan.cluster.layout])
+    resource = SCHEMA["resources"][token(component.__name__)]
+    declared = components.declared_outputs(component)
+    assert set(resource["properties"]) == {camel_case(name) for name in declared}
+    assert set(plan.outputs) <= set(declared)
+    assert set(resource.get("required", [])) <= {camel_case(name) for name in plan.outputs}
 
 
 def test_a_misspelled_input_fails_the_schema():
@@ -229,6 +257,32 @@ def test_the_typescript_example_type_checks_and_a_typo_does_not(tmp_path):
                                                  "tsconfig.examples.json")],
                             capture_output=True, text=True, timeout=300)
     assert broken.returncode != 0 and "instanceTyp" in broken.stdout
+
+
+def test_the_typescript_example_is_an_npm_project_for_pulumis_codegen():
+    """`pulumi package add ../../provider` adds the generated @pulumi/gpu-infra to its
+    package.json; the program imports that package, strictly type-checked."""
+    example = PROJECT_DIR / "examples" / "typescript"
+    package = json.loads((example / "package.json").read_text())
+    assert "@pulumi/pulumi" in package["dependencies"]
+    assert package["scripts"]["check"] == "tsc --noEmit"
+    assert json.loads((example / "tsconfig.json").read_text())["compilerOptions"]["strict"]
+    assert 'from "@pulumi/gpu-infra"' in (example / "index.ts").read_text()
+    assert yaml.safe_load((example / "Pulumi.yaml").read_text())["runtime"] == "nodejs"
+
+
+def test_the_image_bakery_component_builds_the_image_layout():
+    from gpu_infra_provider.components import ImageBakery
+
+    cluster = {"name": "img", "layout": "image", "network": {"zones": ["cn-hangzhou-i"]},
+               "image": {"instance_type": "ecs.gn7i-c8g1.2xlarge"}}
+    resources, _ = _construct(ImageBakery, {**{k: v for k, v in cluster.items()
+                                               if k != "layout"}, "region": "cn-hangzhou"},
+                              cluster)
+    types = [r.type for r in resources]
+    assert types[0] == "gpu-infra:index:ImageBakery"
+    assert "gpu-infra:layouts:ImageBakery" in types
+    assert "alicloud:ecs/imagePipelineExecution:ImagePipelineExecution" in types
 
 
 def _construct(component: type, args: dict[str, Any], cluster: dict[str, Any]):
@@ -273,3 +327,26 @@ def test_bad_arguments_fail_with_one_line_per_problem():
 def test_every_component_is_in_the_schema():
     assert set(SCHEMA["resources"]) == {token(c.__name__) for c in COMPONENTS}
     assert json.loads(generated_schema_text())["name"] == "gpu-infra"
+
+
+def test_a_layouts_error_findings_fail_as_invalid_properties_with_schema_paths():
+    from pulumi import InputPropertiesError
+
+    from gpu_infra_provider.components import TrainingCluster
+
+    settings = {k: v for k, v in BASE_TRAINING.items() if k != "layout"}
+    args = {**settings, "region": "cn-hangzhou",
+            "fleet": {"instance_type": "ecs.gn9x-c8g1.2xlarge", "nodes": 2}}
+    raised: list[Exception] = []
+
+    def program() -> None:
+        try:
+            TrainingCluster("c1", args)
+        except Exception as error:  # noqa: BLE001 (the test looks at what it was)
+            raised.append(error)
+
+    run_under_mocks(cluster_config(BASE_TRAINING), "provider", program)
+    (error,) = raised
+    assert isinstance(error, InputPropertiesError)
+    assert [item["property_path"] for item in error.errors or []] == ["fleet.instanceType"]
+    assert (error.errors or [])[0]["reason"].startswith("unknown-instance-type: ")

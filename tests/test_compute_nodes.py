@@ -122,7 +122,7 @@ def test_image_by_name_is_looked_up_exactly(record, monkeypatch):
                if args.get("owners") == "self" and re.fullmatch(args["nameRegex"], name)]
         return {"id": "images", "ids": ids, "images": []}
 
-    monkeypatch.setattr(FakeCloud, "call", images)
+    monkeypatch.setattr(FakeCloud, "answer", images)
     resources = record(lambda: GpuNodes(
         "gpu", config=fleet(nodes=1), vswitch_id="vsw-1", security_group_ids=["sg-1"],
         image_id=image_id_for(ImageChoice(name="gpu-baked")), conventions=Conventions()))

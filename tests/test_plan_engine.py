@@ -58,8 +58,8 @@ def test_the_projects_main_runs_the_same_program_as_the_plan():
 
 
 def _count_judgements(monkeypatch) -> list[str]:
-    """Every judge_stack call from now on (the engine's and the program's), by cluster."""
-    import gpu_infra.program
+    """Every judge_stack call from now on (the engine's and the layouts'), by cluster."""
+    import gpu_infra.layouts.judgement
     import gpu_infra_tools.plan.engine
     from gpu_infra.nodeplan import judge_stack
 
@@ -69,7 +69,7 @@ def _count_judgements(monkeypatch) -> list[str]:
         calls.append(cluster.name)
         return judge_stack(cluster)
 
-    monkeypatch.setattr(gpu_infra.program, "judge_stack", counted)
+    monkeypatch.setattr(gpu_infra.layouts.judgement, "judge_stack", counted)
     monkeypatch.setattr(gpu_infra_tools.plan.engine, "judge_stack", counted)
     return calls
 

@@ -71,3 +71,25 @@ def test_a_program_importing_every_public_name_passes_mypy_strict(tmp_path):
                           timeout=900)
     assert "import-untyped" not in done.stdout
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_layout_and_its_config_is_exported_from_its_package():
+    import gpu_infra.layouts
+    import gpu_infra.schema
+
+    for (config, _), layout in gpu_infra.layouts.LAYOUT_CLASSES.items():
+        assert getattr(gpu_infra.layouts, layout.__name__) is layout
+        assert layout.__name__ in gpu_infra.layouts.__all__
+        assert getattr(gpu_infra.schema, config.__name__) is config
+        assert config.__name__ in gpu_infra.schema.__all__
+
+
+def test_the_version_is_pyprojects():
+    import tomllib
+
+    import gpu_infra
+
+    project = tomllib.loads((PROJECT_DIR / "pyproject.toml").read_text())["project"]
+    assert gpu_infra.__version__ == project["version"]
+    with pytest.raises(AttributeError):
+        _ = gpu_infra.no_such_name  # type: ignore[attr-defined]

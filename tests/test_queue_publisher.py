@@ -22,9 +22,9 @@ from gpu_infra.blocks.compute.queue_publisher import (
     function_zip,
     log_store_arn,
 )
+from gpu_infra.testing import ACCOUNT_ID
 from gpu_infra_facts import types as t
 from gpu_infra_facts.cloudmonitor import QUEUE_BACKLOG_METRICS
-from gpu_infra_tools.plan.fake_cloud import ACCOUNT_ID
 
 from .conftest import BASE_INFERENCE, BASE_RENDERING, merged
 from .fake_cms import SECRET, FakeCloud, serving

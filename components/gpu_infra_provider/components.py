@@ -1,45 +1,43 @@
 """The component provider's components, for Pulumi programs in any language: the training,
-inference and rendering layouts and the two GPU fleet blocks, each taking the typed
-arguments of args.py (the gpu_infra.schema models as TypedDicts) and building the Python
-component of the same name as its child. provider/ hosts them (`pulumi package add
-./provider`); tokens are `gpu-infra:index:<Name>`.
+inference and rendering layouts, the image bakery and the two GPU fleet blocks, each taking
+the typed arguments of args.py (the gpu_infra.schema models as TypedDicts) and building the
+Python component of the same name as its child, whose outputs (a layout's exports) it
+exposes under the same names. provider/ hosts them (`pulumi package add ./provider`);
+tokens are `gpu-infra:index:<Name>`.
 
 Arguments are plain values (the schema marks them plain) except the fleet blocks' wiring
 (ids of resources the calling program has), which may be outputs. Invalid settings fail the
-construction with one line per problem, as `gpu-infra validate` prints them.
+construction with one line per problem, as `gpu-infra validate` prints them; a layout's
+ERROR findings fail it as invalid properties (field paths camelCased as in the schema).
 """
 
 # No `from __future__ import annotations`: the provider's schema analyzer reads these
 # annotations at run time.
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pulumi
+from pulumi.provider.experimental.util import camel_case
 from pydantic import BaseModel, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
 from gpu_infra.blocks.compute import nodes, scaling
 from gpu_infra.blocks.conventions import Conventions
-from gpu_infra.layouts import inference, rendering, training
-from gpu_infra.layouts.base import LayoutBase
+from gpu_infra.layouts import image, inference, layout_class, rendering, training
+from gpu_infra.layouts.base import Layout
+from gpu_infra.layouts.judgement import LayoutConfigError
 from gpu_infra.schema import (
     CLUSTER_KEY,
     REGION_KEY,
+    ClusterCommon,
     ConfigError,
-    FleetCluster,
     ScalingFleet,
     TrainingFleet,
     parse_cluster_config,
 )
 from gpu_infra.schema.loader import format_validation_error
 from gpu_infra.schema.registry import LAYOUT_MODELS
-from gpu_infra_provider.args import (
-    InferenceConfigArgs,
-    RenderingConfigArgs,
-    ScalingFleetArgs,
-    TrainingConfigArgs,
-    TrainingFleetArgs,
-)
+from gpu_infra_provider import args as args_types
 
 PACKAGE = "gpu-infra"
 """The provider's package name: tokens are `gpu-infra:index:<component>`."""
@@ -51,18 +49,16 @@ def token(component: str) -> str:
     return f"{PACKAGE}:index:{component}"
 
 
-def _cluster(layout: str, args: Mapping[str, object]) -> FleetCluster:
+def _cluster(layout: str, args: Mapping[str, object]) -> ClusterCommon:
     """The validated cluster config of a layout component's arguments (ValueError with one
     line per problem)."""
     settings = {key: value for key, value in args.items() if key != "region"}
     try:
-        cluster = parse_cluster_config(
+        return parse_cluster_config(
             {REGION_KEY: args.get("region"), CLUSTER_KEY: {**settings, "layout": layout}},
             source=f"{layout} arguments")
     except ConfigError as error:
         raise ValueError("\n".join(error.problems)) from None
-    assert isinstance(cluster, FleetCluster), "the layout components are fleet layouts"
-    return cluster
 
 
 def _model(model: type[Model], value: object, field: str) -> Model:
@@ -73,79 +69,198 @@ def _model(model: type[Model], value: object, field: str) -> Model:
                                    format_validation_error(error))) from None
 
 
-class _LayoutComponent(pulumi.ComponentResource):
-    """What the three layout components share: the layout child and its common outputs."""
+def _property_path(path: str) -> str:
+    """A finding's field path as the schema spells it: `fleet.instance_type` ->
+    `fleet.instanceType`."""
+    return ".".join(camel_case(part) for part in path.split("."))
+
+
+def declared_outputs(component: type[pulumi.ComponentResource]) -> list[str]:
+    """The outputs a component class declares (its `pulumi.Output` annotations, inherited
+    ones included), which the provider's schema lists."""
+    return [name for klass in reversed(component.__mro__)
+            for name, annotation in vars(klass).get("__annotations__", {}).items()
+            if "Output[" in str(annotation)]
+
+
+class _Layout(pulumi.ComponentResource):
+    """A layout as a component: the Python layout is its child, and each of the layout's
+    exports is the output of the same name (None where this config exports none)."""
 
     vpc_id: pulumi.Output[str]
-    """The VPC the cluster runs in."""
+    """The VPC the layout runs in."""
     vswitch_ids: pulumi.Output[dict[str, str]]
     """vSwitch id per zone."""
-    security_group_id: pulumi.Output[str]
-    """The cluster's security group."""
-    role_name: pulumi.Output[str]
-    """The RAM role of the nodes."""
-    bucket_names: pulumi.Output[dict[str, str]]
-    """OSS bucket name per purpose."""
 
-    def _build(self, name: str, layout: type[LayoutBase], args: Mapping[str, object],
-               opts: pulumi.ResourceOptions | None) -> dict[str, pulumi.Input[Any]]:
-        """Register this component, build `layout` as its child from `args`; the layout's
-        exports (the common ones set as outputs here)."""
+    def _build(self, name: str, layout: type[Layout], args: Mapping[str, object],
+               opts: pulumi.ResourceOptions | None) -> None:
+        """Register this component, build `layout` (for the config's platform) as its child
+        from `args`, set every declared output from its exports and register them."""
         super().__init__(token(type(self).__name__), name, {}, opts)
         layout_name = next(name for name, model in LAYOUT_MODELS.items()
                            if model is vars(layout)["CONFIG"])
         config = _cluster(layout_name, args)
-        exports = layout(name, config=config, stack_name=pulumi.get_stack(),
-                         project=pulumi.get_project(),
-                         opts=pulumi.ResourceOptions(parent=self)).exports
-        for key in ("vpc_id", "vswitch_ids", "security_group_id", "role_name", "bucket_names"):
-            setattr(self, key, pulumi.Output.from_input(exports[key]))
-        return exports
-
-
-class TrainingCluster(_LayoutComponent):
-    """A training cluster (gpu_infra.layouts.training.TrainingCluster): fixed GPU nodes
-    close together in one zone, scratch disks, a shared file system, buckets, alarms."""
-
-    node_private_ips: pulumi.Output[list[str]]
-    """Private IPs of the nodes, in rank order."""
-    instance_ids: pulumi.Output[list[str]]
-    """ECS instance ids of the nodes, in rank order."""
-
-    def __init__(self, name: str, args: TrainingConfigArgs,
-                 opts: pulumi.ResourceOptions | None = None) -> None:
-        exports = self._build(name, training.TrainingCluster, args, opts)
-        self.node_private_ips = pulumi.Output.from_input(exports["node_private_ips"])
-        self.instance_ids = pulumi.Output.from_input(exports["instance_ids"])
+        try:
+            exports = layout_class(config)(
+                name, config=config, stack_name=pulumi.get_stack(),
+                project=pulumi.get_project(), opts=pulumi.ResourceOptions(parent=self)).exports
+        except LayoutConfigError as error:
+            raise pulumi.InputPropertiesError(str(error), [
+                {"property_path": _property_path(finding.path),
+                 "reason": f"{finding.validator}: {finding.message}"}
+                for finding in error.findings]) from None
+        for key in declared_outputs(type(self)):
+            value = exports.get(key)
+            setattr(self, key, None if value is None else pulumi.Output.from_input(value))
         self.register_outputs(exports)
 
 
-class InferenceService(_LayoutComponent):
-    """An inference service (gpu_infra.layouts.inference.InferenceService): an auto-scaling
-    GPU fleet across zones behind a load balancer, a model bucket, alarms."""
+class _FleetLayout(_Layout):
+    """What the three fleet layouts export on both platforms."""
 
-    scaling_group_id: pulumi.Output[str]
-    """The fleet's ESS scaling group."""
+    security_group_id: pulumi.Output[str]
+    """The cluster's security group."""
+    bucket_names: pulumi.Output[dict[str, str]]
+    """OSS bucket name per purpose."""
+    data_disks: pulumi.Output[dict[str, str]]
+    """Mount point per data disk name."""
+    role_name: pulumi.Output[str] | None
+    """The RAM role of the nodes (ECS fleets)."""
+    nat_eip: pulumi.Output[str] | None
+    """The NAT gateway's public address (when the stack creates NAT egress)."""
+    key_pair_name: pulumi.Output[str] | None
+    """The SSH key pair (with security.public_key)."""
+    kms_key_id: pulumi.Output[str] | None
+    """The stack's KMS key (with security.kms_encryption)."""
+    mount_command: pulumi.Output[str] | None
+    """The command that mounts the shared file system."""
+    alert_contact_group: pulumi.Output[str] | None
+    """The CloudMonitor contact group alarms go to."""
+    log_project: pulumi.Output[str] | None
+    """The SLS project of the node logs."""
+    backup_vault_id: pulumi.Output[str] | None
+    """The Cloud Backup vault."""
+    gpu_health_group_id: pulumi.Output[str] | None
+    """The CloudMonitor group of the GPU health check."""
 
-    def __init__(self, name: str, args: InferenceConfigArgs,
+
+class _AckOutputs(_FleetLayout):
+    """What a fleet layout exports with `platform: ack`."""
+
+    cluster_id: pulumi.Output[str] | None
+    """The ACK cluster."""
+    kubeconfig_command: pulumi.Output[str] | None
+    """The command that fetches a kubeconfig (never the credential itself)."""
+    kubernetes_version: pulumi.Output[str] | None
+    """The cluster's Kubernetes version."""
+    gpu_node_pool_ids: pulumi.Output[list[str]] | None
+    """The GPU node pools."""
+    gpu_node_labels: pulumi.Output[dict[str, str]] | None
+    """The labels of the GPU nodes."""
+    gpu_node_taint: pulumi.Output[str] | None
+    """The taint of the GPU nodes (key=value:effect)."""
+    system_node_labels: pulumi.Output[dict[str, str]] | None
+    """The labels of the system pool's nodes."""
+    registry_address: pulumi.Output[str] | None
+    """The private registry's VPC address."""
+    registry_repositories: pulumi.Output[dict[str, str]] | None
+    """Repository address per name."""
+    gpu_fault_alarm_id: pulumi.Output[str] | None
+    """The alarm on GPU faults ACK reports."""
+    jobs_namespace: pulumi.Output[str] | None
+    """The namespace of the jobs and volumes."""
+    scratch_storage_class: pulumi.Output[str] | None
+    """The storage class of scratch volumes."""
+    shared_volume_claim: pulumi.Output[str] | None
+    """The claim of the shared file system."""
+    bucket_volume_claims: pulumi.Output[dict[str, str]] | None
+    """The claim per bucket purpose."""
+    images_to_mirror: pulumi.Output[list[dict[str, str]]] | None
+    """Images to copy into the private registry (source, target, why)."""
+    mirror_command: pulumi.Output[str] | None
+    """The command that copies them."""
+
+
+class _ScalingOutputs(_FleetLayout):
+    """What a scaling fleet exports."""
+
+    scaling_group_id: pulumi.Output[str] | None
+    """The fleet's ESS scaling group (ECS)."""
+    fleet_name: pulumi.Output[str] | None
+    """The fleet's name (its GpuFleet tag)."""
+    metric_group_id: pulumi.Output[str] | None
+    """The CloudMonitor group the fleet's custom metrics go to."""
+    job_queue: pulumi.Output[str] | None
+    """The job queue the fleet scales on."""
+
+
+class TrainingCluster(_AckOutputs):
+    """A training cluster (gpu_infra.layouts.TrainingCluster, or AckTrainingCluster with
+    `platform: ack`): fixed GPU nodes close together in one zone, scratch disks, a shared
+    file system, buckets, alarms."""
+
+    node_private_ips: pulumi.Output[list[str]] | None
+    """Private IPs of the nodes, in rank order (ECS)."""
+    instance_ids: pulumi.Output[list[str]] | None
+    """ECS instance ids of the nodes, in rank order (ECS)."""
+    deployment_set_ids: pulumi.Output[list[str]] | None
+    """The deployment sets placing the nodes (ECS)."""
+    node0_shell: pulumi.Output[str] | None
+    """The command that opens a shell on node 0 (ECS)."""
+    restore_command: pulumi.Output[str] | None
+    """The command that restores a reclaimed spot node."""
+    training_job: pulumi.Output[str] | None
+    """The ready training job (`gpu-infra job`)."""
+
+    def __init__(self, name: str, args: args_types.TrainingConfig,
                  opts: pulumi.ResourceOptions | None = None) -> None:
-        exports = self._build(name, inference.InferenceService, args, opts)
-        self.scaling_group_id = pulumi.Output.from_input(exports["scaling_group_id"])
-        self.register_outputs(exports)
+        self._build(name, training.TrainingCluster, args, opts)
 
 
-class RenderFarm(_LayoutComponent):
-    """A render farm (gpu_infra.layouts.rendering.RenderFarm): a spot-heavy fleet of
-    graphics instances scaled on queue length down to zero, NAS for assets, buckets."""
+class InferenceService(_AckOutputs, _ScalingOutputs):
+    """An inference service (gpu_infra.layouts.InferenceService, or AckInferenceService with
+    `platform: ack`): an auto-scaling GPU fleet across zones behind a load balancer, a model
+    bucket, alarms."""
 
-    scaling_group_id: pulumi.Output[str]
-    """The fleet's ESS scaling group."""
+    load_balancer_dns: pulumi.Output[str] | None
+    """The load balancer's address (ECS)."""
+    serving_address_command: pulumi.Output[str] | None
+    """The command that prints the serving address (ACK)."""
 
-    def __init__(self, name: str, args: RenderingConfigArgs,
+    def __init__(self, name: str, args: args_types.InferenceConfig,
                  opts: pulumi.ResourceOptions | None = None) -> None:
-        exports = self._build(name, rendering.RenderFarm, args, opts)
-        self.scaling_group_id = pulumi.Output.from_input(exports["scaling_group_id"])
-        self.register_outputs(exports)
+        self._build(name, inference.InferenceService, args, opts)
+
+
+class RenderFarm(_ScalingOutputs):
+    """A render farm (gpu_infra.layouts.RenderFarm): a spot-heavy fleet of graphics
+    instances scaled on queue length down to zero, NAS for assets, buckets."""
+
+    def __init__(self, name: str, args: args_types.RenderingConfig,
+                 opts: pulumi.ResourceOptions | None = None) -> None:
+        self._build(name, rendering.RenderFarm, args, opts)
+
+
+class ImageBakery(_Layout):
+    """An image bakery (gpu_infra.layouts.ImageBakery): a network and an ECS Image Builder
+    build of the nodes' install steps, for fleets that boot the preinstalled driver."""
+
+    image_name_prefix: pulumi.Output[str]
+    """What the names of the baked images start with."""
+    image_template_id: pulumi.Output[str]
+    """The Image Builder template."""
+    image_build_id: pulumi.Output[str]
+    """The Image Builder build this run started."""
+    image_id: pulumi.Output[str] | None
+    """The newest finished bake (none before the first)."""
+    image_region: pulumi.Output[str]
+    """The region the images are in."""
+    driver_version: pulumi.Output[str]
+    """The NVIDIA driver the images hold (what fleets booting them pin)."""
+
+    def __init__(self, name: str, args: args_types.ImageConfig,
+                 opts: pulumi.ResourceOptions | None = None) -> None:
+        self._build(name, image.ImageBakery, args, opts)
 
 
 class FleetWiring(TypedDict):
@@ -174,7 +289,7 @@ def _conventions(args: FleetWiring) -> Conventions:
 class GpuNodesArgs(FleetWiring):
     """Arguments of GpuNodes."""
 
-    fleet: TrainingFleetArgs
+    fleet: args_types.TrainingFleet
     """The nodes: instance type, count, capacity, image and driver."""
     vswitch_id: pulumi.Input[str]
     """The vSwitch (one zone) the nodes run in."""
@@ -207,7 +322,7 @@ class GpuNodes(pulumi.ComponentResource):
 class GpuScalingGroupArgs(FleetWiring):
     """Arguments of GpuScalingGroup."""
 
-    fleet: ScalingFleetArgs
+    fleet: args_types.ScalingFleet
     """The fleet: instance types, sizes, on-demand base and spot, scaling."""
     vswitch_ids: list[pulumi.Input[str]]
     """The vSwitches (zones) the fleet spreads over."""
@@ -238,8 +353,9 @@ class GpuScalingGroup(pulumi.ComponentResource):
 
 
 COMPONENTS: list[type[pulumi.ComponentResource]] = [
-    TrainingCluster, InferenceService, RenderFarm, GpuNodes, GpuScalingGroup]
+    TrainingCluster, InferenceService, RenderFarm, ImageBakery, GpuNodes, GpuScalingGroup]
 """What the provider hosts."""
 
 __all__ = ["COMPONENTS", "PACKAGE", "GpuNodes", "GpuNodesArgs", "GpuScalingGroup",
-           "GpuScalingGroupArgs", "InferenceService", "RenderFarm", "TrainingCluster", "token"]
+           "GpuScalingGroupArgs", "ImageBakery", "InferenceService", "RenderFarm",
+           "TrainingCluster", "declared_outputs", "token"]

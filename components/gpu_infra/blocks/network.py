@@ -3,6 +3,9 @@ optional NAT egress so nodes without public IPs reach the internet."""
 
 from __future__ import annotations
 
+from ipaddress import IPv4Network
+from typing import Any, NamedTuple
+
 import pulumi
 import pulumi_alicloud as alicloud
 
@@ -24,6 +27,57 @@ EIP_ASSOCIATION_TARGET = "Nat"
 """ecs.EipAssociation instance_type for a NAT gateway."""
 
 
+class ExistingVswitch(NamedTuple):
+    """What a lookup says of a bring-your-own vSwitch."""
+
+    vpc_id: str
+    zone_id: str
+    cidr_block: str
+
+
+class ExistingNetworkError(pulumi.RunError):
+    """The VPC or vSwitches the `network` section brings are not what it says they are
+    (`problems`: one line each, field path first). A RunError: no traceback."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("the existing network differs from the config:\n"
+                         + "\n".join(problems))
+        self.problems = problems
+
+
+def existing_network_problems(config: NetworkConfig, vpc_blocks: list[str] | None,
+                              vswitches: dict[str, ExistingVswitch]) -> list[str]:
+    """What the cloud's answer contradicts in a bring-your-own `network`: `vpc_blocks` are
+    the VPC's CIDR blocks, primary first (None: no such VPC), `vswitches` the vSwitches
+    found, by id. `vpc_cidr` must lie within one of the VPC's blocks (the rules it scopes
+    then admit no address outside the VPC) and hold every vSwitch of the stack, each of
+    which must be in that VPC and in the zone it is listed for."""
+    vpc_id = config.existing_vpc_id
+    if vpc_blocks is None:
+        return [f"network.existing_vpc_id: {vpc_id} not found (the lookup in the stack's "
+                "region found no such VPC)"]
+    problems: list[str] = []
+    blocks = [IPv4Network(block) for block in vpc_blocks if block]
+    if not any(config.vpc_cidr.subnet_of(block) for block in blocks):
+        problems.append(f"network.vpc_cidr: {config.vpc_cidr} is not within {vpc_id}'s "
+                        f"CIDR blocks ({', '.join(map(str, blocks))}); state the VPC's "
+                        "CIDR block, or the part of it the stack's vSwitches are in")
+    for zone in config.zones:
+        vsw_id = config.existing_vswitch_ids[zone]
+        path = f"network.existing_vswitch_ids.{zone}"
+        found = vswitches.get(vsw_id)
+        if found is None:
+            problems.append(f"{path}: {vsw_id} not found (the lookup found no such vSwitch)")
+        elif found.vpc_id != vpc_id:
+            problems.append(f"{path}: {vsw_id} is in {found.vpc_id}, not in {vpc_id}")
+        elif found.zone_id != zone:
+            problems.append(f"{path}: {vsw_id} is in zone {found.zone_id}, not {zone}")
+        elif not IPv4Network(found.cidr_block).subnet_of(config.vpc_cidr):
+            problems.append(f"{path}: {vsw_id} ({found.cidr_block}) is outside vpc_cidr "
+                            f"{config.vpc_cidr}; state a vpc_cidr that holds it")
+    return problems
+
+
 class Network(pulumi.ComponentResource):
     """A VPC and one vSwitch per zone of `config`, or the existing ones it names
     (bring-your-own), plus a NAT gateway, an EIP and one SNAT entry per vSwitch when
@@ -40,6 +94,9 @@ class Network(pulumi.ComponentResource):
     """
 
     TYPE = "gpu-infra:network:Network"
+    vpc_id: pulumi.Input[str]
+    vswitch_ids: dict[str, pulumi.Input[str]]
+    vswitch_cidrs: dict[str, pulumi.Input[str]]
 
     def __init__(self, name: str, *, config: NetworkConfig, conventions: Conventions,
                  opts: pulumi.ResourceOptions | None = None):
@@ -50,10 +107,7 @@ class Network(pulumi.ComponentResource):
         self.vswitches: dict[str, alicloud.vpc.Switch] = {}
         self.pod_vswitch_ids: dict[str, pulumi.Input[str]] = {}
         if config.existing_vpc_id:
-            existing = {zone: config.existing_vswitch_ids[zone] for zone in config.zones}
-            self.vpc_id: pulumi.Input[str] = config.existing_vpc_id
-            self.vswitch_ids: dict[str, pulumi.Input[str]] = dict(existing)
-            self.vswitch_cidrs: dict[str, pulumi.Input[str]] = self._existing_cidrs(existing)
+            self._use_existing(config, config.existing_vpc_id)
         else:
             self._create_vpc(config)
         self.vpc_cidr = str(config.vpc_cidr)
@@ -96,16 +150,41 @@ class Network(pulumi.ComponentResource):
         self.vswitch_ids = {zone: vsw.id for zone, vsw in self.vswitches.items()}
         self.vswitch_cidrs = {zone: str(config.vswitch_cidr(zone)) for zone in config.zones}
 
-    def _existing_cidrs(self, vswitch_ids: dict[str, str]) -> dict[str, pulumi.Input[str]]:
-        """The CIDRs of the given vSwitches (zone -> id), as the cloud reports them."""
-        found = alicloud.vpc.get_switches_output(
-            ids=list(vswitch_ids.values()), opts=pulumi.InvokeOutputOptions(parent=self))
-        by_id = found.vswitches.apply(lambda vsws: {v.id: v.cidr_block for v in vsws})
+    def _use_existing(self, config: NetworkConfig, vpc_id: str) -> None:
+        """The VPC and vSwitches the config names, once the cloud's answer to a lookup of
+        both agrees with the config (existing_network_problems): every id is given out
+        through that check, so nothing is created in a VPC the config misdescribes."""
+        vswitch_ids = {zone: config.existing_vswitch_ids[zone] for zone in config.zones}
+        invoke = pulumi.InvokeOutputOptions(parent=self)
+        vpcs = alicloud.vpc.get_networks_output(ids=[vpc_id], opts=invoke).vpcs
+        vswitches = alicloud.vpc.get_switches_output(ids=list(vswitch_ids.values()),
+                                                     opts=invoke).vswitches
 
-        def cidr_of(vsw_id: str) -> pulumi.Output[str]:
-            return by_id.apply(lambda cidrs: cidrs[vsw_id])
+        def check(vpc_list: list[Any], vswitch_list: list[Any]) -> dict[str, str]:
+            blocks = next(([vpc.cidr_block, *vpc.secondary_cidr_blocks]
+                           for vpc in vpc_list if vpc.id == vpc_id), None)
+            seen = {vsw.id: ExistingVswitch(vsw.vpc_id, vsw.zone_id, vsw.cidr_block)
+                    for vsw in vswitch_list}
+            problems = existing_network_problems(config, blocks, seen)
+            if problems:
+                raise ExistingNetworkError(problems)
+            return {zone: seen[vsw_id].cidr_block for zone, vsw_id in vswitch_ids.items()}
 
-        return {zone: cidr_of(vsw_id) for zone, vsw_id in vswitch_ids.items()}
+        def with_vswitches(vpc_list: list[Any]) -> pulumi.Output[dict[str, str]]:
+            return vswitches.apply(lambda vswitch_list: check(vpc_list, vswitch_list))
+
+        # one apply within the other: Output.all would turn the results into plain dicts
+        checked: pulumi.Output[dict[str, str]] = vpcs.apply(with_vswitches)
+
+        def given_out(value: str) -> pulumi.Output[str]:
+            return checked.apply(lambda _: value)
+
+        def cidr_of(zone: str) -> pulumi.Output[str]:
+            return checked.apply(lambda cidrs: cidrs[zone])
+
+        self.vpc_id = given_out(vpc_id)
+        self.vswitch_ids = {zone: given_out(vsw_id) for zone, vsw_id in vswitch_ids.items()}
+        self.vswitch_cidrs = {zone: cidr_of(zone) for zone in vswitch_ids}
 
     def _create_nat(self, config: NetworkConfig) -> None:
         opts = pulumi.ResourceOptions(parent=self)
@@ -137,4 +216,4 @@ class Network(pulumi.ComponentResource):
         self.nat_eip = self.eip.ip_address
 
 
-__all__ = ["Network"]
+__all__ = ["ExistingNetworkError", "ExistingVswitch", "Network", "existing_network_problems"]

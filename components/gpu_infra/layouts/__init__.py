@@ -1,6 +1,7 @@
 """Layouts: ComponentResources that compose the building blocks for one kind of cluster.
 
-A layout knows nothing of YAML: it takes a validated ClusterConfig. Each layout is a Layout
+A layout knows nothing of YAML: it takes a validated ClusterConfig and judges it with the
+named validators before it builds anything (layouts.judgement). Each layout is a Layout
 subclass (LayoutBase for the fleet layouts) in a module of this package that names its config
 model as CONFIG and its PLATFORM (ecs unless it says ack); nothing here lists them
 (schema.registry is the one registry of layouts).
@@ -13,7 +14,13 @@ import pkgutil
 
 import pulumi
 
+from gpu_infra.layouts.ack import AckInferenceService, AckTrainingCluster
 from gpu_infra.layouts.base import Layout, LayoutBase
+from gpu_infra.layouts.image import ImageBakery
+from gpu_infra.layouts.inference import InferenceService
+from gpu_infra.layouts.judgement import LayoutConfigError
+from gpu_infra.layouts.rendering import RenderFarm
+from gpu_infra.layouts.training import TrainingCluster
 from gpu_infra.schema import ClusterCommon, ClusterConfig
 
 
@@ -56,5 +63,6 @@ def build_layout(cluster: ClusterConfig, stack_name: str) -> Layout:
                                  project=pulumi.get_project())
 
 
-__all__ = ["LAYOUT_CLASSES", "Layout", "LayoutBase", "build_layout", "find_layout_classes",
-           "layout_class"]
+__all__ = ["LAYOUT_CLASSES", "AckInferenceService", "AckTrainingCluster", "ImageBakery",
+           "InferenceService", "Layout", "LayoutBase", "LayoutConfigError", "RenderFarm",
+           "TrainingCluster", "build_layout", "find_layout_classes", "layout_class"]

@@ -29,6 +29,8 @@ from gpu_infra.blocks.storage.backup import Backups
 from gpu_infra.blocks.storage.buckets import Bucket, bucket_names, log_bucket_name
 from gpu_infra.blocks.storage.disks import DataDisks
 from gpu_infra.blocks.storage.filesystem import SharedFileSystem, mount_command
+from gpu_infra.knowhow import Finding
+from gpu_infra.layouts.judgement import judge_layout_config
 from gpu_infra.nodeplan.plans import NodePlan, gpu_fleet_name, gpu_health_name, node_plan
 from gpu_infra.schema import ClusterCommon, FleetCluster
 from gpu_infra.schema.ack import Platform
@@ -54,11 +56,18 @@ class Layout(pulumi.ComponentResource):
     """The `platform` of the stacks it builds (ecs, or ack)."""
     exports: dict[str, pulumi.Input[Any]]
     """Stack outputs: what a user needs next."""
+    findings: list[Finding]
+    """The WARNING and INFO findings of its config (logged when it was built)."""
 
     def __init__(self, name: str, *, config: ClusterCommon, stack_name: str, project: str,
                  global_suffix: str | None = None, opts: pulumi.ResourceOptions | None = None):
         """`config`: the validated stack; `stack_name` and `project`: the Pulumi stack and
-        project (for tags); `global_suffix`: what ends names unique beyond the stack."""
+        project (for tags); `global_suffix`: what ends names unique beyond the stack.
+
+        The config is judged first (layouts.judgement: the validators `gpu-infra validate`
+        runs, `suppress:` honoured): an ERROR raises LayoutConfigError before anything is
+        registered; WARNING and INFO findings go to Pulumi's log (`findings` keeps them)."""
+        self.findings = judge_layout_config(name, config)
         super().__init__(self.TYPE, name, None, opts)
         self.stack_name = stack_name
         self.conventions = Conventions(

@@ -23,7 +23,9 @@ class NetworkConfig(StrictModel):
     vSwitches theirs in the upper half, so the two can never overlap."""
 
     vpc_cidr: Cidr = IPv4Network("10.0.0.0/16")
-    """VPC CIDR block. Default 10.0.0.0/16; prefix /8 to /24."""
+    """VPC CIDR block. Default 10.0.0.0/16 for a VPC the stack creates; prefix /8 to /24.
+    Required with `existing_vpc_id`: the existing VPC's CIDR (checked against the VPC's
+    CIDR blocks when the program looks the VPC up)."""
     zones: list[str] = Field(min_length=1)
     """Zones that get a vSwitch, e.g. [cn-hangzhou-i]. Required; each must be a zone of
     `alicloud:region`. Training clusters use one zone; inference fleets at least two."""
@@ -54,7 +56,8 @@ class NetworkConfig(StrictModel):
     """Explicit pod vSwitch CIDR per zone, overriding the derived slot. Default none."""
     existing_vpc_id: str | None = Field(default=None, pattern=r"^vpc-[a-z0-9]+$")
     """Bring your own VPC: its id (vpc-...). Default none (a VPC is created). `vpc_cidr`
-    must then state the existing VPC's CIDR; it scopes security and NAS rules."""
+    is then required and states the existing VPC's CIDR (or the part of it the stack
+    uses); it scopes security and NAS rules."""
     existing_vswitch_ids: dict[str, Annotated[str, Field(pattern=r"^vsw-[a-z0-9]+$")]] = {}
     """Bring your own vSwitches: zone -> vsw-... id, one per zone of `zones`. Default none.
     Required with `existing_vpc_id`, not allowed without it."""
@@ -154,6 +157,11 @@ class NetworkConfig(StrictModel):
             problems += self._vswitch_problems()
         if self.existing_vswitch_ids and not self.existing_vpc_id:
             problems.append("existing_vswitch_ids: needs existing_vpc_id")
+        if self.existing_vpc_id and "vpc_cidr" not in self.model_fields_set:
+            problems.append("vpc_cidr: required with existing_vpc_id: state the existing "
+                            "VPC's CIDR block (it scopes the shared file system's and the "
+                            "cluster's rules); the default 10.0.0.0/16 is only for a VPC "
+                            "the stack creates")
         if self.existing_vpc_id:
             problems += [f"existing_vswitch_ids: no vSwitch id for zone {zone}"
                          for zone in self.zones if zone not in self.existing_vswitch_ids]

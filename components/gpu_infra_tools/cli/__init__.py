@@ -58,13 +58,11 @@ class _Parser(argparse.ArgumentParser):
 
 
 def package_version() -> str:
-    """The installed gpu-infra version (`unknown` when run from a bare checkout)."""
-    from importlib.metadata import PackageNotFoundError, version  # read for --version only
+    """The installed gpu-infra version (gpu_infra.__version__: `unknown` when run from a
+    bare checkout)."""
+    import gpu_infra
 
-    try:
-        return version("gpu-infra")
-    except PackageNotFoundError:
-        return "unknown"
+    return gpu_infra.__version__
 
 
 class _VersionAction(argparse.Action):

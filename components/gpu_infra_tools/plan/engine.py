@@ -12,6 +12,7 @@ import sysconfig
 import threading
 import traceback
 from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ import pulumi
 from pulumi.runtime import mocks, rpc
 from pulumi.runtime import resource as sdk_resource
 from pulumi.runtime.proto import source_pb2
-from pulumi.runtime.settings import ROOT
+from pulumi.runtime.settings import ROOT, SETTINGS
 from pulumi.runtime.stack import Stack, run_pulumi_func
 from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
@@ -243,11 +244,11 @@ class _CloudMocks(mocks.Mocks):
         self.last_inputs.value = _plain(args.inputs)
         if not args.custom and not args.resource_id:  # a component (a read has an id)
             return None, {}
-        return self.cloud.new_resource(args.typ, args.name, self.last_inputs.value)
+        return self.cloud.resource_state(args.typ, args.name, self.last_inputs.value)
 
     def call(self, args: mocks.MockCallArgs,
              ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
-        return self.cloud.call(args.token, args.args), []
+        return self.cloud.answer(args.token, args.args), []
 
 
 def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Plan:
@@ -301,6 +302,8 @@ def run_under_mocks(cluster: ClusterConfig, stack_name: str, build: Callable[[],
     """
     monitor = _RecordingMonitor(FakeCloud(cluster, stacks_dir))
     ROOT.set(None)  # no root stack: set_mocks creates a fresh one
+    # outputs a failed program left pending would fail this one (set_mocks keeps them)
+    SETTINGS.outputs.clear()
     mocks.set_mocks(monitor.mocks, project=PROJECT, stack=stack_name, preview=False,
                     monitor=monitor)
     secret_roots = sorted({key.split(".")[0].split("[")[0] for key in secret_keys or []})
@@ -324,13 +327,21 @@ def run_under_mocks(cluster: ClusterConfig, stack_name: str, build: Callable[[],
     # -> 4.2 s without them; peak memory 529 -> 539 MiB), so it pauses while the program runs.
     collecting = gc.isenabled()
     gc.disable()
+    # registrations run on the loop's default executor, whose threads get event loops that
+    # close_worker_loops closes: this run's threads end with it, so no later run (ours or
+    # the SDK's own mocks) gets a thread holding a closed loop
+    loop = _ensure_event_loop()
+    executor = ThreadPoolExecutor()
+    loop.set_default_executor(executor)
     try:
         with _without_source_positions():
             _sync_await(run_pulumi_func(build_then_resolve))
     except Exception as error:  # noqa: BLE001 (any failure of the user's program)
         raise ProgramError(_describe_failure(error)) from None
     finally:
+        executor.shutdown(wait=True)
         monitor.close_worker_loops()
+        loop.set_default_executor(ThreadPoolExecutor())  # threads start when first used
         if collecting:
             gc.enable()
     return in_tree_order(monitor.recorded), outputs

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 /**
  * The ACK Pro cluster: control plane, system pool, add-ons, registry.
  */
-export interface AckConfigArgs {
+export interface AckConfig {
     /**
      * Add-on name -> version, overriding the pinned one (gpu_infra_facts.ack.ADDONS).
      * Default none.
@@ -38,7 +38,7 @@ export interface AckConfigArgs {
     /**
      * When ACK maintains managed components. Default Sunday 18:00 UTC for 4 hours.
      */
-    maintenanceWindow?: MaintenanceWindowArgs;
+    maintenanceWindow?: MaintenanceWindow;
     /**
      * kube-proxy mode, ipvs or iptables. Default ipvs.
      * One of: ipvs, iptables.
@@ -52,7 +52,7 @@ export interface AckConfigArgs {
     /**
      * The private image registry. Default: Enterprise in prod, personal otherwise.
      */
-    registry?: RegistryConfigArgs;
+    registry?: RegistryConfig;
     /**
      * Cluster IPs of Services; may not overlap the VPC. Default 172.21.0.0/20.
      */
@@ -60,14 +60,14 @@ export interface AckConfigArgs {
     /**
      * The CPU pool for add-ons and controllers. Default 2 x 4 vCPU.
      */
-    systemPool?: SystemPoolConfigArgs;
+    systemPool?: SystemPoolConfig;
 }
 
 /**
  * Cloud Backup (HBR) of the stack's data: one vault, one daily policy, bound to the
  * shared file system (general-purpose or Extreme NAS) and to the listed buckets.
  */
-export interface BackupConfigArgs {
+export interface BackupConfig {
     /**
      * Buckets backed up too: datasets and/or models (when the stack has them). Default
      * none: the shared file system only.
@@ -99,7 +99,7 @@ export interface BackupConfigArgs {
 /**
  * Private, encrypted OSS buckets, one per purpose.
  */
-export interface BucketsConfigArgs {
+export interface BucketsConfig {
     /**
      * Start of every bucket name (`<prefix>-<purpose>`). Bucket names are global across
      * all accounts, so set one that is yours (e.g. an org name). Default
@@ -113,7 +113,7 @@ export interface BucketsConfigArgs {
     /**
      * Storage tiers and multipart cleanup. Default IA at 30 days, Archive at 90.
      */
-    lifecycle?: LifecycleConfigArgs;
+    lifecycle?: LifecycleConfig;
     /**
      * Write access logs to a `<prefix>-logs` bucket (versioned in prod). Default: on in
      * prod, off elsewhere.
@@ -130,7 +130,7 @@ export interface BucketsConfigArgs {
 /**
  * Guaranteed stock of a scarce GPU type in the fleet's first zone.
  */
-export interface CapacityGuaranteeArgs {
+export interface CapacityGuarantee {
     /**
      * Instances guaranteed. Required.
      */
@@ -152,7 +152,7 @@ export interface CapacityGuaranteeArgs {
 /**
  * Someone who receives alerts: an email address and/or a DingTalk robot webhook.
  */
-export interface ContactArgs {
+export interface Contact {
     /**
      * DingTalk robot webhook URL (https://...); keep it a secret in the stack file
      * (`secure:`). Default none.
@@ -171,7 +171,7 @@ export interface ContactArgs {
 /**
  * Host CPU saturated (data loading starves the GPUs).
  */
-export interface CpuAlarmArgs {
+export interface CpuAlarm {
     /**
      * Create this alarm. Default true.
      */
@@ -203,7 +203,7 @@ export interface CpuAlarmArgs {
 /**
  * One ESSD AutoPL (cloud_auto) data disk on every node.
  */
-export interface DataDiskConfigArgs {
+export interface DataDiskConfig {
     /**
      * Performance burst (up to min{1,000,000, 1000 x GiB} IOPS). Default true.
      */
@@ -237,7 +237,7 @@ export interface DataDiskConfigArgs {
 /**
  * One GPU instance type the catalog does not list, described by the stack.
  */
-export interface DeclaredInstanceTypeArgs {
+export interface DeclaredInstanceType {
     /**
      * An ECS Bare Metal type. Default false.
      */
@@ -302,7 +302,7 @@ export interface DeclaredInstanceTypeArgs {
 /**
  * System disk nearly full.
  */
-export interface DiskAlarmArgs {
+export interface DiskAlarm {
     /**
      * Device of the system disk's root partition. Default /dev/vda1.
      */
@@ -345,7 +345,7 @@ export interface DiskAlarmArgs {
  * auto_install on Tesla families and nothing on vws families (ERROR driver-route-missing:
  * set grid or preinstalled).
  */
-export interface DriverConfigArgs {
+export interface DriverConfig {
     /**
      * CUDA toolkit version the auto-install installs. Default: the family's pin.
      */
@@ -378,7 +378,7 @@ export interface DriverConfigArgs {
 /**
  * ECS system events sent to the contacts (event-triggered alert rules).
  */
-export interface EventsConfigArgs {
+export interface EventsConfig {
     /**
      * ECS fleets: alert when a node's GPU health check finds a fault after boot (the
      * custom metric GPU_HEALTH_METRIC of gpu_infra_facts.cloudmonitor: XID or ECC errors, a
@@ -405,37 +405,37 @@ export interface EventsConfigArgs {
  * The metric alarms applied to every GPU fleet (namespace acs_ecs_dashboard; the GPU,
  * memory and disk metrics need the CloudMonitor agent on the nodes).
  */
-export interface FleetAlarmsConfigArgs {
+export interface FleetAlarmsConfig {
     /**
      * Host CPU high. Default on: >= 90% for 3 x 5 min, warn.
      */
-    cpu?: CpuAlarmArgs;
+    cpu?: CpuAlarm;
     /**
      * GPU utilisation low for long. Default on: below 10% (max) for 8 x 15 min, info.
      */
-    gpuIdle?: GpuIdleAlarmArgs;
+    gpuIdle?: GpuIdleAlarm;
     /**
      * GPU memory utilisation high. Default on: >= 95% for 3 x 5 min, warn.
      */
-    gpuMemory?: GpuMemoryAlarmArgs;
+    gpuMemory?: GpuMemoryAlarm;
     /**
      * GPU temperature high. Default on: >= 85 C (max) for 3 x 5 min, critical.
      */
-    gpuTemperature?: GpuTemperatureAlarmArgs;
+    gpuTemperature?: GpuTemperatureAlarm;
     /**
      * Host memory high. Default on: >= 90% for 3 x 5 min, warn.
      */
-    memory?: MemoryAlarmArgs;
+    memory?: MemoryAlarm;
     /**
      * System disk usage high. Default on: >= 85% for 3 x 5 min, warn.
      */
-    systemDisk?: DiskAlarmArgs;
+    systemDisk?: DiskAlarm;
 }
 
 /**
  * GPUs idle for a long time: they cost money doing nothing.
  */
-export interface GpuIdleAlarmArgs {
+export interface GpuIdleAlarm {
     /**
      * Create this alarm. Default true.
      */
@@ -467,7 +467,7 @@ export interface GpuIdleAlarmArgs {
 /**
  * GPU memory nearly full (out-of-memory risk).
  */
-export interface GpuMemoryAlarmArgs {
+export interface GpuMemoryAlarm {
     /**
      * Create this alarm. Default true.
      */
@@ -504,7 +504,7 @@ export interface GpuMemoryAlarmArgs {
  * one instance); at or below `scale_in_at` for `scale_in_evaluation_count` periods it
  * shrinks by `shrink_percent` (at least one), never past min_size or max_size.
  */
-export interface GpuScalingArgs {
+export interface GpuScaling {
     /**
      * Periods in a row at or above scale_out_at before the fleet grows. Default 3.
      */
@@ -544,7 +544,7 @@ export interface GpuScalingArgs {
 /**
  * GPUs running hot (throttling, hardware wear).
  */
-export interface GpuTemperatureAlarmArgs {
+export interface GpuTemperatureAlarm {
     /**
      * Create this alarm. Default true.
      */
@@ -574,13 +574,73 @@ export interface GpuTemperatureAlarmArgs {
 }
 
 /**
+ * What the baked image holds and how it is built. The build runs the same install steps
+ * as a booting node (driver, CUDA and cuDNN by Alibaba's auto-install, eRDMA, fabric
+ * manager, CloudMonitor agent) on an intermediate GPU instance in the stack's vSwitch, then
+ * Image Builder snapshots it. Fleets then set `fleet.image.name` (or id) to the built image
+ * and `fleet.driver.route: preinstalled` with the same driver version.
+ */
+export interface ImageBuildConfig {
+    /**
+     * The image the build starts from. Default: the pinned public Ubuntu 22.04 image (the
+     * same default as the fleets), never "the newest".
+     */
+    base?: ImageChoice;
+    /**
+     * Other regions the built image is copied to. Default none.
+     */
+    copyToRegions?: string[];
+    /**
+     * Release the build instance when the build fails. Default true (false keeps it for
+     * debugging: it runs, and bills, until you release it).
+     */
+    deleteInstanceOnFailure?: boolean;
+    /**
+     * Driver, CUDA and cuDNN versions to install. Default: the family's pins. Route auto or
+     * auto_install only (GRID packages of vws families are not baked: their fleets use route
+     * grid).
+     */
+    driver?: DriverConfig;
+    /**
+     * Bake the eRDMA driver: auto (where the build type's family has eRDMA), on or off. The
+     * build instance needs no eRDMA interface (the image gets the driver, the nodes configure
+     * it at boot), so `on` bakes it for eRDMA fleets of another family, e.g. an ebmgn7ex
+     * fleet's image built on gn7e. Default auto.
+     * One of: auto, on, off.
+     */
+    erdma?: string;
+    /**
+     * Prefix of the built image's name (2-64 characters, a letter first). Default
+     * `<name>-img-<digest of the content and these settings>`: a changed install (versions,
+     * steps) gets a new prefix, a new image template and a new build; running fleets keep their
+     * image until their stack file names the new one.
+     */
+    imageNamePrefix?: string;
+    /**
+     * GPU instance type of the intermediate build instance, of the family the image is for
+     * (the driver install needs the GPU; its family picks the driver pin and eRDMA). Pick the
+     * family's smallest type, e.g. ecs.gn7e-c16g1.4xlarge for A100 fleets. Required.
+     */
+    instanceType: string;
+    /**
+     * Alibaba Cloud account ids (16 digits) the built image is shared with. Default none.
+     */
+    shareWithAccounts?: string[];
+    /**
+     * System disk of the build instance, and so of the image, in GiB (20-500). Default 60:
+     * the driver, CUDA and cuDNN need about 15 GiB beyond the 20 GiB base image.
+     */
+    systemDiskGib?: number;
+}
+
+/**
  * The image every node of the fleet boots. Set `id`, `name` or `from_stack`, or none for
  * the pinned default public image of `os`. With `id`, `name` or the default, the image only
  * changes when this section changes (no "newest image" lookup), since a new image replaces
  * each node's system disk; with `from_stack` it changes when that image stack publishes a
  * new bake (deliberately: the point of baking).
  */
-export interface ImageChoiceArgs {
+export interface ImageChoice {
     /**
      * The image stack (layout: image) of this project whose baked image the fleet boots, by
      * its stack name (e.g. image-a100): its output `image_id`, read through a stack reference
@@ -612,7 +672,7 @@ export interface ImageChoiceArgs {
  * classes (the access-log bucket always tiers); every bucket aborts stale multipart
  * uploads and expires old versions.
  */
-export interface LifecycleConfigArgs {
+export interface LifecycleConfig {
     /**
      * Abort multipart uploads left incomplete this many days. Default 7.
      */
@@ -645,7 +705,7 @@ export interface LifecycleConfigArgs {
  * TLS on the load balancer's listeners: an NLB listens TCPSSL, an ALB HTTPS, with the
  * certificate and TLS policy given; the fleet behind still gets plain TCP/HTTP.
  */
-export interface ListenerTlsArgs {
+export interface ListenerTls {
     /**
      * The server certificate's id in Certificate Management Service (e.g.
      * 12345678-cn-hangzhou). Required.
@@ -665,7 +725,7 @@ export interface ListenerTlsArgs {
  * A load balancer across the fleet's zones, one listener per `security.service_ports`,
  * reachable only from `security.client_cidrs`.
  */
-export interface LoadBalancerConfigArgs {
+export interface LoadBalancerConfig {
     /**
      * HTTP path checked on each backend, e.g. /v2/health/ready: 1-80 URL characters
      * starting with `/`. Default none: a TCP connect check on the service port.
@@ -686,7 +746,7 @@ export interface LoadBalancerConfigArgs {
      * Terminate TLS on every listener with this certificate. Default none (plain TCP for an
      * NLB, HTTP for an ALB).
      */
-    tls?: ListenerTlsArgs;
+    tls?: ListenerTls;
 }
 
 /**
@@ -694,7 +754,7 @@ export interface LoadBalancerConfigArgs {
  * bootstrap log) and a `system` store (the systemd journal, kernel messages included),
  * shipped by LoongCollector on every node.
  */
-export interface LogsConfigArgs {
+export interface LogsConfig {
     /**
      * Create the project and ship the nodes' logs. Default true.
      */
@@ -710,7 +770,7 @@ export interface LogsConfigArgs {
  * When ACK may upgrade managed components and patch nodes (never the Kubernetes minor:
  * auto-upgrade stays off, the version is the stack's `ack.kubernetes_version`).
  */
-export interface MaintenanceWindowArgs {
+export interface MaintenanceWindow {
     /**
      * Days of the week. Default [Sunday].
      */
@@ -728,7 +788,7 @@ export interface MaintenanceWindowArgs {
 /**
  * Host memory nearly full.
  */
-export interface MemoryAlarmArgs {
+export interface MemoryAlarm {
     /**
      * Create this alarm. Default true.
      */
@@ -760,15 +820,15 @@ export interface MemoryAlarmArgs {
 /**
  * CloudMonitor alerting: who is told, and about what.
  */
-export interface MonitoringConfigArgs {
+export interface MonitoringConfig {
     /**
      * Metric alarms per GPU fleet. Default: all on.
      */
-    alarms?: FleetAlarmsConfigArgs;
+    alarms?: FleetAlarmsConfig;
     /**
      * Who receives alerts (one contact group). Default none.
      */
-    contacts?: ContactArgs[];
+    contacts?: Contact[];
     /**
      * Hours in which alarms notify, hh:mm-hh:mm. Default 00:00-23:59.
      */
@@ -781,7 +841,7 @@ export interface MonitoringConfigArgs {
     /**
      * Event alerts. Default: spot interruption, instance failure and scaling failure on.
      */
-    events?: EventsConfigArgs;
+    events?: EventsConfig;
     /**
      * Seconds before a firing alarm notifies again (300-86400). Default 86400.
      */
@@ -796,7 +856,7 @@ export interface MonitoringConfigArgs {
 /**
  * Names that must be unique across a region, an account or all of Alibaba Cloud.
  */
-export interface NamingConfigArgs {
+export interface NamingConfig {
     /**
      * What ends every such name (`<name>-<suffix>`). `none` (default): no suffix, the
      * names a stack has always had (`<cluster>-<environment>-<purpose>` buckets,
@@ -815,7 +875,7 @@ export interface NamingConfigArgs {
  * split in two halves: node vSwitches take their letter slots in the lower half, pod
  * vSwitches theirs in the upper half, so the two can never overlap.
  */
-export interface NetworkConfigArgs {
+export interface NetworkConfig {
     /**
      * Zones of `alicloud:region` the gpu-infra zone list (gpu_infra_facts/zones.json) does
      * not have yet, e.g. one opened since it was checked: `zones` may then use them. Default
@@ -824,7 +884,8 @@ export interface NetworkConfigArgs {
     declaredZones?: string[];
     /**
      * Bring your own VPC: its id (vpc-...). Default none (a VPC is created). `vpc_cidr`
-     * must then state the existing VPC's CIDR; it scopes security and NAS rules.
+     * is then required and states the existing VPC's CIDR (or the part of it the stack
+     * uses); it scopes security and NAS rules.
      */
     existingVpcId?: string;
     /**
@@ -858,7 +919,9 @@ export interface NetworkConfigArgs {
      */
     podVswitches?: boolean;
     /**
-     * VPC CIDR block. Default 10.0.0.0/16; prefix /8 to /24.
+     * VPC CIDR block. Default 10.0.0.0/16 for a VPC the stack creates; prefix /8 to /24.
+     * Required with `existing_vpc_id`: the existing VPC's CIDR (checked against the VPC's
+     * CIDR blocks when the program looks the VPC up).
      */
     vpcCidr?: string;
     /**
@@ -892,7 +955,7 @@ export interface NetworkConfigArgs {
  * for `missing_data_minutes` (without data neither alarm fires and the fleet keeps its
  * size and its bill).
  */
-export interface QueueScalingArgs {
+export interface QueueScaling {
     /**
      * CloudMonitor application group your publisher reports the metric to. Default: one is
      * created for the fleet (its id is the stack output `metric_group_id`).
@@ -965,7 +1028,7 @@ export interface QueueScalingArgs {
      * Explicit step adjustments (bounds relative to the threshold), replacing the derived
      * ones. Default none (derived from jobs_per_instance).
      */
-    steps?: ScalingStepArgs[];
+    steps?: ScalingStep[];
     /**
      * Seconds a new instance needs before it takes work (GPU driver, model load); the
      * scale-out rule does not count it as capacity before that. Default 600.
@@ -976,7 +1039,7 @@ export interface QueueScalingArgs {
 /**
  * The private image registry (ACR) the cluster pulls job and operator images from.
  */
-export interface RegistryConfigArgs {
+export interface RegistryConfig {
     /**
      * enterprise (an ACR Enterprise instance, VPC access only) or personal (a namespace on
      * the free personal edition). Default: enterprise in prod, personal otherwise.
@@ -1011,21 +1074,21 @@ export interface RegistryConfigArgs {
 /**
  * Optional reserved capacity for the steady base of a fleet.
  */
-export interface ReservedCapacityConfigArgs {
+export interface ReservedCapacityConfig {
     /**
      * Capacity guarantee. Default none.
      */
-    guarantee?: CapacityGuaranteeArgs;
+    guarantee?: CapacityGuarantee;
     /**
      * Reserved instance coupons. Default none.
      */
-    reservedInstances?: ReservedInstancesArgs;
+    reservedInstances?: ReservedInstances;
 }
 
 /**
  * Reserved instance coupons (ecs.ReservedInstance) for the fleet's steady base.
  */
-export interface ReservedInstancesArgs {
+export interface ReservedInstances {
     /**
      * Instances covered. Required.
      */
@@ -1059,7 +1122,7 @@ export interface ReservedInstancesArgs {
  * scale_in_mode release; other fleets pick up a change as instances are replaced
  * (`max_instance_lifetime_days`, spot reclaims, scaling).
  */
-export interface RollingRefreshArgs {
+export interface RollingRefresh {
     /**
      * Pause when this percent of instances is new. Default 50; null: no pause.
      */
@@ -1090,7 +1153,7 @@ export interface RollingRefreshArgs {
  * for one instance family or `universal`, an hourly spend commitment, a term in years).
  * Spot instances are left to pay their own price.
  */
-export interface SavingsPlanArgs {
+export interface SavingsPlan {
     /**
      * The commitment per hour this stack draws on (CreateSavingsPlan `CommittedAmount`,
      * or the share of it left to this stack when several stacks share the plan); paid every
@@ -1113,7 +1176,7 @@ export interface SavingsPlanArgs {
 /**
  * An auto-scaling GPU fleet (inference, rendering) over the zones of the network.
  */
-export interface ScalingFleetArgs {
+export interface ScalingFleet {
     /**
      * Launch on-demand instances when spot stock or price cannot meet the capacity (spot
      * mixes only). Default true: a fleet short of spot still serves, at on-demand price.
@@ -1133,11 +1196,11 @@ export interface ScalingFleetArgs {
      * the family's pinned driver, CUDA and cuDNN (vws families: set route grid or
      * preinstalled).
      */
-    driver?: DriverConfigArgs;
+    driver?: DriverConfig;
     /**
      * Step scaling on the fleet's average GPU utilisation. Default none.
      */
-    gpuScaling?: GpuScalingArgs;
+    gpuScaling?: GpuScaling;
     /**
      * What makes ESS replace an instance: ECS (the instance is stopped or failed) and
      * LOAD_BALANCER (it fails the load balancer's health check). Default: both behind a load
@@ -1149,7 +1212,7 @@ export interface ScalingFleetArgs {
      * Ubuntu 22.04 image. A new public image never changes the plan; only an edit here does
      * (it replaces each node's system disk).
      */
-    image?: ImageChoiceArgs;
+    image?: ImageChoice;
     /**
      * Instance types the group may launch, in order of preference (each one is a spot
      * pool). Required; at most 10 (ESS limit).
@@ -1191,15 +1254,15 @@ export interface ScalingFleetArgs {
     /**
      * Step scaling on a custom queue-length metric. Default none.
      */
-    queueScaling?: QueueScalingArgs;
+    queueScaling?: QueueScaling;
     /**
      * Rolling refresh after a configuration change. Default: on where ESS supports it.
      */
-    refresh?: RollingRefreshArgs;
+    refresh?: RollingRefresh;
     /**
      * Reserved capacity for the fleet's first instance type. Default none.
      */
-    reserved?: ReservedCapacityConfigArgs;
+    reserved?: ReservedCapacityConfig;
     /**
      * release deletes scaled-in instances; recycle (ESS economical mode, a warm pool) stops
      * them and starts them again on the next scale-out, so that skips the boot and driver
@@ -1210,7 +1273,7 @@ export interface ScalingFleetArgs {
     /**
      * Scheduled size changes. Default none.
      */
-    schedules?: ScheduledScalingArgs[];
+    schedules?: ScheduledScaling[];
     /**
      * Cheapest instance types spot capacity is spread over. Default 2.
      */
@@ -1241,7 +1304,7 @@ export interface ScalingFleetArgs {
     /**
      * Target tracking on a system metric. Default none.
      */
-    targetTracking?: TargetTrackingArgs;
+    targetTracking?: TargetTracking;
     /**
      * Instances the fleet usually runs, for the cost estimate only (it launches nothing):
      * the estimate prices the fleet at this size, between min_size and max_size. Default
@@ -1253,7 +1316,7 @@ export interface ScalingFleetArgs {
 /**
  * One step of a step scaling rule; bounds are relative to the alarm threshold.
  */
-export interface ScalingStepArgs {
+export interface ScalingStep {
     /**
      * Instances to add (negative: remove). Required.
      */
@@ -1271,7 +1334,7 @@ export interface ScalingStepArgs {
 /**
  * A scheduled change of the group's sizes (ess.ScheduledTask).
  */
-export interface ScheduledScalingArgs {
+export interface ScheduledScaling {
     /**
      * New desired size. Default unchanged.
      */
@@ -1312,7 +1375,7 @@ export interface ScheduledScalingArgs {
  * Least-privilege access. Members of the cluster's security group always reach each
  * other (NCCL, eRDMA, NFS); nothing else is open unless listed here.
  */
-export interface SecurityConfigArgs {
+export interface SecurityConfig {
     /**
      * CIDRs allowed to SSH (tcp/22) to the nodes, each listed once. Default none. In prod,
      * refused if together they cover more public address space than a /8 (0.0.0.0/0, its
@@ -1359,7 +1422,7 @@ export interface SecurityConfigArgs {
  * The model server the stack runs on its GPU pool (`security.service_ports[0]` is the
  * port it listens on). ACK only: on ECS the nodes run the server themselves.
  */
-export interface ServingConfigArgs {
+export interface ServingConfig {
     /**
      * The server's command and arguments. Default: the image's entrypoint.
      */
@@ -1400,7 +1463,7 @@ export interface ServingConfigArgs {
 /**
  * A shared POSIX file system mounted on every node.
  */
-export interface SharedFileSystemConfigArgs {
+export interface SharedFileSystemConfig {
     /**
      * Read-write or read-only mounts for the nodes. Default RDWR.
      * One of: RDWR, RDONLY.
@@ -1438,7 +1501,7 @@ export interface SharedFileSystemConfigArgs {
 /**
  * The automatic snapshot policy for kept disks (created in prod only).
  */
-export interface SnapshotPolicyConfigArgs {
+export interface SnapshotPolicyConfig {
     /**
      * Days of the week (1 = Monday .. 7). Default every day.
      */
@@ -1456,21 +1519,21 @@ export interface SnapshotPolicyConfigArgs {
 /**
  * Node disks, snapshots, the shared file system and the buckets.
  */
-export interface StorageConfigArgs {
+export interface StorageConfig {
     /**
      * Cloud Backup of the shared file system (and chosen buckets). Default: on in prod,
      * daily, kept 30 days.
      */
-    backup?: BackupConfigArgs;
+    backup?: BackupConfig;
     /**
      * OSS buckets. Default: the layout's purposes, tiered, private, encrypted.
      */
-    buckets?: BucketsConfigArgs;
+    buckets?: BucketsConfig;
     /**
      * Data disks on every node (ESSD AutoPL). Default one 500 GiB scratch disk; at most
      * 16.
      */
-    disks?: DataDiskConfigArgs[];
+    disks?: DataDiskConfig[];
     /**
      * Declare the fixed nodes' `disks` inline on each instance (ecs.Instance data_disks), the
      * way gpu-infra created them before separate disks. Only for stacks whose nodes were
@@ -1486,18 +1549,18 @@ export interface StorageConfigArgs {
     /**
      * Shared file system. Default off.
      */
-    sharedFs?: SharedFileSystemConfigArgs;
+    sharedFs?: SharedFileSystemConfig;
     /**
      * Auto-snapshot policy for disks with `keep` (prod only). Default daily at 02:00,
      * kept 7 days.
      */
-    snapshots?: SnapshotPolicyConfigArgs;
+    snapshots?: SnapshotPolicyConfig;
 }
 
 /**
  * The small CPU node pool for the add-ons and the job controllers (no GPU taint).
  */
-export interface SystemPoolConfigArgs {
+export interface SystemPoolConfig {
     /**
      * CPU instance types in fallback order. Default ecs.g7.xlarge, ecs.g8i.xlarge,
      * ecs.g6.xlarge (4 vCPU, 16 GiB).
@@ -1516,7 +1579,7 @@ export interface SystemPoolConfigArgs {
 /**
  * Keep a system metric near a target (ess.ScalingRule TargetTrackingScalingRule).
  */
-export interface TargetTrackingArgs {
+export interface TargetTracking {
     /**
      * Only scale out on this rule. Default false.
      */
@@ -1539,7 +1602,7 @@ export interface TargetTrackingArgs {
 /**
  * Fixed GPU nodes for training, all in the first zone of `network.zones`.
  */
-export interface TrainingFleetArgs {
+export interface TrainingFleet {
     /**
      * on_demand, spot or prepaid. Default on_demand. spot_strategy and spot_price_limit
      * force the replacement of existing nodes when changed.
@@ -1551,7 +1614,7 @@ export interface TrainingFleetArgs {
      * the family's pinned driver, CUDA and cuDNN (vws families: set route grid or
      * preinstalled).
      */
-    driver?: DriverConfigArgs;
+    driver?: DriverConfig;
     /**
      * eRDMA on the primary interface: auto (on where the family supports it), on (an
      * ERROR on families without it) or off. Default auto.
@@ -1563,7 +1626,7 @@ export interface TrainingFleetArgs {
      * Ubuntu 22.04 image. A new public image never changes the plan; only an edit here does
      * (it replaces each node's system disk).
      */
-    image?: ImageChoiceArgs;
+    image?: ImageChoice;
     /**
      * ECS GPU instance type of every node, e.g. ecs.gn8v-8x.48xlarge. Required.
      */
@@ -1624,7 +1687,7 @@ export interface TrainingFleetArgs {
     /**
      * Reserved capacity for the fleet's first instance type. Default none.
      */
-    reserved?: ReservedCapacityConfigArgs;
+    reserved?: ReservedCapacityConfig;
     /**
      * Step 1 of removing nodes in prod: nodes from this index on (node-<index> and above)
      * lose their deletion protection, in an update of their own; step 2 lowers `nodes` to this
@@ -1657,7 +1720,7 @@ export interface GpuNodesArgs {
     /**
      * The nodes: instance type, count, capacity, image and driver.
      */
-    fleet: TrainingFleetArgs;
+    fleet: TrainingFleet;
     imageId: pulumi.Input<string>;
     keyName?: pulumi.Input<string>;
     region: string;
@@ -1691,7 +1754,7 @@ export interface GpuScalingGroupArgs {
     /**
      * The fleet: instance types, sizes, on-demand base and spot, scaling.
      */
-    fleet: ScalingFleetArgs;
+    fleet: ScalingFleet;
     imageId: pulumi.Input<string>;
     keyName?: pulumi.Input<string>;
     region: string;
@@ -1721,11 +1784,89 @@ export declare class GpuScalingGroup extends pulumi.ComponentResource {
     constructor(name: string, args: GpuScalingGroupArgs, opts?: pulumi.ComponentResourceOptions);
 }
 
+export interface ImageBakeryArgs {
+    /**
+     * dev, staging or prod. Default dev. Its profile (schema.environment, the README's
+     * environments table) says what it turns on: prod turns on deletion protection, KMS
+     * encryption, data protection, versioning, snapshots and access logs, and refuses
+     * world-open CIDRs.
+     * One of: dev, staging, prod.
+     */
+    environment?: string;
+    /**
+     * What the image holds and how it is built. Required (at least `instance_type`).
+     */
+    image: ImageBuildConfig;
+    /**
+     * Monthly budget in CNY. The offline plan checks the cost estimate against it with the
+     * `monthly-budget` policy rule (advisory unless the policy config says otherwise).
+     * Default none (no budget check).
+     */
+    monthlyBudgetCny?: number;
+    /**
+     * Cluster name; prefixes every resource and bucket name. Required.
+     */
+    name: string;
+    /**
+     * VPC and vSwitches. Required (at least `zones`).
+     */
+    network: NetworkConfig;
+    /**
+     * Alibaba Cloud region, read from `alicloud:region`. Required.
+     */
+    region: string;
+    /**
+     * Names of WARNING/INFO validators to silence for this stack. Default none.
+     */
+    suppress?: string[];
+    /**
+     * Extra tags on every taggable resource, e.g. CostCenter, Owner. Default none; at most
+     * 13, since Project, Stack, Environment, Layout, ManagedBy, Name and GpuFleet are always
+     * added and a resource takes 20 (keys 1-128 characters, not starting with aliyun or acs:;
+     * keys and values of at most 128 characters without http:// or https://).
+     */
+    tags?: {[key: string]: string};
+}
+
+/**
+ * An image bakery (gpu_infra.layouts.ImageBakery): a network and an ECS Image Builder
+ * build of the nodes' install steps, for fleets that boot the preinstalled driver.
+ */
+export declare class ImageBakery extends pulumi.ComponentResource {
+    /**
+     * The NVIDIA driver the images hold (what fleets booting them pin).
+     */
+    readonly driverVersion: pulumi.Output<string>;
+    /**
+     * The Image Builder build this run started.
+     */
+    readonly imageBuildId: pulumi.Output<string>;
+    /**
+     * The newest finished bake (none before the first).
+     */
+    readonly imageId: pulumi.Output<string>;
+    /**
+     * What the names of the baked images start with.
+     */
+    readonly imageNamePrefix: pulumi.Output<string>;
+    /**
+     * The region the images are in.
+     */
+    readonly imageRegion: pulumi.Output<string>;
+    /**
+     * The Image Builder template.
+     */
+    readonly imageTemplateId: pulumi.Output<string>;
+    readonly vpcId: pulumi.Output<string>;
+    readonly vswitchIds: pulumi.Output<{[key: string]: string}>;
+    constructor(name: string, args: ImageBakeryArgs, opts?: pulumi.ComponentResourceOptions);
+}
+
 export interface InferenceServiceArgs {
     /**
      * The ACK cluster. Required with `platform: ack`, not allowed otherwise.
      */
-    ack?: AckConfigArgs;
+    ack?: AckConfig;
     /**
      * dev, staging or prod. Default dev. Its profile (schema.environment, the README's
      * environments table) says what it turns on: prod turns on deletion protection, KMS
@@ -1737,29 +1878,29 @@ export interface InferenceServiceArgs {
     /**
      * The scaling GPU fleet. Required.
      */
-    fleet: ScalingFleetArgs;
+    fleet: ScalingFleet;
     /**
      * GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
      * ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
      * use them like catalog types. A type the catalog lists may not be declared. Default
      * none.
      */
-    instanceTypes?: {[key: string]: DeclaredInstanceTypeArgs};
+    instanceTypes?: {[key: string]: DeclaredInstanceType};
     /**
      * The load balancer in front of the fleet. Default: an intranet NLB. ECS only: on ACK
      * the Service in front of the model servers is the job layer's.
      */
-    loadBalancer?: LoadBalancerConfigArgs;
+    loadBalancer?: LoadBalancerConfig;
     /**
      * Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
      * environment's retention.
      */
-    logs?: LogsConfigArgs;
+    logs?: LogsConfig;
     /**
      * CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
      * contacts are listed.
      */
-    monitoring?: MonitoringConfigArgs;
+    monitoring?: MonitoringConfig;
     /**
      * Monthly budget in CNY. The offline plan checks the cost estimate against it with the
      * `monthly-budget` policy rule (advisory unless the policy config says otherwise).
@@ -1774,11 +1915,11 @@ export interface InferenceServiceArgs {
      * How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
      * Default `global_suffix: none`: today's names, kept for existing stacks.
      */
-    naming?: NamingConfigArgs;
+    naming?: NamingConfig;
     /**
      * VPC and vSwitches. Required (at least `zones`).
      */
-    network: NetworkConfigArgs;
+    network: NetworkConfig;
     /**
      * ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
      * cluster, from the same `fleet` settings). Default ecs.
@@ -1794,21 +1935,21 @@ export interface InferenceServiceArgs {
      * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
      * commitment, the rest at list price, spot at spot price. Default none.
      */
-    savingsPlan?: SavingsPlanArgs;
+    savingsPlan?: SavingsPlan;
     /**
      * Access rules, login key and encryption. Default: nothing open, no key.
      */
-    security?: SecurityConfigArgs;
+    security?: SecurityConfig;
     /**
      * The model server the stack runs on its GPU pool, with an NLB Service and an
      * autoscaler (ACK only). Default none: the stack installs no server.
      */
-    serving?: ServingConfigArgs;
+    serving?: ServingConfig;
     /**
      * Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
      * scratch disk per node, no shared file system, the layout's buckets.
      */
-    storage?: StorageConfigArgs;
+    storage?: StorageConfig;
     /**
      * Names of WARNING/INFO validators to silence for this stack. Default none.
      */
@@ -1823,17 +1964,51 @@ export interface InferenceServiceArgs {
 }
 
 /**
- * An inference service (gpu_infra.layouts.inference.InferenceService): an auto-scaling
- * GPU fleet across zones behind a load balancer, a model bucket, alarms.
+ * An inference service (gpu_infra.layouts.InferenceService, or AckInferenceService with
+ * `platform: ack`): an auto-scaling GPU fleet across zones behind a load balancer, a model
+ * bucket, alarms.
  */
 export declare class InferenceService extends pulumi.ComponentResource {
+    readonly alertContactGroup: pulumi.Output<string>;
+    readonly backupVaultId: pulumi.Output<string>;
     readonly bucketNames: pulumi.Output<{[key: string]: string}>;
-    readonly roleName: pulumi.Output<string>;
+    readonly bucketVolumeClaims: pulumi.Output<{[key: string]: string}>;
+    readonly clusterId: pulumi.Output<string>;
+    readonly dataDisks: pulumi.Output<{[key: string]: string}>;
+    readonly fleetName: pulumi.Output<string>;
+    readonly gpuFaultAlarmId: pulumi.Output<string>;
+    readonly gpuHealthGroupId: pulumi.Output<string>;
+    readonly gpuNodeLabels: pulumi.Output<{[key: string]: string}>;
+    readonly gpuNodePoolIds: pulumi.Output<string[]>;
+    readonly gpuNodeTaint: pulumi.Output<string>;
+    readonly imagesToMirror: pulumi.Output<{[key: string]: string}[]>;
+    readonly jobQueue: pulumi.Output<string>;
+    readonly jobsNamespace: pulumi.Output<string>;
+    readonly keyPairName: pulumi.Output<string>;
+    readonly kmsKeyId: pulumi.Output<string>;
+    readonly kubeconfigCommand: pulumi.Output<string>;
+    readonly kubernetesVersion: pulumi.Output<string>;
     /**
-     * The fleet's ESS scaling group.
+     * The load balancer's address (ECS).
      */
+    readonly loadBalancerDns: pulumi.Output<string>;
+    readonly logProject: pulumi.Output<string>;
+    readonly metricGroupId: pulumi.Output<string>;
+    readonly mirrorCommand: pulumi.Output<string>;
+    readonly mountCommand: pulumi.Output<string>;
+    readonly natEip: pulumi.Output<string>;
+    readonly registryAddress: pulumi.Output<string>;
+    readonly registryRepositories: pulumi.Output<{[key: string]: string}>;
+    readonly roleName: pulumi.Output<string>;
     readonly scalingGroupId: pulumi.Output<string>;
+    readonly scratchStorageClass: pulumi.Output<string>;
     readonly securityGroupId: pulumi.Output<string>;
+    /**
+     * The command that prints the serving address (ACK).
+     */
+    readonly servingAddressCommand: pulumi.Output<string>;
+    readonly sharedVolumeClaim: pulumi.Output<string>;
+    readonly systemNodeLabels: pulumi.Output<{[key: string]: string}>;
     readonly vpcId: pulumi.Output<string>;
     readonly vswitchIds: pulumi.Output<{[key: string]: string}>;
     constructor(name: string, args: InferenceServiceArgs, opts?: pulumi.ComponentResourceOptions);
@@ -1851,24 +2026,24 @@ export interface RenderFarmArgs {
     /**
      * The scaling GPU fleet. Required.
      */
-    fleet: ScalingFleetArgs;
+    fleet: ScalingFleet;
     /**
      * GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
      * ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
      * use them like catalog types. A type the catalog lists may not be declared. Default
      * none.
      */
-    instanceTypes?: {[key: string]: DeclaredInstanceTypeArgs};
+    instanceTypes?: {[key: string]: DeclaredInstanceType};
     /**
      * Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
      * environment's retention.
      */
-    logs?: LogsConfigArgs;
+    logs?: LogsConfig;
     /**
      * CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
      * contacts are listed.
      */
-    monitoring?: MonitoringConfigArgs;
+    monitoring?: MonitoringConfig;
     /**
      * Monthly budget in CNY. The offline plan checks the cost estimate against it with the
      * `monthly-budget` policy rule (advisory unless the policy config says otherwise).
@@ -1883,11 +2058,11 @@ export interface RenderFarmArgs {
      * How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
      * Default `global_suffix: none`: today's names, kept for existing stacks.
      */
-    naming?: NamingConfigArgs;
+    naming?: NamingConfig;
     /**
      * VPC and vSwitches. Required (at least `zones`).
      */
-    network: NetworkConfigArgs;
+    network: NetworkConfig;
     /**
      * Alibaba Cloud region, read from `alicloud:region`. Required.
      */
@@ -1897,16 +2072,16 @@ export interface RenderFarmArgs {
      * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
      * commitment, the rest at list price, spot at spot price. Default none.
      */
-    savingsPlan?: SavingsPlanArgs;
+    savingsPlan?: SavingsPlan;
     /**
      * Access rules, login key and encryption. Default: nothing open, no key.
      */
-    security?: SecurityConfigArgs;
+    security?: SecurityConfig;
     /**
      * Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
      * scratch disk per node, no shared file system, the layout's buckets.
      */
-    storage?: StorageConfigArgs;
+    storage?: StorageConfig;
     /**
      * Names of WARNING/INFO validators to silence for this stack. Default none.
      */
@@ -1921,15 +2096,24 @@ export interface RenderFarmArgs {
 }
 
 /**
- * A render farm (gpu_infra.layouts.rendering.RenderFarm): a spot-heavy fleet of
- * graphics instances scaled on queue length down to zero, NAS for assets, buckets.
+ * A render farm (gpu_infra.layouts.RenderFarm): a spot-heavy fleet of graphics
+ * instances scaled on queue length down to zero, NAS for assets, buckets.
  */
 export declare class RenderFarm extends pulumi.ComponentResource {
+    readonly alertContactGroup: pulumi.Output<string>;
+    readonly backupVaultId: pulumi.Output<string>;
     readonly bucketNames: pulumi.Output<{[key: string]: string}>;
+    readonly dataDisks: pulumi.Output<{[key: string]: string}>;
+    readonly fleetName: pulumi.Output<string>;
+    readonly gpuHealthGroupId: pulumi.Output<string>;
+    readonly jobQueue: pulumi.Output<string>;
+    readonly keyPairName: pulumi.Output<string>;
+    readonly kmsKeyId: pulumi.Output<string>;
+    readonly logProject: pulumi.Output<string>;
+    readonly metricGroupId: pulumi.Output<string>;
+    readonly mountCommand: pulumi.Output<string>;
+    readonly natEip: pulumi.Output<string>;
     readonly roleName: pulumi.Output<string>;
-    /**
-     * The fleet's ESS scaling group.
-     */
     readonly scalingGroupId: pulumi.Output<string>;
     readonly securityGroupId: pulumi.Output<string>;
     readonly vpcId: pulumi.Output<string>;
@@ -1941,7 +2125,7 @@ export interface TrainingClusterArgs {
     /**
      * The ACK cluster. Required with `platform: ack`, not allowed otherwise.
      */
-    ack?: AckConfigArgs;
+    ack?: AckConfig;
     /**
      * dev, staging or prod. Default dev. Its profile (schema.environment, the README's
      * environments table) says what it turns on: prod turns on deletion protection, KMS
@@ -1953,24 +2137,24 @@ export interface TrainingClusterArgs {
     /**
      * The GPU nodes. Required.
      */
-    fleet: TrainingFleetArgs;
+    fleet: TrainingFleet;
     /**
      * GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
      * ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
      * use them like catalog types. A type the catalog lists may not be declared. Default
      * none.
      */
-    instanceTypes?: {[key: string]: DeclaredInstanceTypeArgs};
+    instanceTypes?: {[key: string]: DeclaredInstanceType};
     /**
      * Node logs in SLS (bootstrap log, journal, kernel messages). Default on, kept for the
      * environment's retention.
      */
-    logs?: LogsConfigArgs;
+    logs?: LogsConfig;
     /**
      * CloudMonitor contacts, GPU fleet alarms and ECS event alerts. Default: off until
      * contacts are listed.
      */
-    monitoring?: MonitoringConfigArgs;
+    monitoring?: MonitoringConfig;
     /**
      * Monthly budget in CNY. The offline plan checks the cost estimate against it with the
      * `monthly-budget` policy rule (advisory unless the policy config says otherwise).
@@ -1985,11 +2169,11 @@ export interface TrainingClusterArgs {
      * How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
      * Default `global_suffix: none`: today's names, kept for existing stacks.
      */
-    naming?: NamingConfigArgs;
+    naming?: NamingConfig;
     /**
      * VPC and vSwitches. Required (at least `zones`).
      */
-    network: NetworkConfigArgs;
+    network: NetworkConfig;
     /**
      * ecs (GPU instances and scaling groups) or ack (node pools of a managed Kubernetes
      * cluster, from the same `fleet` settings). Default ecs.
@@ -2005,16 +2189,16 @@ export interface TrainingClusterArgs {
      * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
      * commitment, the rest at list price, spot at spot price. Default none.
      */
-    savingsPlan?: SavingsPlanArgs;
+    savingsPlan?: SavingsPlan;
     /**
      * Access rules, login key and encryption. Default: nothing open, no key.
      */
-    security?: SecurityConfigArgs;
+    security?: SecurityConfig;
     /**
      * Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
      * scratch disk per node, no shared file system, the layout's buckets.
      */
-    storage?: StorageConfigArgs;
+    storage?: StorageConfig;
     /**
      * Names of WARNING/INFO validators to silence for this stack. Default none.
      */
@@ -2029,21 +2213,63 @@ export interface TrainingClusterArgs {
 }
 
 /**
- * A training cluster (gpu_infra.layouts.training.TrainingCluster): fixed GPU nodes
- * close together in one zone, scratch disks, a shared file system, buckets, alarms.
+ * A training cluster (gpu_infra.layouts.TrainingCluster, or AckTrainingCluster with
+ * `platform: ack`): fixed GPU nodes close together in one zone, scratch disks, a shared
+ * file system, buckets, alarms.
  */
 export declare class TrainingCluster extends pulumi.ComponentResource {
+    readonly alertContactGroup: pulumi.Output<string>;
+    readonly backupVaultId: pulumi.Output<string>;
     readonly bucketNames: pulumi.Output<{[key: string]: string}>;
+    readonly bucketVolumeClaims: pulumi.Output<{[key: string]: string}>;
+    readonly clusterId: pulumi.Output<string>;
+    readonly dataDisks: pulumi.Output<{[key: string]: string}>;
     /**
-     * ECS instance ids of the nodes, in rank order.
+     * The deployment sets placing the nodes (ECS).
+     */
+    readonly deploymentSetIds: pulumi.Output<string[]>;
+    readonly gpuFaultAlarmId: pulumi.Output<string>;
+    readonly gpuHealthGroupId: pulumi.Output<string>;
+    readonly gpuNodeLabels: pulumi.Output<{[key: string]: string}>;
+    readonly gpuNodePoolIds: pulumi.Output<string[]>;
+    readonly gpuNodeTaint: pulumi.Output<string>;
+    readonly imagesToMirror: pulumi.Output<{[key: string]: string}[]>;
+    /**
+     * ECS instance ids of the nodes, in rank order (ECS).
      */
     readonly instanceIds: pulumi.Output<string[]>;
+    readonly jobsNamespace: pulumi.Output<string>;
+    readonly keyPairName: pulumi.Output<string>;
+    readonly kmsKeyId: pulumi.Output<string>;
+    readonly kubeconfigCommand: pulumi.Output<string>;
+    readonly kubernetesVersion: pulumi.Output<string>;
+    readonly logProject: pulumi.Output<string>;
+    readonly mirrorCommand: pulumi.Output<string>;
+    readonly mountCommand: pulumi.Output<string>;
+    readonly natEip: pulumi.Output<string>;
     /**
-     * Private IPs of the nodes, in rank order.
+     * The command that opens a shell on node 0 (ECS).
+     */
+    readonly node0Shell: pulumi.Output<string>;
+    /**
+     * Private IPs of the nodes, in rank order (ECS).
      */
     readonly nodePrivateIps: pulumi.Output<string[]>;
+    readonly registryAddress: pulumi.Output<string>;
+    readonly registryRepositories: pulumi.Output<{[key: string]: string}>;
+    /**
+     * The command that restores a reclaimed spot node.
+     */
+    readonly restoreCommand: pulumi.Output<string>;
     readonly roleName: pulumi.Output<string>;
+    readonly scratchStorageClass: pulumi.Output<string>;
     readonly securityGroupId: pulumi.Output<string>;
+    readonly sharedVolumeClaim: pulumi.Output<string>;
+    readonly systemNodeLabels: pulumi.Output<{[key: string]: string}>;
+    /**
+     * The ready training job (`gpu-infra job`).
+     */
+    readonly trainingJob: pulumi.Output<string>;
     readonly vpcId: pulumi.Output<string>;
     readonly vswitchIds: pulumi.Output<{[key: string]: string}>;
     constructor(name: string, args: TrainingClusterArgs, opts?: pulumi.ComponentResourceOptions);
