@@ -55,6 +55,11 @@ def test_filter_by_use_model_and_memory():
     found = catalog.filter(use="training", min_gpu_memory_gib=80)
     assert found and all("training" in e.uses and e.gpu_memory_gib >= 80 for e in found)
     assert {e.family for e in catalog.filter(gpu_model="t4")} == {"gn6i", "ebmgn6i"}
+    # whole words: the A10 is not the A100, and every word must match
+    assert {e.family for e in catalog.filter(gpu_model="A10")} == {
+        "gn7i", "ebmgn7i", "vgn7i-vws", "sgn7i-vws"}
+    assert {e.family for e in catalog.filter(gpu_model="a100 80gb")} == {
+        "gn7e", "ebmgn7e", "ebmgn7ex"}
     assert catalog.family_of("ecs.vgn7i-vws-m4.xlarge") == "vgn7i-vws"
 
 

@@ -41,7 +41,8 @@ def test_a_gpu_model_the_catalog_does_not_carry_exits_2_and_names_the_models(cap
     assert main(["catalog", "--gpu-model", "H100"]) == 2
     captured = capsys.readouterr()
     [line] = captured.err.splitlines()
-    assert line.startswith("--gpu-model: no GPU model in the catalog contains 'H100'; models: ")
+    assert line.startswith("--gpu-model: no GPU model in the catalog has the words 'H100'; "
+                           "models: ")
     assert "NVIDIA H20" in line and "instance_types" in line
     assert captured.out == ""
     assert main(["catalog", "--gpu-model", "l20"]) == 0   # case-insensitive, as before
@@ -63,7 +64,7 @@ def test_recommendations_name_purchase_limits_and_rank_previews_lower(capsys):
     assert main(["catalog", "--recommend", "--layout", "inference", "--gpu-memory", "70",
                  "--gpus", "8", "--top", "30"]) == 0
     out = capsys.readouterr().out
-    assert "- invitational preview: apply by ticket" in out
+    assert "- in invitational preview: apply by ticket" in out
     assert "- sold through Alibaba Cloud sales, in specific regions only" in out
     ranked = [line for line in out.splitlines() if line[:1].isdigit()]
     assert "ecs.gn8v-8x.16xlarge x 1 (full fit)" in ranked[1]

@@ -115,3 +115,22 @@ def test_type_not_offered_in_region_warns_where_the_catalog_knows(regional_gn7i)
 def test_unknown_regions_give_no_warning():
     assert catalog.get("ecs.gn7i-c8g1.2xlarge").regions is None
     assert findings(training(), "not-offered-in-region") == []
+
+
+@pytest.mark.parametrize("instance_type, level, says", [
+    ("ecs.gn8v-8x.48xlarge", "WARNING",
+     "family gn8v is sold through Alibaba Cloud sales, in specific regions only"),
+    ("ecs.gn7s-c8g1.2xlarge", "WARNING", "family gn7s is sold on application (submit a ticket)"),
+    ("ecs.ebmgn9ge.64xlarge", "WARNING", "family ebmgn9ge is in invitational preview"),
+    ("ecs.gn5-c8g1.2xlarge", "INFO", "Alibaba no longer recommends family gn5")])
+def test_a_family_not_on_open_sale_or_no_longer_recommended_is_said(instance_type, level,
+                                                                    says):
+    found = findings(training(instance_type=instance_type), "restricted-family")
+    assert [(f.level.value, f.path) for f in found if says in f.message] == [
+        (level, "fleet.instance_type")]
+    assert findings(training(), "restricted-family") == []   # gn7i: on open sale
+
+
+def test_the_restricted_family_warning_can_be_suppressed():
+    assert findings(training(instance_type="ecs.gn8v-8x.48xlarge",
+                             suppress=["restricted-family"]), "restricted-family") == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -198,12 +199,18 @@ def gpus_per_node(instance_type: str) -> int:
     return CATALOG_ONLY.gpus_per_node(instance_type)
 
 
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
 def filter(*, use: str | None = None, gpu_model: str | None = None,  # noqa: A001
            min_gpu_memory_gib: float | None = None) -> builtins.list[InstanceType]:
-    """Entries with `use` among their uses, `gpu_model` in their GPU model name
-    (case-insensitive substring) and at least `min_gpu_memory_gib` per GPU."""
+    """Entries with `use` among their uses, every word of `gpu_model` a word of their GPU
+    model name (case-insensitive: `a10` finds the A10, not the A100; `a100 80gb` the 80 GB
+    A100s) and at least `min_gpu_memory_gib` per GPU."""
+    wanted = _words(gpu_model) if gpu_model is not None else set()
     return [entry for entry in entries()
             if (use is None or use in entry.uses)
-            and (gpu_model is None or gpu_model.lower() in entry.gpu_model.lower())
+            and wanted <= _words(entry.gpu_model)
             and (min_gpu_memory_gib is None or entry.gpu_memory_gib >= min_gpu_memory_gib)]
 

@@ -12,7 +12,7 @@ OVERSIZED_FACTOR = 2.0
 """GPU memory above this multiple of the need counts as oversized."""
 PURCHASE_NOTES = {"sales_only": "sold through Alibaba Cloud sales, in specific regions only",
                   "by_ticket": "sold on application (submit a ticket)",
-                  "preview": "invitational preview: apply by ticket"}
+                  "preview": "in invitational preview: apply by ticket"}
 """The reason a family that is not simply on sale shows (catalog availability)."""
 HARD_TO_GET = frozenset({"by_ticket", "preview"})
 """Availabilities that rank a type one step lower: an application may be refused."""

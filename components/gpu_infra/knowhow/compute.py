@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from gpu_infra import catalog
+from gpu_infra.catalog.recommend import PURCHASE_NOTES
 from gpu_infra.knowhow.findings import Finding, Level
 from gpu_infra.knowhow.placement import erdma_for, placement_for
 from gpu_infra.schema import FleetCluster
@@ -133,6 +134,27 @@ def not_offered_in_region(cluster: FleetCluster) -> Iterable[Finding]:
                            f"(offered in: {', '.join(entry.regions or ())})")
 
 
+def restricted_family(cluster: FleetCluster) -> Iterable[Finding]:
+    """WARNING: a type of a family not on open sale (catalog `availability`: through sales,
+    by ticket, in preview), which needs that arrangement before `pulumi up`; INFO: a family
+    Alibaba no longer recommends."""
+    for path, instance_type in _fleet_types(cluster):
+        entry = cluster.gpu_types.get(instance_type)
+        if entry is None:
+            continue
+        if entry.availability != "open":
+            yield _finding("restricted-family", "WARNING", path,
+                           f"{instance_type}: family {entry.family} is "
+                           f"{PURCHASE_NOTES[entry.availability]} (Alibaba's instance-family "
+                           "page): arrange that before `pulumi up`, or the nodes may not be "
+                           "created; suppress this once it is")
+        if not entry.recommended:
+            yield _finding("restricted-family", "INFO", path,
+                           f"{instance_type}: Alibaba no longer recommends family "
+                           f"{entry.family} (its page: use the other families when it is sold "
+                           "out); see `gpu-infra catalog`")
+
+
 def disk_too_large(cluster: FleetCluster) -> Iterable[Finding]:
     """ERROR: a disk sized per GPU whose size on the fleet's nodes (size_gib x GPUs per node
     of the first instance type) is outside the ESSD AutoPL range."""
@@ -208,6 +230,6 @@ def reserved_capacity_unused(cluster: FleetCluster) -> Iterable[Finding]:
 
 COMPUTE_VALIDATORS = (unknown_instance_type, erdma_unsupported, jumbo_frames_without_erdma,
                       low_latency_placement, multi_node_interconnect, low_vcpu_per_gpu,
-                      spot_non_interruptible, not_offered_in_region, disk_too_large,
-                      no_rolling_refresh, reserved_capacity_unused)
+                      spot_non_interruptible, not_offered_in_region, restricted_family,
+                      disk_too_large, no_rolling_refresh, reserved_capacity_unused)
 """The compute validators, in report order."""

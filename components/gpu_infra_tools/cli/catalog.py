@@ -32,8 +32,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "catalog", help="list GPU instance types, or recommend some for a workload")
     parser.add_argument("--use", choices=catalog.USES, help="only types for this use")
-    parser.add_argument("--gpu-model", help="only GPU models containing this text (exit 2 "
-                        "when no model in the catalog does)")
+    parser.add_argument("--gpu-model", help="only GPU models with these words, e.g. A10 or "
+                        "'A100 80GB' (exit 2 when no model in the catalog has them)")
     parser.add_argument("--recommend", action="store_true",
                         help="rank instance types for the workload described below")
     parser.add_argument("--layout", choices=LAYOUT_NAMES, default="training",
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         problems.append(f"--top: {args.top}; at least 1")
     models = sorted({entry.gpu_model for entry in catalog.entries()})
     if args.gpu_model is not None and not catalog.filter(gpu_model=args.gpu_model):
-        problems.append(f"--gpu-model: no GPU model in the catalog contains "
+        problems.append(f"--gpu-model: no GPU model in the catalog has the words "
                         f"{args.gpu_model!r}; models: {', '.join(models)} (a type the catalog "
                         "lacks can be declared in a stack under instance_types)")
     if problems:
