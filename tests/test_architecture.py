@@ -22,8 +22,9 @@ LAYERS = ["gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra
           "gpu_infra.testing",
           "gpu_infra_provider",
           "gpu_infra_policies",
-          "gpu_infra_tools.interrupt", "gpu_infra_tools.files", "gpu_infra_tools.plan",
-          "gpu_infra_tools.cost", "gpu_infra_tools.review", "gpu_infra_tools.clone",
+          "gpu_infra_tools.interrupt", "gpu_infra_tools.files", "gpu_infra_tools.alibaba",
+          "gpu_infra_tools.plan", "gpu_infra_tools.preflight", "gpu_infra_tools.cost",
+          "gpu_infra_tools.review", "gpu_infra_tools.clone",
           "gpu_infra_tools.cli", "gpu_infra_tools.reference",
           "gpu_infra_tools.console"]
 """The layers, lowest first: a module imports only from its own layer or below. The policy

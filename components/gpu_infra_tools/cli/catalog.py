@@ -10,6 +10,9 @@ from gpu_infra import catalog
 from gpu_infra.catalog.recommend import recommend
 from gpu_infra.schema.registry import LAYOUT_MODELS, LAYOUT_NAMES
 from gpu_infra_facts.regions import REGIONS
+from gpu_infra_tools.alibaba.client import ApiError
+from gpu_infra_tools.alibaba.prices import read_live_prices
+from gpu_infra_tools.cli.account import account_client, add_account_arguments
 from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 COLUMNS = ("TYPE", "GPU", "GPUS", "GPU GiB", "vCPU", "MEM GiB", "NVLINK", "ERDMA", "USES",
@@ -47,6 +50,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                         help="region of the stack (default cn-hangzhou)")
     parser.add_argument("--top", type=int, default=10,
                         help="recommendations to show (default 10)")
+    parser.add_argument("--live-prices", action="store_true",
+                        help="show this account's pay-as-you-go prices in --region (ECS "
+                             "DescribePrice; needs credentials, see `gpu-infra preflight "
+                             "--help`); default: the catalog's dated prices")
+    add_account_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -74,23 +82,55 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     if args.recommend:
         return _print_recommendations(args)
-    rows = [_row(entry) for entry in catalog.filter(
-        use=args.use, gpu_model=args.gpu_model, min_gpu_memory_gib=args.gpu_memory)]
-    _print_table([COLUMNS, *rows])
-    print("\nPrices are indicative on-demand CNY/h from dated sources (2024-10-09, 2024-12-31); "
-          "'unknown' means no price was found. * marks UNCONFIRMED data. BOUGHT: sales only "
-          "(through Alibaba Cloud sales, in specific regions), by ticket, preview (invitational, "
-          "by ticket); (old): Alibaba no longer recommends the family. DRIVERS: the driver "
-          "branches Alibaba documents for the family (ECI's list; '-': none documented). "
-          f"Regions: unknown for every type: {catalog.regions_unknown_because()}.")
+    entries = catalog.filter(use=args.use, gpu_model=args.gpu_model,
+                             min_gpu_memory_gib=args.gpu_memory)
+    live: dict[str, catalog.CatalogPrice] = {}
+    if args.live_prices:
+        read = _live_prices(args, [entry.type for entry in entries])
+        if isinstance(read, int):
+            return read
+        live = read
+    _print_table([COLUMNS, *(_row(entry, live.get(entry.type)) for entry in entries)])
+    if live:
+        day = next(iter(live.values())).date
+        print(f"\nPrices marked live are this account's pay-as-you-go CNY/h in {args.region} "
+              f"(DescribePrice, {day}); the others indicative on-demand CNY/h from a dated "
+              "source. * marks UNCONFIRMED data.")
+    else:
+        print("\nPrices are indicative on-demand CNY/h from dated sources (2024-10-09, "
+              "2024-12-31); 'unknown' means no price was found. * marks UNCONFIRMED data. "
+              "BOUGHT: sales only (through Alibaba Cloud sales, in specific regions), by "
+              "ticket, preview (invitational, by ticket); (old): Alibaba no longer recommends "
+              "the family. DRIVERS: the driver branches Alibaba documents for the family "
+              "(ECI's list; '-': none documented). Regions: unknown for every type: "
+              f"{catalog.regions_unknown_because()}.")
     return EXIT_OK
 
 
-def _row(entry: catalog.InstanceType) -> tuple[str, ...]:
+def _live_prices(args: argparse.Namespace,
+                 types: list[str]) -> dict[str, catalog.CatalogPrice] | int:
+    """The account's pay-as-you-go prices of `types` in --region, or the exit code after
+    one line on stderr; types without a price are listed on stderr."""
+    account = account_client(args, args.region, "catalog")
+    if isinstance(account, int):
+        return account
+    try:
+        live = read_live_prices(account[0], types, billings=("on_demand",))
+    except ApiError as error:
+        print(f"gpu-infra catalog: --live-prices: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for what, why in live.missing.items():
+        print(f"--live-prices: no live price for {what}: {why}", file=sys.stderr)
+    return dict(live.prices.get("on_demand", {}))
+
+
+def _row(entry: catalog.InstanceType,
+         live: catalog.CatalogPrice | None = None) -> tuple[str, ...]:
     def mark(field: str, text: str) -> str:
         return f"{text}*" if entry.is_unconfirmed(field) else text
 
-    price = ("unknown" if entry.price is None
+    price = (f"{live.cny_per_hour:.2f} (live)" if live is not None
+             else "unknown" if entry.price is None
              else f"{entry.price.cny_per_hour:.2f} ({entry.price.region})")
     return (entry.type, mark("gpu_model", entry.gpu_model), entry.gpu_count_label,
             f"{entry.gpu_memory_gib:g}", mark("vcpu", _or_unknown(entry.vcpu)),

@@ -1,6 +1,11 @@
 """`gpu-infra cost STACK [--compare BASE | --compare-revision REV] [--json]`: the cost
 estimate of a stack's offline plan, or how much it changes against another stack or the same
-file at a git revision (e.g. the base of a pull request); `--json` writes Infracost JSON."""
+file at a git revision (e.g. the base of a pull request); `--json` writes Infracost JSON.
+
+GPU instance prices are the catalog's dated ones (each line's note gives region, date and
+source); `--live-prices` reads this account's prices in the stack's region instead (ECS
+DescribePrice: pay-as-you-go, spot, one-month subscription) with the credentials Alibaba's
+tools find (see `gpu-infra preflight --help`)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from gpu_infra.schema import ConfigError, resolve_stack_path
+from gpu_infra_tools.alibaba.client import ApiError
+from gpu_infra_tools.alibaba.prices import LivePrices, read_live_prices
+from gpu_infra_tools.cli.account import account_client, add_account_arguments
 from gpu_infra_tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -31,8 +39,10 @@ from gpu_infra_tools.cost import (
     compare,
     estimate_plan,
     infracost_document,
+    price_book,
     render_text,
 )
+from gpu_infra_tools.cost.estimate import CATALOG_PRICES
 from gpu_infra_tools.plan.engine import Plan, ProgramError, ValidatorErrors, run_plan
 
 
@@ -50,6 +60,7 @@ EXAMPLES = (
     "gpu-infra cost training-prod",
     "gpu-infra cost training-dev --compare training-prod --json",
     "gpu-infra cost training-dev --compare-revision origin/main",
+    "gpu-infra cost inference-prod --live-prices",
 )
 """Shown by `--help`; a test parses each."""
 
@@ -71,6 +82,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--spot-price-factor", type=_factor, metavar="F",
                         help="fraction of the on-demand price spot capacity pays, above 0 and "
                              "at most 1 (default 0.7, from gpu_infra_tools/cost/prices.yaml)")
+    parser.add_argument("--live-prices", action="store_true",
+                        help="price the instance types with this account's prices in the "
+                             "stack's region (ECS DescribePrice; needs credentials); default: "
+                             "the catalog's dated prices")
+    add_account_arguments(parser)
     parser.set_defaults(run=run)
 
 
@@ -111,17 +127,48 @@ def _base(args: argparse.Namespace, path: Path, scratch: Path) -> tuple[str, Pla
     return label, None if old is None else _plan(old)
 
 
+def _live_prices(args: argparse.Namespace, plan: Plan) -> LivePrices:
+    """The account's prices of the plan's instance types; what has none goes to stderr."""
+    account = account_client(args, plan.cluster.region, "cost")
+    if isinstance(account, int):
+        raise _Failed(account)
+    client, _ = account
+    kinds = sorted({str(kind) for r in plan.resources if r.custom
+                    for kind in [r.inputs.get("instanceType"), *(r.inputs.get("instanceTypes")
+                                                                 or [])]
+                    if isinstance(kind, str) and kind.startswith("ecs.")})
+    try:
+        with progress_line(f"reading {len(kinds)} instance types' prices in {client.region}"):
+            live = read_live_prices(client, kinds, price_book().hours_per_month)
+    except ApiError as error:
+        print(f"gpu-infra cost: --live-prices: {error}", file=sys.stderr)
+        raise _Failed(EXIT_BAD_INPUT) from None
+    for what, why in live.missing.items():
+        print(f"--live-prices: no live price for {what}: {why}", file=sys.stderr)
+    return live
+
+
+def _gpu_prices(estimate: Estimate) -> str:
+    """Where the estimate's GPU prices come from, for people."""
+    if estimate.assumptions["gpuPrices"] != CATALOG_PRICES:
+        return str(estimate.assumptions["gpuPrices"])
+    return (f"the catalog's dated prices ({CATALOG_PRICES}; each resource's note in --json "
+            "has the region, date and source); --live-prices reads this account's")
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the estimate or the difference; exit 0, 1 (program failed) or 2 (bad input)."""
-    assumptions = Assumptions(spot_price_factor=args.spot_price_factor)
     path = stack_path(args)
     try:
         plan = _plan(path)
+        assumptions = Assumptions(spot_price_factor=args.spot_price_factor,
+                                  live=_live_prices(args, plan) if args.live_prices else None)
         after = estimate_plan(plan, assumptions)
         project = CostProject(plan.stack_name, str(path), after, plan.cluster.name)
         if args.compare is None and args.compare_revision is None:
             print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2)
-                  if args.json else render_text(after))
+                  if args.json else render_text(after)
+                  + f"\n\n    GPU prices: {_gpu_prices(after)}")
             return EXIT_OK
         with tempfile.TemporaryDirectory() as scratch:
             label, base = _base(args, path, Path(scratch))

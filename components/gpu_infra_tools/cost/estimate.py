@@ -22,6 +22,9 @@ Models (prices in prices.yaml; GPU on-demand prices from the GPU catalog):
 - SLS log stores: the raw log data ingested, usage-based (no confirmed price).
 - Cloud Backup vaults: the backup data stored, usage-based (no confirmed price).
 - Types listed under `unpriced` in prices.yaml stay unpriced with the reason as the note.
+- Live prices (`Assumptions.live`, `cost --live-prices`): a type's live on-demand price
+  replaces the catalog's, its live spot price the spot factor, its live one-month
+  subscription price the monthly subscription factor.
 - Enhanced NAT: instance hour + CU (usage-based). EIP pay-by-traffic: configuration fee per
   hour when bound to a NAT gateway or load balancer + data per GB (usage-based). NLB/ALB:
   instance hour + LCU (usage-based).
@@ -43,6 +46,7 @@ from gpu_infra.schema.stack import ClusterBase
 from gpu_infra_facts import function_compute as fc
 from gpu_infra_facts import types as t
 from gpu_infra_facts.allowed import SPOT_STRATEGIES
+from gpu_infra_tools.alibaba.prices import Billing, LivePrices
 from gpu_infra_tools.cost.model import (
     BillingPeriod,
     CostComponent,
@@ -62,6 +66,8 @@ ON_DEMAND_LINE = "Compute (on-demand"
 """How the on-demand compute component of an instance or fleet is named."""
 SAVINGS_PLAN_TYPE = "savings plan (account, not in the stack)"
 """The resource type the estimate gives a stack's savings plan."""
+CATALOG_PRICES = "gpu_infra/catalog/gpu_catalog.yaml"
+"""Where GPU instance prices come from offline (dated, each with region and source)."""
 FREE_EIP_TARGETS = ("EcsInstance", "NetworkInterface")
 """EIPs bound to these pay no configuration fee [EIP]."""
 
@@ -92,6 +98,10 @@ class Assumptions:
 
     spot_price_factor: float | None = None
     """Fraction of the on-demand price spot capacity pays. Default: prices.yaml (0.7)."""
+    live: LivePrices | None = None
+    """Prices read from the account (`cost --live-prices`): a type's live on-demand, spot and
+    one-month subscription prices replace the catalog price and the factors. Default none:
+    the dated catalog prices."""
 
 
 FUNCTION_RUN_SECONDS = 1.0
@@ -120,6 +130,7 @@ class _Estimator:
         self.by_urn = {r.urn: r for r in resources}
         self.by_id = {r.id: r for r in self.resources if r.id}
         discounts = book.discounts
+        self.live = assumptions.live
         self.spot_factor = (assumptions.spot_price_factor
                             if assumptions.spot_price_factor is not None
                             else discounts.spot_price_factor.value)
@@ -194,11 +205,12 @@ class _Estimator:
         return lines
 
     def on_demand(self, instance_type: Any) -> tuple[float | None, str]:
-        """Catalog on-demand price per hour of a type and a note on where it is from."""
+        """On-demand price per hour of a type (live, else the catalog's) and a note on where
+        it is from."""
         entry = self.gpu_types.get(instance_type) if isinstance(instance_type, str) else None
-        if entry is None or entry.price is None:
+        price = self._live("on_demand", instance_type) or (entry.price if entry else None)
+        if price is None:
             return None, f"no catalog price for {instance_type}"
-        price = entry.price
         note = f"{instance_type} on-demand {price.cny_per_hour:g}/h ({price.region}, " \
                f"{price.date}, {price.source})"
         return price.cny_per_hour, note
@@ -210,9 +222,32 @@ class _Estimator:
         return GpuCapacity(str(instance_type), capacity, count, paid, on_demand,
                            entry.gpu_count if entry else None)
 
-    def spot(self, on_demand: float | None, cap: float | None) -> float | None:
-        """What spot pays per hour: the spot factor of on-demand, at most `cap`."""
-        estimate = None if on_demand is None else on_demand * self.spot_factor
+    def _live(self, billing: Billing, instance_type: Any) -> catalog.CatalogPrice | None:
+        if self.live is None or not isinstance(instance_type, str):
+            return None
+        return self.live.get(billing, instance_type)
+
+    def spot_basis(self, instance_type: Any) -> str:
+        """How spot is priced for a type: `live` or `x<factor>`."""
+        return "live" if self._live("spot", instance_type) else f"x{self.spot_factor:g}"
+
+    def prepaid(self, instance_type: Any, on_demand: float | None, factor: float,
+                months: float) -> float | None:
+        """A subscription's hourly price: the live one-month price for a monthly term,
+        else `factor` of on-demand."""
+        live = self._live("month", instance_type)
+        if live is not None and factor == self.book.discounts.prepaid_month_factor.value \
+                and months < 12:
+            return live.cny_per_hour
+        return None if on_demand is None else on_demand * factor
+
+    def spot(self, on_demand: float | None, cap: float | None,
+             instance_type: Any = None) -> float | None:
+        """What spot pays per hour: the live spot price, else the spot factor of on-demand;
+        at most `cap`."""
+        live = self._live("spot", instance_type)
+        estimate = live.cny_per_hour if live is not None else \
+            None if on_demand is None else on_demand * self.spot_factor
         if cap is None:
             return estimate
         return cap if estimate is None else min(cap, estimate)
@@ -262,13 +297,13 @@ class _Estimator:
         strategy = inputs.get("spotStrategy")
         if inputs.get("instanceChargeType") == "PrePaid":
             factor = self._prepaid_factor(inputs.get("period"), inputs.get("periodUnit"))
-            paid = None if on_demand is None else on_demand * factor
+            paid = self.prepaid(kind, on_demand, factor, _number(inputs.get("period")) or 1)
             capacity, label = "prepaid", f"subscription, x{factor:g}"
         elif strategy in SPOT_STRATEGIES:
             cap = _number(inputs.get("spotPriceLimit")) \
                 if strategy == "SpotWithPriceLimit" else None
-            paid = self.spot(on_demand, cap)
-            capacity, label = "spot", f"spot {strategy}, x{self.spot_factor:g}"
+            paid = self.spot(on_demand, cap, kind)
+            capacity, label = "spot", f"spot {strategy}, {self.spot_basis(kind)}"
         else:
             paid, capacity, label = on_demand, "on_demand", "on-demand"
         cost.components.append(self.compute(f"Compute ({label}, {kind})", 1, paid))
@@ -373,9 +408,9 @@ class _Estimator:
         spot_count = size - on_demand_count
         cap = next((_number(item.get("priceLimit")) for item in fleet.price_limits
                     if isinstance(item, dict) and item.get("instanceType") == kind), None)
-        spot_paid = self.spot(on_demand, cap)
+        spot_paid = self.spot(on_demand, cap, kind)
         if fleet.prepaid_factor is not None:
-            paid = None if on_demand is None else on_demand * fleet.prepaid_factor
+            paid = self.prepaid(kind, on_demand, fleet.prepaid_factor, 1)
             cost.components.append(self.compute(
                 f"Compute (subscription, x{fleet.prepaid_factor:g}, {kind})", size, paid))
             cost.gpu.append(self.slot(kind, "prepaid", size, _times(paid, size),
@@ -388,7 +423,7 @@ class _Estimator:
                                         _times(on_demand, on_demand_count)))
         if fleet.spot and fleet.prepaid_factor is None:
             cost.components.append(self.compute(
-                f"Compute (spot, x{self.spot_factor:g}, {kind})",
+                f"Compute (spot, {self.spot_basis(kind)}, {kind})",
                 spot_count, spot_paid))
             cost.gpu.append(self.slot(kind, "spot", spot_count,
                                         _times(spot_paid, spot_count),
@@ -651,13 +686,22 @@ def estimate(resources: Sequence[PlannedResource], cluster: ClusterConfig | None
     costs = {r.urn: estimator.resource_cost(r) for r in estimator.resources}
     estimator.apply_reservations(costs)
     plan = estimator.apply_savings_plan(costs)
+    live = estimator.live
+    gpu_prices = (f"ECS DescribePrice in {live.region}, read {_read_on(live)}; "
+                  f"{CATALOG_PRICES} for types without one" if live is not None
+                  else CATALOG_PRICES)
     return Estimate(book.currency, book.hours_per_month,
                     [*costs.values(), *([plan] if plan else [])],
                     {"spotPriceFactor": estimator.spot_factor,
                      "scalingGroups": "fleet.typical_size, else desired capacity, else "
                                       "min size",
                      "pricesFile": "gpu_infra_tools/cost/prices.yaml",
-                     "gpuPrices": "gpu_infra/catalog/gpu_catalog.yaml"})
+                     "gpuPrices": gpu_prices})
+
+
+def _read_on(live: LivePrices) -> str:
+    dates = sorted({p.date for prices in live.prices.values() for p in prices.values()})
+    return ", ".join(dates) or "no price"
 
 
 def estimate_plan(plan: Plan, assumptions: Assumptions | None = None) -> Estimate:
