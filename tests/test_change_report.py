@@ -200,8 +200,11 @@ def test_keep_changes_the_disks_in_place_and_snapshots_them(report):
 def test_disk_shrink_is_refused(report):
     result = report("disk-shrink")
     expect(result, {DISKS: ("update", False, ["size"])})
-    assert "size 4000 -> 3200" in result.impact.blocked[0][1]
-    assert rules(result) == {"blocked-by-protection": "ERROR"}
+    assert len(result.impact.refused) == 8  # one disk per node
+    why = dict(result.impact.refused)["llm-pretrain-gpu-node-000-scratch"]
+    assert "size 4000 -> 3200: ResizeDisk refuses a smaller size" in why
+    assert "instead: a disk only grows" in why and "resource_alicloud_ecs_disk.go:495" in why
+    assert rules(result) == {"refused-by-cloud": "ERROR"}
 
 
 def test_attachments_are_replaced_delete_first(report):
@@ -269,14 +272,14 @@ def test_new_public_key_is_refused_while_nodes_use_the_key_pair(report):
     expect(result, {"llm-pretrain-sec-login-key": ("replace", False, ["publicKey"])})
     pair = next(c for c in result.changes if c.name == "llm-pretrain-sec-login-key")
     assert pair.new["deleteBeforeReplace"] is True
-    assert rules(result) == {"blocked-by-protection": "ERROR"}
-    assert "KeypairAlreadyAttachedInstance" in result.impact.blocked[0][1]
+    assert rules(result) == {"refused-by-cloud": "ERROR"}
+    assert "KeypairAlreadyAttachedInstance" in result.impact.refused[0][1]
 
 
 def test_instance_type_on_a_spot_node_is_refused(report):
     result = report("instance-type-spot")
-    assert result.impact.blocked and "not preemptible" in result.impact.blocked[0][1]
-    assert rules(result)["blocked-by-protection"] == "ERROR"
+    assert result.impact.refused and "not preemptible" in result.impact.refused[0][1]
+    assert rules(result)["refused-by-cloud"] == "ERROR"
 
 
 def test_a_re_image_leaves_the_nodes_their_first_boot_config(report):
@@ -330,7 +333,8 @@ def test_shared_fs_off_deletes_the_file_system_without_restarting_nodes(report):
 def test_zone_prepended_is_refused_because_nodes_cannot_change_zone(report):
     result = report("zone-prepended")
     blocked = dict(result.impact.blocked)
-    assert "from zone cn-beijing-l to cn-beijing-k" in blocked["llm-pretrain-gpu-node-000"]
+    refused = dict(result.impact.refused)
+    assert "from zone cn-beijing-l to cn-beijing-k" in refused["llm-pretrain-gpu-node-000"]
     assert "Pulumi-protected" in blocked["llm-pretrain-fs-fs"]
     assert blocked["llm-pretrain-reserved-ri"].startswith("Pulumi-protected")
     assert result.blocked

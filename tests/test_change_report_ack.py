@@ -10,6 +10,7 @@ import copy
 import pytest
 
 from gpu_infra_facts import types as t
+from gpu_infra_facts.update_preconditions import preconditions
 from gpu_infra_facts.update_semantics import semantics
 from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review import review
@@ -122,7 +123,7 @@ def test_autoscaler_limits_change_in_place_and_add_no_nodes(report):
     result = report("ack-scaling-limits")
     expect(result, {SERVING_POOL: ("update", False, ["scalingConfig.maxSize"]),
                     SERVING_WORKLOAD: ("update", False, ["spec.maxReplicas"])})
-    assert reach("scalingConfig") is None
+    assert reach("scalingConfig") == "pool"  # the autoscaler's bounds: no node touched now
     assert not result.impact.gpu_nodes and not result.findings
 
 
@@ -162,10 +163,11 @@ def test_kubernetes_version_upgrades_the_control_plane_in_place(report):
 
 def test_kubernetes_downgrade_is_refused(report):
     result = report("ack-version-down")
-    assert "version" in semantics(t.MANAGED_KUBERNETES).grow_only
-    assert [name for name, _ in result.impact.blocked] == [CLUSTER]
-    assert "never rolls an upgrade back" in result.impact.blocked[0][1]
-    assert rules(result) == {"blocked-by-protection": "ERROR"}
+    assert preconditions(t.MANAGED_KUBERNETES)["version"].check == "kubernetes_upgrade"
+    assert [name for name, _ in result.impact.refused] == [CLUSTER]
+    assert "is a downgrade" in result.impact.refused[0][1]
+    assert "never rolls an upgrade back" in result.impact.refused[0][1]
+    assert rules(result) == {"refused-by-cloud": "ERROR"}
     assert result.impact.upgraded is None
 
 

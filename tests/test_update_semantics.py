@@ -105,7 +105,7 @@ def test_rule_paths_are_inputs_of_the_sdk(token):
              for p in parameters}
     rules = semantics(token)
     for section in (rules.replace, rules.restart, rules.ignored, rules.suppressed,
-                    rules.grow_only, rules.nodes, rules.kept_if_removed):
+                    rules.nodes, rules.kept_if_removed):
         for path in section:
             assert path.split(".")[0] in camel, f"{token}: {path} is not an input"
     if token.startswith("alicloud:"):
@@ -144,9 +144,18 @@ def test_provider_source_is_pinned():
     assert len(provider_source()["commit"]) == 40
 
 
-POOL_LEVEL = {"clusterId", "nodePoolName", "management", "updateNodes", "scalingConfig",
-              "resourceGroupId"}
-"""Node pool inputs about the pool itself, not its nodes (names, the autoscaler, repair)."""
+POOL_LEVEL = {"updateNodes"}
+"""Node pool inputs that are no setting: update_nodes is sent with every update (line 3093)."""
+UPDATE_HANDLED = (
+    "instancePatterns", "platform", "systemDiskSnapshotPolicyId", "password",
+    "systemDiskPerformanceLevel", "internetChargeType", "autoRenew", "spotPriceLimits",
+    "systemDiskCategories", "period", "periodUnit", "rdsInstances", "autoRenewPeriod",
+    "systemDiskEncryptAlgorithm", "scalingPolicy", "internetMaxBandwidthOut", "scalingConfig",
+    "unschedulable", "cpuPolicy", "management", "resourceGroupId", "name", "nodePoolName",
+    "nodeCount", "containerdConfig", "instances", "kubeletConfiguration", "upgradePolicy")
+"""Inputs resourceAliCloudAckNodepoolUpdate (resource_alicloud_cs_kubernetes_node_pool.go at
+the pinned commit, lines 2431-3500) sends on a change, beyond the template fields the file
+listed first (turn4-facts section 3)."""
 
 
 def test_node_pool_updates_say_how_they_reach_the_nodes(creatable_resources):
@@ -159,7 +168,14 @@ def test_node_pool_updates_say_how_they_reach_the_nodes(creatable_resources):
     unexplained = sorted(inputs - set(pool.replace) - set(pool.nodes) - POOL_LEVEL)
     assert not unexplained, f"say how these reach the nodes: {unexplained}"
     assert {rule.how for rule in pool.nodes.values()} == {
-        "new-nodes", "running-nodes", "scale", "rolling"}
+        "new-nodes", "running-nodes", "scale", "rolling", "pool"}
+    assert [path for path in UPDATE_HANDLED if pool.reaching_nodes(path) is None] == []
+    assert {path: pool.reaching_nodes(path).how for path in (
+        "kubeletConfiguration", "containerdConfig", "nodeCount", "instances", "management",
+        "unschedulable", "cpuPolicy")} == {
+        "kubeletConfiguration": "rolling", "containerdConfig": "rolling", "nodeCount": "scale",
+        "instances": "scale", "management": "pool", "unschedulable": "new-nodes",
+        "cpuPolicy": "new-nodes"}
     assert not set(pool.nodes) & set(pool.replace)
     assert pool.reaching_nodes("dataDisks.size").how == "new-nodes"
     assert pool.reaching_nodes("taints.effect").how == "running-nodes"

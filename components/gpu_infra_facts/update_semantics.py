@@ -29,18 +29,19 @@ Per type:
   ignored:    changes the provider accepts and never applies (the cloud keeps the old value).
   suppressed: inputs whose changes the provider's DiffSuppressFunc hides unless the inputs
               in `applies_when` have those values (then the field's other rules apply).
-  grow_only:  inputs updated in place upward only (numbers, or a version such as ACK's
-              `1.34.1-aliyun.1`): the API refuses a smaller value.
   nodes:      for node pools, how an in-place update reaches the pool's nodes (`how`):
               new-nodes (running nodes keep the old value), running-nodes (applied to
-              them), scale (nodes added or removed), rolling (applied node by node).
+              them), scale (nodes added or removed), rolling (applied node by node),
+              pool (the pool's own settings: no node is touched by the update).
   kept_if_removed: in-place Optional+Computed inputs: removing one keeps the cloud's value
               (no diff), so the removal does nothing.
   on_delete:  what deleting (and so replacing) the resource does beyond removing it.
   unique_name: the input holding a name the cloud keeps unique (per account or region); a
               create-before-delete replacement with that name unchanged collides on it.
   billing:    prepaid = paid for a term up front; deleting it refunds nothing.
-Anything not listed changes in place without a restart.
+Anything not listed changes in place without a restart. What the cloud refuses that the
+diff accepts (values that may only grow, one-step upgrades, deletion protection) is in
+update_preconditions.json.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class Rule:
     note: str = ""
     how: str = ""
     """For restarts: `stop-start` or `reboot`; for node pools' `nodes`: new-nodes,
-    running-nodes, scale or rolling."""
+    running-nodes, scale, rolling or pool."""
     computed: bool = False
     """Optional+Computed: removing the input keeps the cloud's value (no diff)."""
     applies_when: Mapping[str, Any] = field(default_factory=dict)
@@ -82,8 +83,6 @@ class ResourceSemantics:
     restart: Mapping[str, Rule]
     ignored: Mapping[str, Rule]
     suppressed: Mapping[str, Rule]
-    grow_only: Mapping[str, Rule] = field(default_factory=dict)
-    """Inputs the provider changes in place only upward (the API refuses less)."""
     nodes: Mapping[str, Rule] = field(default_factory=dict)
     """Node pools: how an in-place update of each input reaches the pool's nodes."""
     kept_if_removed: Mapping[str, Rule] = field(default_factory=dict)
@@ -156,7 +155,7 @@ def _load() -> tuple[dict[str, Any], dict[str, ResourceSemantics]]:
         table[token] = ResourceSemantics(
             type=token, tf=spec["tf"], file=spec["file"], replace=_rules(spec.get("replace")),
             restart=_rules(spec.get("restart")), ignored=_rules(spec.get("ignored")),
-            suppressed=_rules(spec.get("suppressed")), grow_only=_rules(spec.get("grow_only")),
+            suppressed=_rules(spec.get("suppressed")),
             nodes=_rules(spec.get("nodes")), kept_if_removed=_rules(spec.get("kept_if_removed")),
             on_delete=Rule(path="", **on_delete) if on_delete else None,
             unique_name=spec.get("unique_name"), billing=spec.get("billing"),

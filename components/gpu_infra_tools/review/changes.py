@@ -6,19 +6,21 @@ node pools: a replaced pool releases every node, a lower desiredSize some of the
 resources (buckets, file systems, kept disks, log projects and stores, KMS keys, image
 repositories) replaced or deleted; resources replaced or deleted with their parent (a log
 store's index: `replaceWith` / `deletedWith`, plan.diff); pool settings that reach new nodes
-only; a control-plane upgrade; what protection blocks (Pulumi `protect`, cloud deletion
-protection, PrePaid instances without force_delete, fixed names replaced create-before-delete);
+only, or roll over running nodes; a control-plane upgrade; what protection blocks (Pulumi
+`protect`, each type's cloud deletion protection, PrePaid instances without force_delete, fixed
+names replaced create-before-delete); what the cloud refuses that the diff accepts (the update
+preconditions: values that only grow, one-step upgrades, admission rules; review.preconditions);
 reserved capacity bought or left billing; changes the provider ignores; the monthly cost before
 and after.
 
 Guard rails (findings): in prod, replacing or deleting GPU nodes or data, and buying or
 abandoning reserved capacity, are ERRORs unless acknowledged (see acknowledgements.py);
-elsewhere WARNINGs. Anything blocked is an ERROR everywhere: `pulumi up` would stop halfway.
+elsewhere WARNINGs. Anything blocked or refused is an ERROR everywhere: `pulumi up` would
+stop halfway.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,13 +30,14 @@ from gpu_infra.blocks.conventions import FLEET_TAG_KEY
 from gpu_infra.knowhow import Level
 from gpu_infra_facts import types as t
 from gpu_infra_facts.ack import DRIVER_VERSION_LABEL
-from gpu_infra_facts.allowed import SPOT_STRATEGIES
+from gpu_infra_facts.update_preconditions import protection
 from gpu_infra_facts.update_semantics import ResourceSemantics, Rule, semantics
 from gpu_infra_tools.cost import Estimate, estimate
 from gpu_infra_tools.plan.diff import CHANGES, ResourceChange, diff_records
 from gpu_infra_tools.plan.engine import PlannedResource
 from gpu_infra_tools.review import Review
 from gpu_infra_tools.review.acknowledgements import Acknowledgements
+from gpu_infra_tools.review.preconditions import Plans, deletions, refusals, version
 
 CONFIG_RUN_SUFFIX = "-config-run"
 """A fixed fleet's configuration channel (blocks.compute.nodes): `<fleet>-config-run`."""
@@ -57,6 +60,8 @@ GONE = ("replace", "delete")
 RULE_GPU = "replaces-gpu-nodes"
 RULE_DATA = "replaces-data"
 RULE_BLOCKED = "blocked-by-protection"
+RULE_REFUSED = "refused-by-cloud"
+RULE_ROLL = "rolls-running-nodes"
 RULE_RESERVED = "reserved-capacity"
 RULE_RESTART = "restarts-gpu-nodes"
 RULE_IGNORED = "change-ignored"
@@ -102,12 +107,23 @@ class Impact:
     """ACK node pool -> changed settings that reach only nodes that join afterwards."""
     relabelled: dict[str, list[str]] = field(default_factory=dict)
     """ACK node pool -> labels / taints written to its running nodes."""
+    rolled: dict[str, list[str]] = field(default_factory=dict)
+    """ACK node pool -> settings ACK applies to its running nodes in batches (restarting a
+    node's kubelet or runtime; update_semantics `nodes`, how rolling)."""
     upgraded: tuple[str, str, str] | None = None
     """(cluster, old, new) Kubernetes version of an in-place control-plane upgrade."""
     data: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
-    """replaced / deleted / orphaned -> (kind, name) of data resources."""
+    """replaced / deleted / orphaned / expired -> (kind, name) of data resources (expired: an
+    in-place update after which the cloud deletes part of the data, update_preconditions)."""
+    expired: list[tuple[str, str]] = field(default_factory=list)
+    """(name, what the cloud deletes and what instead) of the `expired` data resources."""
+    scaled_in: list[tuple[str, str]] = field(default_factory=list)
+    """(name, what the cloud releases and what instead) of GPU fleets whose in-place update
+    releases running nodes (a lower ESS maximum)."""
     blocked: list[tuple[str, str]] = field(default_factory=list)
     """(name, why) of changes protection refuses."""
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    """(name, why and what instead) of changes the cloud API refuses (update_preconditions)."""
     reserved: dict[str, list[str]] = field(default_factory=dict)
     """bought / left_billing -> reserved capacity names."""
     ignored: list[tuple[str, str, str]] = field(default_factory=list)
@@ -178,6 +194,9 @@ class ChangeReport:
                 "data": {kind: [{"kind": k, "name": n} for k, n in items]
                          for kind, items in impact.data.items()},
                 "blocked": [{"name": n, "why": w} for n, w in impact.blocked],
+                "refused": [{"name": n, "why": w} for n, w in impact.refused],
+                "expired": [{"name": n, "why": w} for n, w in impact.expired],
+                "scaledIn": [{"name": n, "why": w} for n, w in impact.scaled_in],
                 "reserved": impact.reserved,
                 "ignored": [{"name": n, "path": p, "note": t} for n, p, t in impact.ignored],
                 "renamed": list(impact.renamed) if impact.renamed else None,
@@ -188,7 +207,7 @@ class ChangeReport:
                 "reconfigured": impact.reconfigured,
                 "withParent": [{"name": n, "parent": p} for n, p in impact.with_parent],
                 "poolNodes": impact.pool_nodes, "newNodesOnly": impact.new_nodes_only,
-                "relabelled": impact.relabelled,
+                "relabelled": impact.relabelled, "rolled": impact.rolled,
                 "upgraded": list(impact.upgraded) if impact.upgraded else None,
                 "monthlyCost": {"before": round(impact.cost_before, 2),
                                 "after": round(impact.cost_after, 2),
@@ -209,7 +228,7 @@ def change_report(review: Review, base: dict[str, Any], against: str,
     base_resources = base.get("resources") or []
     changes = diff_records(base_resources, [r.to_json() for r in plan.resources])
     before = estimate([_planned(r) for r in base_resources], plan.cluster)
-    impact = _impact(changes, before, review.cost, _switch_zones(changes), _bound_keys(changes))
+    impact = _impact(changes, before, review.cost)
     impact.renamed = _renamed(base_resources, plan.resources)
     findings = _guard_rails(impact, plan.cluster.profile.guard_changes)
     unused = acknowledgements.apply(findings, ACKNOWLEDGEABLE) if acknowledgements else []
@@ -272,6 +291,16 @@ def _pool_impact(change: ResourceChange, impact: Impact) -> None:
         impact.relabelled[change.name] = list(dict.fromkeys(impact.relabelled[change.name]))
 
 
+def _rolled(change: ResourceChange) -> list[str]:
+    """The settings of a node pool's in-place update that ACK rolls over its running nodes
+    (GPU pools and the system pool alike)."""
+    if change.type != t.NODE_POOL or change.change != "update":
+        return []
+    rules = semantics(t.NODE_POOL)
+    return list(dict.fromkeys(path.split(".")[0] for path in change.because
+                              if (rule := rules.reaching_nodes(path)) and rule.how == "rolling"))
+
+
 def _label(inputs: dict[str, Any], key: str) -> str | None:
     return next((str(label.get("value")) for label in inputs.get("labels") or []
                  if isinstance(label, dict) and label.get("key") == key), None)
@@ -283,14 +312,9 @@ def _upgrade(change: ResourceChange) -> tuple[str, str, str] | None:
             or "version" not in change.because:
         return None
     old, new = change.base_inputs.get("version"), change.inputs.get("version")
-    if not isinstance(old, str) or not isinstance(new, str) or _version(new) < _version(old):
+    if not isinstance(old, str) or not isinstance(new, str) or version(new) < version(old):
         return None
     return change.name, old, new
-
-
-def _version(text: str) -> tuple[int, ...]:
-    """`1.34.1-aliyun.1` -> (1, 34, 1, 1): the order ACK upgrades in."""
-    return tuple(int(part) for part in re.findall(r"\d+", text))
 
 
 def _holds_data(change: ResourceChange) -> bool:
@@ -320,66 +344,12 @@ def _kept_inline_disks(change: ResourceChange) -> list[str]:
             if isinstance(d, dict) and d.get("deleteWithInstance") is False]
 
 
-def _switch_zones(changes: Sequence[ResourceChange]) -> dict[str, str]:
-    """vSwitch id -> zone, from both plans."""
-    return {str(record.get("id")): str((record.get("inputs") or {}).get("zoneId"))
-            for change in changes if change.type == t.VSWITCH
-            for record in (change.base, change.new) if record and record.get("id")}
-
-
-def _moves_zone(change: ResourceChange, zones: dict[str, str]) -> str | None:
-    """Why an instance update cannot be applied: its new vSwitch is in another zone (the
-    provider moves an instance between vSwitches of its own zone only)."""
-    if change.type != t.INSTANCE or change.change != "update" or "vswitchId" not in change.because:
-        return None
-    old = zones.get(str(change.base_inputs.get("vswitchId")))
-    new = zones.get(str(change.inputs.get("vswitchId")))
-    if old and new and old != new:
-        return (f"moves the instance from zone {old} to {new}: ModifyInstanceVpcAttribute "
-                "only changes vSwitches within a zone, so the update fails (keep the fleet's "
-                "zone first in network.zones)")
-    return None
-
-
-def _bound_keys(changes: Sequence[ResourceChange]) -> set[str]:
-    """Key pair names the base plan's instances and scaling configurations are bound to."""
-    return {str(c.base_inputs["keyName"]) for c in changes
-            if c.type in (t.INSTANCE, t.SCALING_CONFIGURATION) and c.base_inputs.get("keyName")}
-
-
-def _key_pair_bound(change: ResourceChange, bound: set[str]) -> str | None:
-    """Why deleting (or replacing) this key pair fails: instances are bound to it."""
-    if change.type != t.KEY_PAIR or change.change not in GONE:
-        return None
-    if str(change.base_inputs.get("keyPairName")) not in bound:
-        return None
-    rules = semantics(t.KEY_PAIR)
-    return ("ECS refuses to delete a key pair bound to instances "
-            "(KeypairAlreadyAttachedInstance; the provider retries it until its 20-minute "
-            f"delete timeout, {rules.source(rules.on_delete)}), so `pulumi up` fails; the "
-            "safe way: keep security.public_key and add the new key to the nodes' "
-            "authorized_keys (ssh or a Cloud Assistant command); new nodes of a new stack "
-            "get it from the start" if rules.on_delete else "bound to instances")
-
-
-def _spot_type_change(change: ResourceChange) -> str | None:
-    """Why an instance type change fails: the instance is preemptible."""
-    if change.type != t.INSTANCE or change.change != "update" \
-            or "instanceType" not in change.because \
-            or change.base_inputs.get("spotStrategy") not in SPOT_STRATEGIES:
-        return None
-    return ("instance_type on a spot node: ECS changes the type of a pay-as-you-go instance "
-            "only if it is not preemptible (ECS \"Change the instance type of a pay-as-you-go "
-            "instance\", prerequisites), so the update fails; the safe way: a new fleet of the "
-            "new type (or `pulumi up --replace` each node), then remove the old one")
-
-
-def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate,
-            zones: dict[str, str], bound_keys: set[str]) -> Impact:
+def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate) -> Impact:
     impact = Impact(cost_before=before.total_monthly_cost,
                     cost_after=after.total_monthly_cost, currency=after.currency,
                     cost_complete={r.name for r in before.unpriced}
                     == {r.name for r in after.unpriced})
+    plans = Plans.of(changes)
     impact.reconfigured = sorted(
         c.name.removesuffix(CONFIG_RUN_SUFFIX) for c in changes
         if c.type == t.ECS_INVOCATION and c.change in ("create", "replace"))
@@ -396,7 +366,17 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                                      if kind == "replace" or rules.restarting(p))
         if _is_gpu(change) and change.type == t.NODE_POOL:
             _pool_impact(change, impact)
-        impact.upgraded = impact.upgraded or _upgrade(change)
+        if rolled := _rolled(change):
+            impact.rolled[change.name] = rolled
+        expired = deletions(change, plans, "data")
+        if expired:
+            impact.data.setdefault("expired", []).append((DATA_KINDS[change.type], change.name))
+            impact.expired += [(change.name, why) for why in expired.values()]
+        released = deletions(change, plans, "nodes") if _is_gpu(change) else {}
+        impact.scaled_in += [(change.name, why) for why in released.values()]
+        refused = refusals(change, plans)
+        impact.refused += [(change.name, why) for why in refused]
+        impact.upgraded = impact.upgraded or (None if refused else _upgrade(change))
         if kind in GONE and change.type in DATA_KINDS and _holds_data(change):
             impact.data.setdefault(_past(kind), []).append((DATA_KINDS[change.type],
                                                             change.name))
@@ -416,8 +396,7 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                 and not any(c.type == t.INSTANCE_REFRESH and c.change in ("create", "replace")
                             for c in changes):
             impact.old_image.append(change.name)
-        why = (_blocked_because(change) or _moves_zone(change, zones)
-               or _key_pair_bound(change, bound_keys) or _spot_type_change(change))
+        why = _blocked_because(change)
         if why:
             impact.blocked.append((change.name, why))
         if rules.billing == "prepaid" and kind in ("create", *GONE):
@@ -466,8 +445,6 @@ def _past(kind: str, restart: bool = False) -> str:
 
 def _blocked_because(change: ResourceChange) -> str | None:
     """Why protection stops this replacement or delete, if it does."""
-    if change.change == "update" and change.base is not None:
-        return _shrinks(change)
     if change.change not in GONE or change.base is None:
         return None
     base = change.base
@@ -479,32 +456,18 @@ def _blocked_because(change: ResourceChange) -> str | None:
     if change.type == t.INSTANCE and prepaid and not inputs.get("forceDelete"):
         return ("PrePaid instance without forceDelete: the provider refuses the delete "
                 f"({rules.source(rules.on_delete)})" if rules.on_delete else "PrePaid")
-    if (inputs.get("deletionProtection") is True
-            or inputs.get("groupDeletionProtection") is True) and not prepaid:
-        return ("deletion protection is on: the cloud refuses the delete and `pulumi up` "
-                "stops halfway (turn it off in an update first)")
+    guard = protection(change.type)
+    protecting = guard.protecting(inputs)
+    if protecting and not prepaid:
+        return (f"deletion protection is on ({protecting}): {guard.delete_api} refuses the "
+                f"delete and the provider's Delete does not lift it ({guard.delete_source}), "
+                "so `pulumi up` stops halfway (turn it off in an update first)")
     if change.change == "replace" and rules.unique_name and change.new is not None:
         name_path = rules.unique_name
         same_name = inputs.get(name_path) == (change.new.get("inputs") or {}).get(name_path)
         if same_name and not change.new.get("deleteBeforeReplace"):
             return (f"its {name_path} is unique and unchanged: create-before-delete collides "
                     "on the name (needs deleteBeforeReplace)")
-    return None
-
-
-def _shrinks(change: ResourceChange) -> str | None:
-    """Why an in-place update fails: it lowers an input the provider only grows."""
-    rules = semantics(change.type)
-    old = change.base_inputs
-    for path in change.because:
-        rule = rules.grow_only.get(path)
-        before, after = old.get(path), change.inputs.get(path)
-        if rule and isinstance(before, int | float) and isinstance(after, int | float) \
-                and after < before:
-            return f"{path} {before:g} -> {after:g}: {rule.note} ({rules.source(rule)})"
-        if rule and isinstance(before, str) and isinstance(after, str) \
-                and _version(after) < _version(before):
-            return f"{path} {before} -> {after}: {rule.note} ({rules.source(rule)})"
     return None
 
 
@@ -520,23 +483,30 @@ def _guard_rails(impact: Impact, guarded: bool) -> list[ChangeFinding]:
     gate = Level.ERROR if guarded else Level.WARNING
     findings: list[ChangeFinding] = []
     gone_nodes = impact.gpu_nodes.get("replaced", []) + impact.gpu_nodes.get("deleted", [])
-    if gone_nodes:
+    released = list(dict.fromkeys(name for name, _ in impact.scaled_in))
+    if gone_nodes or released:
         causes = ", ".join(_few(sorted(impact.gpu_causes))) or "removed from the stack"
-        findings.append(ChangeFinding(
-            RULE_GPU, gate, gone_nodes,
-            f"{_count(impact, gone_nodes)} GPU node(s) or fleet(s) destroyed (running jobs "
-            f"and local disks are lost); because {causes}"))
-    data = [name for key in ("replaced", "deleted", "orphaned")
+        said = [f"{_count(impact, gone_nodes)} GPU node(s) or fleet(s) destroyed (running "
+                f"jobs and local disks are lost); because {causes}"] if gone_nodes else []
+        said += [f"running nodes of {', '.join(released)} released by the cloud in place "
+                 "(see the change report)"] if released else []
+        findings.append(ChangeFinding(RULE_GPU, gate, gone_nodes + released, "; ".join(said)))
+    data = [name for key in ("replaced", "deleted", "orphaned", "expired")
             for _, name in impact.data.get(key, [])]
     if data:
         findings.append(ChangeFinding(RULE_DATA, gate, data,
-                                      f"{len(data)} data resource(s) replaced, deleted or "
-                                      "left behind: their contents do not move"))
+                                      f"{len(data)} data resource(s) replaced, deleted, "
+                                      "left behind or cut short: their contents do not move"))
     if impact.blocked:
         findings.append(ChangeFinding(
             RULE_BLOCKED, Level.ERROR, [name for name, _ in impact.blocked],
             "protection refuses these changes, so `pulumi up` would stop halfway: "
             + "; ".join(sorted({why for _, why in impact.blocked}))))
+    if impact.refused:
+        findings.append(ChangeFinding(
+            RULE_REFUSED, Level.ERROR, sorted({name for name, _ in impact.refused}),
+            "the cloud refuses these changes, so `pulumi up` would stop there: "
+            + "; ".join(sorted({why for _, why in impact.refused}))))
     reserved = impact.reserved.get("bought", []) + impact.reserved.get("left_billing", [])
     if reserved:
         findings.append(ChangeFinding(
@@ -549,6 +519,11 @@ def _guard_rails(impact: Impact, guarded: bool) -> list[ChangeFinding]:
         findings.append(ChangeFinding(
             RULE_RESTART, Level.WARNING, restarted,
             f"{len(restarted)} GPU node(s) stopped and started in place (running jobs stop)"))
+    if impact.rolled:
+        findings.append(ChangeFinding(
+            RULE_ROLL, Level.WARNING, sorted(impact.rolled),
+            "applied to every running node of the pool in batches, restarting each node's "
+            "kubelet or container runtime: " + _per_pool(impact.rolled)))
     stale = (impact.first_boot_config + impact.stale_shared_fs + impact.old_image
              + list(impact.new_nodes_only))
     if stale:
@@ -656,6 +631,11 @@ def summary_lines(report: ChangeReport) -> list[str]:
                      "To roll them: drain and remove nodes one at a time (`kubectl drain`, "
                      "then remove the node with release in ACK) and let the pool add new "
                      "ones; for a fixed pool, raise desired_size first so capacity stays.")
+    if impact.rolled:
+        lines.append("Running nodes reconfigured in batches (ModifyNodePoolNodeConfig, "
+                     "rolling_policy.max_parallelism at a time): " + _per_pool(impact.rolled)
+                     + "; each node's kubelet or container runtime restarts, so its pods "
+                     "may be disrupted while it does.")
     if impact.relabelled:
         lines.append("Running nodes relabelled in place (update_nodes): "
                      + _per_pool(impact.relabelled) + "; pods already running stay, a "
@@ -666,6 +646,12 @@ def summary_lines(report: ChangeReport) -> list[str]:
             what = "left behind, detached" if key == "orphaned" else key
             lines.append(f"Data {what}: " + ", ".join(f"{k} {n}" for k, n in _few_pairs(items))
                          + ".")
+    if impact.scaled_in:
+        lines.append("Running nodes the cloud releases in place: " + "; ".join(
+            f"{name}: {why}" for name, why in impact.scaled_in[:4]) + ".")
+    if impact.expired:
+        lines.append("Data the cloud deletes in place: " + "; ".join(
+            f"{name}: {why}" for name, why in impact.expired[:4]) + ".")
     if impact.with_parent:
         lines.append("Replaced or deleted with the resource they name (their own inputs are "
                      "the same, but they cannot outlive it): " + ", ".join(
@@ -679,6 +665,10 @@ def summary_lines(report: ChangeReport) -> list[str]:
                      "would stop halfway: " + "; ".join(
                          f"{', '.join(_few(names))}: {why}" for why, names in by_reason.items())
                      + ".")
+    if impact.refused:
+        lines.append(f"Refused by the cloud: {len(impact.refused)} change(s), so `pulumi up` "
+                     "would stop there: " + "; ".join(
+                         f"{name}: {why}" for name, why in impact.refused[:4]) + ".")
     if impact.reserved.get("bought"):
         lines.append("Reserved capacity bought (non-refundable): "
                      + ", ".join(impact.reserved["bought"]) + ".")

@@ -97,6 +97,10 @@ EDITS: dict[str, FieldEdit] = {
         "second fleet and move traffic"),
     "scaling-limits": FieldEdit("fleet.max_size", "inference-prod", "16 -> 24",
                                 _fleet(max_size=24)),
+    "scaling-limits-down": FieldEdit(
+        "fleet.max_size", "inference-prod", "16 -> 8", _fleet(max_size=8),
+        "ESS releases the instances above the new maximum at once: lower it when no more "
+        "run (scale in first), or acknowledge (replaces-gpu-nodes)"),
     "disk-size": FieldEdit("storage.disks[].size_gib", "training-prod", "500 -> 600",
                            _disk(size_gib=600),
                            "grows online; the file system grows at the node's next boot "
@@ -127,6 +131,10 @@ EDITS: dict[str, FieldEdit] = {
         "vault beside this one and keep this one until its backups expire"),
     "log-retention": FieldEdit("logs.retention_days", "training-prod", "default (180) -> 365",
                                _set("logs.retention_days", 365)),
+    "log-retention-down": FieldEdit(
+        "logs.retention_days", "training-prod", "default (180) -> 30",
+        _set("logs.retention_days", 30),
+        "SLS deletes the logs older than 30 days at once: export what you need first"),
     "logs-off": FieldEdit("logs.enabled", "training-prod", "default (true) -> false",
                           _set("logs.enabled", False),
                           "the SLS project and its stores are deleted with every log in them "
@@ -140,6 +148,21 @@ EDITS: dict[str, FieldEdit] = {
                             _set("security.public_key", NEW_KEY),
                             "refused while nodes use the key pair: keep the key and add the "
                             "new one to the nodes' authorized_keys"),
+    "vpc-cidr": FieldEdit(
+        "network.vpc_cidr", "training-prod", "10.20.0.0/16 -> 10.21.0.0/16",
+        _set("network.vpc_cidr", "10.21.0.0/16"),
+        "none in place: the VPC's CIDR changes only to one that holds its vSwitches; clone the "
+        "stack into a new VPC (`gpu-infra clone`) and move the workload"),
+    "vpc-cidr-wider": FieldEdit(
+        "network.vpc_cidr", "training-prod", "10.20.0.0/16 -> 10.20.0.0/15",
+        _set("network.vpc_cidr", "10.20.0.0/15"),
+        "the VPC grows in place, and each vSwitch moves to its slot of the wider VPC (a new "
+        "vSwitch; the nodes stop and start to move to it): plan a maintenance window"),
+    "vswitch-cidr": FieldEdit(
+        "network.vswitch_cidrs", "training-prod", "slot /21 -> 10.20.88.0/22 (inside it)",
+        _set("network.vswitch_cidrs", {"cn-beijing-l": "10.20.88.0/22"}),
+        "none in place: a vSwitch's CIDR is fixed and its replacement may not overlap it; "
+        "keep the vSwitch, or clone the stack into a new VPC"),
     "zone-appended": FieldEdit("network.zones", "training-prod", "[l] -> [l, k]",
                                _set("network.zones", ["cn-beijing-l", "cn-beijing-k"])),
     "zone-prepended": FieldEdit(
@@ -220,6 +243,16 @@ EDITS: dict[str, FieldEdit] = {
         _set("ack.registry.edition", "enterprise"),
         "push the images to the new instance before the namespace goes: create the instance "
         "in one stack, copy the images, then switch"),
+    "ack-shared-fs-grow": FieldEdit(
+        "storage.shared_fs.capacity_gib", "training-ack", "20480 -> 30720",
+        _set("storage.shared_fs.capacity_gib", 30720),
+        "the file system grows, but Kubernetes refuses to resize a statically bound claim: "
+        "stop the pods that mount it, then `pulumi up --replace` its PersistentVolume (the "
+        "claim goes with it; the data stays)"),
+    "lb-kind": FieldEdit(
+        "load_balancer.kind", "inference-prod", "nlb -> alb", _set("load_balancer.kind", "alb"),
+        "turn the NLB's deletion protection off first (NLB console, or "
+        "DisableDeletionProtection): the provider's delete does not lift it"),
     "ack-maintenance": FieldEdit("ack.maintenance_window.start_utc", "training-ack",
                                  "18:00 -> 20:00",
                                  _set("ack.maintenance_window.start_utc", "20:00")),

@@ -29,7 +29,8 @@ POLICIES = ("nothing", "in place", "partly ignored", "ignored by the provider",
 applied (the cloud keeps the old value), `partly ignored`: some of it; `new nodes only`: an
 ACK node pool's template changes, running nodes keep the old setting; `reconfigures running
 nodes`: the nodes' config.sh reaches them by Cloud Assistant (the configuration channel)
-and their bootstrap runs again."""
+and their bootstrap runs again, or ACK applies a node configuration to a pool's running nodes
+in batches; `refused`: protection or the cloud API refuses it (update_preconditions)."""
 STACKS_DIR = Path("stacks")
 
 
@@ -37,12 +38,13 @@ def policies_of(report: ChangeReport) -> list[str]:
     """What the change does, most disruptive first (POLICIES)."""
     impact = report.impact
     found = {
-        "refused": bool(impact.blocked),
-        "replaces data": any(impact.data.get(k) for k in ("replaced", "deleted", "orphaned")),
+        "refused": bool(impact.blocked or impact.refused),
+        "replaces data": any(impact.data.get(k)
+                             for k in ("replaced", "deleted", "orphaned", "expired")),
         "replaces nodes": bool(impact.gpu_nodes.get("replaced")
-                               or impact.gpu_nodes.get("deleted")),
+                               or impact.gpu_nodes.get("deleted") or impact.scaled_in),
         "restarts nodes": bool(impact.gpu_nodes.get("restarted")),
-        "reconfigures running nodes": bool(impact.reconfigured),
+        "reconfigures running nodes": bool(impact.reconfigured or impact.rolled),
         "new nodes only": bool(impact.new_nodes_only),
         "ignored by the provider": bool(impact.ignored) and not _applied(report),
         "partly ignored": bool(impact.ignored) and _applied(report),
@@ -133,7 +135,8 @@ DATA_DISKS_SECTION = [
 
 NODE_REACH = {"new-nodes": "reach only nodes that join afterwards (running nodes keep theirs)",
               "running-nodes": "are written to the running nodes",
-              "scale": "scales the pool", "rolling": "roll over the running nodes"}
+              "scale": "scales the pool", "rolling": "roll over the running nodes",
+              "pool": "change the pool's own settings (no node is touched by the update)"}
 """How an in-place update of an ACK node pool reaches its nodes (update_semantics `nodes`)."""
 
 
