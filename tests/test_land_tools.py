@@ -88,6 +88,43 @@ def test_land_squashes_a_branch_and_moves_main_forward(repo: Path, tmp_path: Pat
     assert "other work" in (repo / "notes.txt").read_text()
 
 
+def test_a_train_lands_each_branch_as_its_own_commit(repo: Path, tmp_path: Path) -> None:
+    for name in ("first", "second"):
+        git(repo, "checkout", "-q", "-b", name, "main")
+        commit(repo, f"{name}.txt", f"the {name} piece of work\n", name)
+    git(repo, "checkout", "-q", "main")
+    messages = []
+    for name in ("first", "second"):
+        messages += [name, str(tmp_path / name)]
+        (tmp_path / name).write_text(f"Land {name}\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"),
+           "LAND_GATE": "test -f first.txt -a -f second.txt"}
+    result = subprocess.run(["bash", str(LAND), *messages], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert git(repo, "log", "-2", "--format=%s").splitlines() == ["Land second", "Land first"]
+    assert (repo / "second.txt").is_file()
+
+
+def test_a_train_leaves_out_a_branch_that_conflicts(repo: Path, tmp_path: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "clash", "main")
+    commit(repo, "notes.txt", "a clashing first line\n", "clash")
+    git(repo, "checkout", "-q", "-b", "fine", "main")
+    commit(repo, "fine.txt", "a piece that merges\n", "fine")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "notes.txt", "main's own first line\n", "main moves")
+    for name in ("clash", "fine"):
+        (tmp_path / name).write_text(f"Land {name}\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "true"}
+    result = subprocess.run(["bash", str(LAND), "clash", str(tmp_path / "clash"), "fine",
+                             str(tmp_path / "fine")], cwd=repo, env=env, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "clash does not merge cleanly onto main; conflicts in: notes.txt" in result.stderr
+    assert git(repo, "log", "-1", "--format=%s") == "Land fine"
+    assert (repo / "notes.txt").read_text() == "main's own first line\n"
+
+
 def test_land_leaves_itself_in_place(repo: Path, tmp_path: Path) -> None:
     """A landing started from inside another one's gate (these tests, when main's own gate
     runs them) still copies itself: the copy, not the script, is removed at the end."""
