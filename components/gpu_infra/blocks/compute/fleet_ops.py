@@ -1,7 +1,7 @@
 """What keeps a scaling fleet operable: the drain of the instances a scale-in releases, the
 alert when its queue metric stops arriving, and what its nodes may do with the fleet.
 
-Drain (docs/layouts/inference.md, "How it drains"): on scale-in ESS holds the leaving instances for
+Drain (docs/layouts/inference.md, "Draining"): on scale-in ESS holds the leaving instances for
 `drain_seconds` and starts the OOS template ACS-ESS-LifeCycleRunCommand (facts:
 gpu_infra_facts.lifecycle) with this fleet's drain as its command: Cloud Assistant runs it on
 each leaving instance at once (blocks.bootstrap.drain_command: stop taking work, wait for jobs
