@@ -224,6 +224,23 @@ CASES: list[tuple[str, list[Resource]]] = [
     ("disks-encrypted", [Resource(t.DISK, {"category": "cloud_essd", "tags": TAGS},
                                   "old-disk", "urn:old-disk")]),
     ("nas-encrypted", [Resource(t.NAS_FILE_SYSTEM, {"tags": TAGS}, "fs", "urn:fs")]),
+    ("nas-unencryptable", [Resource(t.NAS_FILE_SYSTEM, {"fileSystemType": "cpfs",
+                                                        "tags": TAGS}, "cpfs", "urn:cpfs")]),
+    ("k8s-pod-security", [Resource("kubernetes:kubeflow.org/v1:PyTorchJob", {
+        "metadata": {"name": "pt"}, "spec": {"pytorchReplicaSpecs": {"Worker": {"template": {
+            "spec": {"containers": [{"name": "pytorch", "image": "train",
+                                     "securityContext": {"privileged": "true"}}]}}}}}},
+        "pt-job", "urn:pt-job")]),
+    ("k8s-pod-security", [Resource(t.ECI_CONTAINER_GROUP, {"containers": [{
+        "name": "c", "image": "nginx", "securityContexts": [{"capabilities": [
+            {"adds": ["SYS_ADMIN"]}]}]}], "tags": TAGS}, "eci-caps", "urn:eci-caps")]),
+    ("k8s-rbac-least-privilege", [Resource(t.K8S_CLUSTER_ROLE_BINDING, {
+        "metadata": {"name": "all-view"}, "roleRef": {"kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "Group", "name": "system:authenticated"}]},
+        "all-view", "urn:all-view")]),
+    ("no-plaintext-secrets", [Resource(t.OOS_PARAMETER, {
+        "parameterName": "ci-key", "value": "LTAI5tAbCdEfGhIjKlMnOpQr", "tags": TAGS},
+        "oos-key", "urn:oos-key")]),
     ("kms-key-rotation", [Resource(t.KMS_KEY, {"automaticRotation": "Disabled",
                                                "tags": TAGS}, "key", "urn:key")]),
     ("prod-deletion-protection", [Resource(t.INSTANCE, {

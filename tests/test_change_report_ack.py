@@ -177,7 +177,9 @@ def test_a_new_zone_adds_a_pod_vswitch_the_cluster_ignores(report):
                     "chat-ack-net-snat-*cn-hangzhou-k": ("create", False, []),
                     SERVING_CLUSTER: ("update", False, ["vswitchIds", "podVswitchIds"]),
                     "chat-ack-*-pool": ("update", False, ["vswitchIds"]),
-                    SERVING_WORKLOAD: ("update", False, [ZONE_MAPS])})
+                    SERVING_WORKLOAD: ("update", False, [ZONE_MAPS]),
+                    "chat-ack-workloads-gpu-jobs-serving-clients":
+                        ("update", False, ["spec.ingress.from.ipBlock.cidr"])})
     assert {c.name for c in result.changes if c.change == "create"} >= {
         "chat-ack-net-vsw-pods-cn-hangzhou-k", "chat-ack-net-snat-pods-cn-hangzhou-k"}
     assert semantics(t.MANAGED_KUBERNETES).ignoring("podVswitchIds", {}) is not None

@@ -41,7 +41,7 @@ REFUSED: dict[str, tuple[dict[str, Any] | str, str]] = {
                          "1002 rules"),
     "client-cidrs-x-ports": (merged(BASE_INFERENCE, security={
         "service_ports": [8000, 8001], "client_cidrs": MANY_CIDRS[:120]}),
-        f"{P}.security.client_cidrs: the load balancer security group would hold 240 rules"),
+        f"{P}.security.client_cidrs: the load balancer security group would hold 241 rules"),
     "service-ports-100": (merged(BASE_INFERENCE, security={
         "service_ports": list(range(8000, 8100)), "client_cidrs": ["10.100.0.0/16"]}),
         f"{P}.security.service_ports: 100 ports make as many listeners; a load balancer "

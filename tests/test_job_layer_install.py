@@ -41,7 +41,8 @@ def test_the_training_stack_installs_the_operator_on_the_system_pool_from_its_mi
     kinds = sorted(manifest(o)["kind"] for o in objects)
     assert kinds == sorted(["Namespace", "CustomResourceDefinition", "Secret",
                             "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Service",
-                            "Deployment", "ValidatingWebhookConfiguration"])
+                            "Deployment", "ValidatingWebhookConfiguration",
+                            *["NetworkPolicy"] * 6])  # kubeflow: 3, gpu-jobs: 3
     for resource in objects:
         assert problems(manifest(resource)) == [], resource.name
     deployment = plan.one(t.K8S_DEPLOYMENT)

@@ -47,7 +47,7 @@ def count(plan: Plan, suffix: str) -> int:
                             ":EcsDisk": 8, ":EcsDiskAttachment": 8,
                             ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                             ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
-    ("inference-prod", 76, {":ScalingGroup": 1, ":ScalingConfiguration": 1, ":BucketObject": 1,
+    ("inference-prod", 77, {":ScalingGroup": 1, ":ScalingConfiguration": 1, ":BucketObject": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
                             ":Instance": 0,

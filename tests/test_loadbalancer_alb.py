@@ -78,8 +78,10 @@ def test_security_group_attached_to_the_alb(record):
     [attachment] = of(resources, SG_ATTACHMENT)
     assert attachment.inputs == {"loadBalancerId": of(resources, ALB)[0].id,
                                  "securityGroupId": group.id}
-    assert {r.inputs["cidrIp"] for r in of(resources, RULE)} == {"10.8.0.0/16",
-                                                                "192.168.1.0/24"}
+    assert {r.inputs["cidrIp"] for r in of(resources, RULE)
+            if r.inputs["policy"] == "accept"} == {"10.8.0.0/16", "192.168.1.0/24"}
+    assert [r.inputs["cidrIp"] for r in of(resources, RULE)
+            if r.inputs["policy"] == "drop"] == ["0.0.0.0/0"]
 
 
 def test_scaling_group_attached_as_alb(record):

@@ -133,10 +133,14 @@ def test_security_group_allows_only_service_ports_from_client_cidrs(record):
     [nlb] = of(resources, NLB)
     assert group.inputs["vpcId"] == "vpc-1"
     assert nlb.inputs["securityGroupIds"] == [group.id]
-    rules = of(resources, RULE)
+    rules = [r for r in of(resources, RULE) if r.inputs["policy"] == "accept"]
     assert sorted((r.inputs["portRange"], r.inputs["cidrIp"]) for r in rules) == [
         ("8000/8000", "10.8.0.0/16"), ("8000/8000", "192.168.1.0/24"),
         ("8001/8001", "10.8.0.0/16"), ("8001/8001", "192.168.1.0/24")]
+    (deny,) = [r for r in of(resources, RULE) if r.inputs["policy"] == "drop"]
+    assert {k: deny.inputs[k] for k in ("type", "ipProtocol", "portRange", "cidrIp")} == {
+        "type": "ingress", "ipProtocol": "all", "portRange": "-1/-1", "cidrIp": "0.0.0.0/0"}
+    assert deny.inputs["priority"] > max(r.inputs["priority"] for r in rules)
     for rule in rules:
         assert {k: rule.inputs[k] for k in ("securityGroupId", "type", "ipProtocol",
                                             "nicType", "policy")} == {

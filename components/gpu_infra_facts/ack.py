@@ -13,6 +13,13 @@ Sources:
 - ACK docs: "Specify an NVIDIA driver version for nodes" (document_detail/207292): the node
   label `ack.aliyun.com/nvidia-driver-version`, read when a node joins; an unsupported version
   silently falls back to the default.
+- Terway's `NetworkPolicy` config key: TF `website/docs/r/cs_managed_kubernetes.html.markdown`
+  line 280 and `cs_kubernetes_node_pool.html.markdown` line 400 (terway-eniip,
+  `"NetworkPolicy": "false"` in the examples); ACK "Use network policies in ACK clusters"
+  (help.aliyun.com/en/ack/ack-managed-and-ack-dedicated/user-guide/use-network-policies):
+  Terway enforces Kubernetes NetworkPolicy (with Calico's Felix) on nodes in shared ENI mode.
+  That `"true"` turns enforcement on is read from the key's name (the examples only turn it
+  off): UNCONFIRMED.
 - ACK docs: "Use eRDMA in ACK clusters": `ack-erdma-controller` with
   `{"agent":{"preferDriver":"ofed","allocateAllDevices":true}}`; pods request `aliyun/erdma`.
 
@@ -77,7 +84,7 @@ ADDONS: Final = {addon.name: addon for addon in (
     AddonFact("terway-controlplane", "v1.13.0", "Terway's managed control plane",
               {"ENITrunking": "true"}, at_creation=True),
     AddonFact("terway-eniip", "v1.13.0", "pod IPs from the pod vSwitches (Terway ENI-IP)",
-              {"NetworkPolicy": "false", "ENITrunking": "true", "IPVlan": "false"},
+              {"NetworkPolicy": "true", "ENITrunking": "true", "IPVlan": "false"},
               at_creation=True),
     AddonFact("csi-plugin", "v1.33.1", "NAS, CPFS, OSS and disk volumes", at_creation=True),
     AddonFact("managed-csiprovisioner", "v1.33.1", "dynamic disk and NAS volumes",

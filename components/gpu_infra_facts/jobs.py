@@ -54,6 +54,14 @@ not reach docker.io, so each must be copied into the stack's registry before `pu
 
 OPERATOR_NAMESPACE = "kubeflow"
 """Namespace of the standalone overlay."""
+OPERATOR_WEBHOOK_PORT = 9443
+"""The operator pod's webhook server port (deployment.yaml `webhook-server`; its Service maps
+443 to it): the API server calls it to admit PyTorchJobs."""
+OPERATOR_PROBE_PORT = 8081
+"""The operator pod's liveness and readiness port (deployment.yaml `/healthz`, `/readyz`)."""
+JOB_NAME_LABEL = "training.kubeflow.org/job-name"
+"""Label the operator puts on every pod of a job (kubeflow/training-operator
+pkg/apis/kubeflow.org/v1/common_types.go, JobNameLabel, at v1.9.0)."""
 OPERATOR_SCHEMES = ("pytorchjob",)
 """`--enable-scheme`: only the PyTorchJob controller and webhook run (one CRD installed)."""
 

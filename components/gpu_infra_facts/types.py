@@ -63,6 +63,9 @@ LIFECYCLE_HOOK = "alicloud:ess/lifecycleHook:LifecycleHook"
 ESS_NOTIFICATION = "alicloud:ess/notification:Notification"
 SERVER_GROUP_ATTACHMENT = "alicloud:ess/serverGroupAttachment:ServerGroupAttachment"
 INSTANCE_REFRESH = "alicloud:ess/instanceRefresh:InstanceRefresh"
+SCHEDULED_TASK = "alicloud:ess/scheduledTask:ScheduledTask"
+CAPACITY_RESERVATION = "alicloud:ecs/capacityReservation:CapacityReservation"
+ELASTICITY_ASSURANCE = "alicloud:ecs/elasticityAssurance:ElasticityAssurance"
 
 # oss
 BUCKET = "alicloud:oss/bucket:Bucket"
@@ -254,8 +257,30 @@ K8S_CRD = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 K8S_VALIDATING_WEBHOOK = (
     "kubernetes:admissionregistration.k8s.io/v1:ValidatingWebhookConfiguration")
 K8S_HPA = "kubernetes:autoscaling/v2:HorizontalPodAutoscaler"
+K8S_NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 ECS_INSTANCE_SET = "alicloud:ecs/ecsInstanceSet:EcsInstanceSet"
 ECI_CONTAINER_GROUP = "alicloud:eci/containerGroup:ContainerGroup"
+ESS_ECI_SCALING_CONFIGURATION = "alicloud:ess/eciScalingConfiguration:EciScalingConfiguration"
+K8S_POD_TEMPLATE = "kubernetes:core/v1:PodTemplate"
+K8S_REPLICATION_CONTROLLER = "kubernetes:core/v1:ReplicationController"
+K8S_CUSTOM_WORKLOADS = (
+    "kubernetes:kubeflow.org/v1:PyTorchJob", "kubernetes:kubeflow.org/v1:TFJob",
+    "kubernetes:kubeflow.org/v1:MPIJob", "kubernetes:kubeflow.org/v2beta1:MPIJob",
+    "kubernetes:kubeflow.org/v1:XGBoostJob", "kubernetes:kubeflow.org/v1:PaddleJob",
+    "kubernetes:kubeflow.org/v1:JAXJob", "kubernetes:trainer.kubeflow.org/v1alpha1:TrainJob",
+    "kubernetes:trainer.kubeflow.org/v1alpha1:TrainingRuntime",
+    "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime",
+    "kubernetes:ray.io/v1:RayCluster", "kubernetes:ray.io/v1:RayJob",
+    "kubernetes:ray.io/v1:RayService", "kubernetes:batch.volcano.sh/v1alpha1:Job",
+    "kubernetes:jobset.x-k8s.io/v1alpha2:JobSet",
+    "kubernetes:leaderworkerset.x-k8s.io/v1:LeaderWorkerSet",
+    "kubernetes:serving.kserve.io/v1beta1:InferenceService",
+    "kubernetes:argoproj.io/v1alpha1:Workflow", "kubernetes:argoproj.io/v1alpha1:CronWorkflow",
+    "kubernetes:argoproj.io/v1alpha1:WorkflowTemplate")
+"""Custom resources of the job, training and serving operators a GPU cluster runs that carry
+pod templates (Kubeflow training operator v1 and Trainer v2, KubeRay, Volcano, JobSet,
+LeaderWorkerSet, KServe, Argo Workflows): pulumi-kubernetes registers a custom resource as
+`kubernetes:<group>/<version>:<Kind>`."""
 NETWORK_INTERFACE = "alicloud:ecs/ecsNetworkInterface:EcsNetworkInterface"
 NETWORK_INTERFACE_ATTACHMENT = (
     "alicloud:ecs/ecsNetworkInterfaceAttachment:EcsNetworkInterfaceAttachment")

@@ -105,6 +105,10 @@ class Context:
     """Layout -> how it places its nodes, or None if it leaves that open: gpu_infra's layout
     registry (schema.registry.layout_placement), passed in by the pack and the plan. None:
     no layout asks for a placement."""
+    tagged_environment: str | None = None
+    """The environment the stack's tagged resources agree on (stack_environment): what a
+    resource with neither an Environment tag nor a known stack environment is judged by
+    (demanded_by); never a rule's level, which follows the stack's environment only."""
     monthly_cost: float | None = None
     """Estimated monthly cost of the stack (the offline plan's estimate, gpu_infra_tools/cost);
     None under CrossGuard, which has none."""
@@ -119,8 +123,10 @@ class Context:
 
     def demanded_by(self, resource: Resource, demand: Demand) -> str | None:
         """The environment that demands `demand` of `resource`: its Environment tag's, else
-        the stack's; None when neither does."""
-        for environment in (resource.tags().get("Environment"), self.environment):
+        the stack's, else the one the stack's tagged resources agree on; None when none
+        does."""
+        for environment in (resource.tags().get("Environment"),
+                            self.environment or self.tagged_environment):
             if isinstance(environment, str) and self.demands is not None \
                     and demand in self.demands(environment):
                 return environment
@@ -142,6 +148,16 @@ class Context:
                 and self.placement(layout) == placement:
             return layout
         return None
+
+
+def stack_environment(resources: Sequence[Resource]) -> str | None:
+    """The environment a stack's resources agree on: the one `Environment` tag value every
+    tagged resource carries (None when none is tagged or they differ). What a resource that
+    carries no tags (a log store, a Kubernetes object) takes when nothing else names the
+    stack's environment."""
+    found = {r.tags().get("Environment") for r in resources} - {None}
+    (only,) = found if len(found) == 1 else (None,)
+    return only if isinstance(only, str) else None
 
 
 ResourceCheck = Callable[[Resource, Mapping[str, Any], Context], Iterable[str]]

@@ -42,6 +42,15 @@ NO_CONCERN: dict[str, str] = {
     t.LIFECYCLE_HOOK: "notifies a queue of the stack on scaling",
     t.ESS_NOTIFICATION: "notifies a queue of the stack on scaling",
     t.SCALING_RULE: "how many nodes to add or remove",
+    t.SCHEDULED_TASK: "changes a scaling group's size on a schedule",
+    t.CAPACITY_RESERVATION: "holds instance capacity in a zone; opens, holds and grants "
+                            "nothing",
+    t.ELASTICITY_ASSURANCE: "guarantees instance capacity in a zone; opens, holds and grants "
+                            "nothing",
+    t.NAS_PROTOCOL_SERVICE: "the NFS front end of a CPFS file system, in the stack's VPC; "
+                            "who may mount is its export's access group (nas-no-world-access)",
+    t.NAS_PROTOCOL_MOUNT_TARGET: "a VPC export of the protocol service; who may mount is its "
+                                 "access group's rules (nas-no-world-access)",
     t.SERVER_GROUP_ATTACHMENT:
         "puts scaling group nodes behind a load balancer the listener rules judge",
     t.MNS_QUEUE: "a queue only the stack's events reach",
@@ -63,8 +72,6 @@ NO_CONCERN: dict[str, str] = {
     t.K8S_NAMESPACE: "a name scope; what runs in it is judged on the workloads",
     t.TLS_PRIVATE_KEY: "a key generated into the state (a Pulumi secret); where it goes is "
                        "judged on the resource holding it",
-    t.OOS_PARAMETER: "a plain value in the region's parameter store; who reads or writes it "
-                     "is the RAM policies' business (the identity rules)",
     t.OOS_SECRET_PARAMETER: "a value KMS encrypts at rest; who decrypts it is the RAM "
                             "policies' business (the identity rules)",
     t.K8S_STORAGE_CLASS: "how volumes are provisioned (encryption: the disks' rules)",
@@ -89,6 +96,8 @@ NO_CONCERN: dict[str, str] = {
                                           "(routes-through-instances)",
     t.K8S_CRD: "the schema of a custom object kind (the objects' pods are judged as "
                "workloads); grants nothing",
+    t.K8S_NETWORK_POLICY: "only narrows which traffic reaches or leaves the pods it selects "
+                          "(a pod no policy selects takes everything); opens nothing",
     t.K8S_HPA: "sets how many replicas a Deployment of the stack runs (the pods are judged "
                "on the Deployment); grants nothing",
     t.K8S_VALIDATING_WEBHOOK: "sends admission requests to a Service of the stack, which may "

@@ -33,6 +33,7 @@ from gpu_infra_policies.base import (
     Rule,
     RuleInfo,
     StackRule,
+    stack_environment,
 )
 from gpu_infra_policies.rules import RULES
 
@@ -99,8 +100,11 @@ def _stack_policy(rule: StackRule, lookups: Context) -> StackValidationPolicy:
             resources.append(Resource(r.resource_type, plain(r.props), r.name, r.urn,
                                       bool(r.opts.protect) if r.opts else False,
                                       dependencies=tuple(sorted(urns))))
+        context = stack_context(lookups)
+        if context.environment is None:
+            context = replace(context, tagged_environment=stack_environment(resources))
         for resource, message in rule.check(resources, _thresholds(rule, args.get_config()),
-                                            stack_context(lookups)):
+                                            context):
             report_violation(message, resource.urn if resource else None)
 
     return StackValidationPolicy(rule.name, rule.description, validate,

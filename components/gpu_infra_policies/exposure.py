@@ -10,7 +10,14 @@ from typing import Any
 
 from gpu_infra_facts import types as t
 from gpu_infra_facts.addresses import parse_cidr, world_open
-from gpu_infra_policies.base import Resource, as_list, contains_unknown, is_unknown, number
+from gpu_infra_policies.base import (
+    Resource,
+    as_list,
+    contains_unknown,
+    is_unknown,
+    number,
+    port_range,
+)
 
 ADMIN_PORTS = {
     22: "SSH", 23: "Telnet", 2375: "Docker API", 2376: "Docker API (TLS)", 2379: "etcd",
@@ -195,15 +202,56 @@ def _backend_ports(listener: Resource, resources: Sequence[Resource]) -> list[in
     return sorted({int(p) for p in ports if p is not None})
 
 
+def balancer_groups(balancer: Resource, resources: Sequence[Resource]) -> list[Resource]:
+    """The security groups of the stack a load balancer sits in: NLB securityGroupIds, ALB
+    security group attachments."""
+    links = [(balancer, value) for value in as_list(balancer.props.get("securityGroupIds"))]
+    links += [(a, a.props.get("securityGroupId")) for a in resources
+              if a.type == t.ALB_SECURITY_GROUP_ATTACHMENT
+              and a.refers_to(balancer, a.props.get("loadBalancerId"))]
+    return [g for g in resources if g.type == t.SECURITY_GROUP
+            and any(holder.refers_to(g, value) for holder, value in links)]
+
+
+def _covers(rule: Mapping[str, Any], port: int) -> bool:
+    ports = port_range(rule.get("portRange"))
+    protocol = str(rule.get("ipProtocol", "all")).lower()
+    return ports is not None and ports[0] <= port <= ports[1] and protocol in ("tcp", "all")
+
+
+def _group_restricted(listener: Resource, port: int, resources: Sequence[Resource],
+                      widest: float) -> bool:
+    """True if the listener's load balancer sits in security groups that drop every source
+    on `port` and accept only sources that are not world-open there: an NLB's or ALB's
+    security groups restrict nothing without a Deny rule (Alibaba Cloud SLB "Use security
+    groups as blacklists or whitelists" for NLB and ALB: with Allow rules only, every request
+    is accepted)."""
+    balancer = balancer_of(listener, resources)
+    groups = balancer_groups(balancer, resources) if balancer else []
+    rules = [r.props for r in resources if r.type == t.SECURITY_GROUP_RULE
+             and str(r.props.get("type", "")).lower() == "ingress"
+             and any(r.refers_to(g, r.props.get("securityGroupId")) for g in groups)
+             and _covers(r.props, port)]
+    policy = {id(rule): str(rule.get("policy", "accept")).lower() for rule in rules}
+    dropped = [str(rule.get("cidrIp")) for rule in rules if policy[id(rule)] == "drop"]
+    accepted = [str(rule.get(key)) for rule in rules if policy[id(rule)] == "accept"
+                for key in ("cidrIp", "ipv6CidrIp") if rule.get(key)]
+    return world_open(dropped, widest) is not None and (
+        not accepted or world_open(accepted, widest) is None)
+
+
 def public_listeners(resources: Sequence[Resource], public_ports: set[float],
                      widest: float) -> Iterator[tuple[Resource, str]]:
-    """Listeners of internet-facing (or unknown) load balancers, unless a whitelist ACL
-    limits them: on a port not in `public_ports`, or forwarding to an admin port."""
+    """Listeners of internet-facing (or unknown) load balancers, unless a whitelist ACL or
+    the load balancer's own security groups (a Deny of the world below Allows of narrower
+    sources) limit them: on a port not in `public_ports`, or forwarding to an admin port."""
     for listener in (r for r in resources if r.type in t.LISTENER_PORT_KEYS):
-        if not internet_facing(listener, resources) or _whitelisted(listener, resources,
-                                                                     widest):
-            continue
         ports = _listener_ports(listener)
+        if not internet_facing(listener, resources) or _whitelisted(listener, resources,
+                                                                     widest) or (
+                ports is not None and ports[0] == ports[1]
+                and _group_restricted(listener, ports[0], resources, widest)):
+            continue
         if ports is not None and not (ports[0] == ports[1] and ports[0] in public_ports):
             yield listener, (f"load balancer listener on {_describe(ports)} is reachable "
                              "from anywhere; public ports allowed: "

@@ -8,11 +8,18 @@ StackRule as a StackValidationPolicy.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gpu_infra_policies.audit import AUDIT_RULES
-from gpu_infra_policies.base import Context, EnforcementLevel, Resource, Rule, StackRule
+from gpu_infra_policies.base import (
+    Context,
+    EnforcementLevel,
+    Resource,
+    Rule,
+    StackRule,
+    stack_environment,
+)
 from gpu_infra_policies.cost import COST_RULES
 from gpu_infra_policies.coverage import UNREVIEWED_RULE, unreviewed
 from gpu_infra_policies.gpu import GPU_RULES
@@ -82,9 +89,13 @@ class Verdict:
 
 def evaluate(resources: Sequence[Resource], settings: Mapping[str, RuleSettings] | None = None,
              context: Context | None = None) -> list[Verdict]:
-    """Run every enabled rule over `resources`; violations in rule order."""
+    """Run every enabled rule over `resources`; violations in rule order. A context without
+    an environment judges resources without tags by the one the others' tags agree on
+    (Context.tagged_environment)."""
     settings = settings or default_settings()
     context = context or Context()
+    if context.environment is None:
+        context = replace(context, tagged_environment=stack_environment(resources))
     verdicts: list[Verdict] = []
     for rule in RULES:
         setting = settings[rule.name]

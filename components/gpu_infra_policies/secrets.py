@@ -9,9 +9,8 @@ from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
-from gpu_infra_facts import types as t
 from gpu_infra_policies.base import Context, Resource, ResourceRule, Rule
-from gpu_infra_policies.texts import KUBERNETES_WORKLOADS, SCRIPT_INPUTS, configuration
+from gpu_infra_policies.texts import CONFIGURED_TYPES, POD_HOLDERS, SCRIPT_INPUTS, configuration
 
 SECRET_PATTERNS = (
     ("an AccessKey id", re.compile(r"\bLTAI[A-Za-z0-9]{12,28}\b")),
@@ -33,6 +32,14 @@ SECRET_PATTERNS = (
         r"(?=[\w+/=-]*\d)(?=[\w+/=-]*[A-Za-z])[\w+/=-]{12,}(?![\w+/=.(-])")),
     ("a registry password", re.compile(r"\b(?:docker|nerdctl|podman) login\b[^\n]*?"
                                        r"(?:-p|--password)[ =](?![$\"'`])\S{6,}")),
+    ("a credential on a command line", re.compile(
+        r"(?i)(?:^|\s)--?[\w-]*(?:password|passwd|secret|token|api[-_]?key|access[-_]?key)"
+        r"(?:=|\s+)[\"']?(?![$\"'`])(?![^\s\"']*://)(?=[^\s\"'/]*\d)(?=[^\s\"'/]*[A-Za-z])"
+        r"[^\s\"'/]{8,}")),
+    ("credentials in a URL", re.compile(
+        r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]*:(?![$%{])[^/\s@]{4,}@[\w-]")),
+    ("a password in an image reference", re.compile(
+        r"(?:^|\s)[\w.-]+:(?![$%{])[^\s/@]{4,}@[\w-]+(?:\.[\w-]+)+/")),
 )
 """What a credential looks like: Alibaba Cloud AccessKey ids (LTAI...), secrets (30
 alphanumerics beside their usual names; 40 for AWS) and STS tokens; private keys; the tokens of the
@@ -40,7 +47,9 @@ services a GPU platform talks to (AWS, GitHub, GitLab, Hugging Face, OpenAI-styl
 Slack, NGC, Weights & Biases); any long literal assigned to a name saying password, secret,
 token or API key, a literal of letters and digits (a shell reference like $TOKEN, a URL or
 a call is not one); a registry
-password on a login command line."""
+password on a login command line; a value after a command-line flag named for a credential
+(`--api-key X`, `--hf-token=X`; a `$VAR`, a URL or a path is not one); credentials inside a
+URL (`https://user:pw@host`) or an image reference (`user:pw@registry/ns/image`)."""
 
 
 @lru_cache(maxsize=512)
@@ -69,6 +78,5 @@ SECRET_RULES: tuple[Rule, ...] = (
                  "Remove the credential: nodes get credentials from their RAM role, pods from "
                  "RRSA; keep other secrets in KMS Secrets Manager and read them at boot.",
                  plaintext_secrets, concern="secrets",
-                 reviews=frozenset({*SCRIPT_INPUTS, *KUBERNETES_WORKLOADS, t.K8S_CONFIG_MAP,
-                                    t.FC_FUNCTION, t.ECI_CONTAINER_GROUP})),
+                 reviews=frozenset({*SCRIPT_INPUTS, *POD_HOLDERS, *CONFIGURED_TYPES})),
 )

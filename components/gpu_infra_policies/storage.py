@@ -141,13 +141,33 @@ def bucket_logging(resources: Sequence[Resource], _: Mapping[str, Any],
                        f"to a logs bucket (storage.buckets.logging, on in {environment})")
 
 
+UNENCRYPTABLE_FILE_SYSTEMS = ("cpfs", "cpfsse")
+"""nas.FileSystem types the provider cannot encrypt: encrypt_type 1 is for standard and
+extreme, 2 for extreme only (TF website/docs/r/nas_file_system.html.markdown, 81c43b67)."""
+
+
+def _unencryptable(resource: Resource) -> bool:
+    kind = resource.props.get("fileSystemType")
+    return isinstance(kind, str) and kind.lower() in UNENCRYPTABLE_FILE_SYSTEMS
+
+
 def nas_encrypted(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
-    """NAS file systems are encrypted (encryptType 1 NAS-managed key or 2 KMS; provider
-    default 0, none)."""
-    if resource.type == t.NAS_FILE_SYSTEM:
+    """NAS file systems that can be encrypted (standard, extreme: the provider default
+    type is standard) are (encryptType 1 NAS-managed key or 2 KMS; provider default 0,
+    none). CPFS, which cannot be, is nas-unencryptable's."""
+    if resource.type == t.NAS_FILE_SYSTEM and not _unencryptable(resource):
         encrypt = resource.props.get("encryptType", 0)
         if not is_unknown(encrypt) and number(encrypt) not in (1, 2):
             yield "file system is not encrypted (encryptType 0); set 1 or, with a KMS key, 2"
+
+
+def nas_unencryptable(resource: Resource, _: Mapping[str, Any], __: Context) -> Iterator[str]:
+    """A file system of a type the provider cannot encrypt (CPFS) keeps its data in clear
+    at rest."""
+    if resource.type == t.NAS_FILE_SYSTEM and _unencryptable(resource):
+        yield (f"{resource.props.get('fileSystemType')} file system: its data is not encrypted "
+               "at rest and cannot be (the provider encrypts standard and extreme only); keep "
+               "data that must be encrypted on extreme NAS")
 
 
 SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -359,6 +379,13 @@ STORAGE_RULES: tuple[Rule, ...] = (
                  "Set encryptType 1 (NAS-managed key) or 2 with a KMS key.", nas_encrypted,
                  concern="data",
                  reviews=frozenset({t.NAS_FILE_SYSTEM})),
+    ResourceRule("nas-unencryptable", "File systems that cannot be encrypted are shown",
+                 "security", "medium", "Use extreme NAS (encryptType 1 or 2) for data that "
+                 "must be encrypted at rest.", nas_unencryptable, concern="data",
+                 reviews=frozenset({t.NAS_FILE_SYSTEM}), enforcement="advisory",
+                 note="advisory: CPFS offers no encryption at rest through the provider, so no "
+                      "setting can meet it; prod refuses CPFS where the stack encrypts its data "
+                      "(storage.shared_fs.kind), so it is a dev or staging choice"),
     ResourceRule("kms-key-rotation", "KMS keys rotate automatically", "security", "medium",
                  "Set automaticRotation Enabled with a rotationInterval.", kms_rotation,
                  concern="data",

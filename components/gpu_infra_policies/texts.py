@@ -10,10 +10,10 @@ import base64
 import binascii
 import zlib
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from gpu_infra_facts import types as t
 from gpu_infra_policies.base import Resource, as_list, is_unknown
+from gpu_infra_policies.pods import ECI_CONTAINERS, pods
 
 MAX_DECODED = 1 << 20
 """Most bytes decompressed from gzip user data (16 KiB is the ECS limit; this bounds a
@@ -28,7 +28,12 @@ SCRIPT_INPUTS: dict[str, tuple[str, ...]] = {
 }
 """Types whose inputs hold a script a node runs, and those inputs."""
 KUBERNETES_WORKLOADS = (t.K8S_POD, t.K8S_DEPLOYMENT, t.K8S_DAEMON_SET, t.K8S_STATEFUL_SET,
-                        t.K8S_REPLICA_SET, t.K8S_JOB, t.K8S_CRON_JOB)
+                        t.K8S_REPLICA_SET, t.K8S_JOB, t.K8S_CRON_JOB, t.K8S_POD_TEMPLATE,
+                        t.K8S_REPLICATION_CONTROLLER, *t.K8S_CUSTOM_WORKLOADS)
+"""Kubernetes types that describe pods (custom ones included); pods.py reads the pods of any
+Kubernetes object by shape, these are the types the pack lists as reviewed."""
+POD_HOLDERS = (*KUBERNETES_WORKLOADS, *ECI_CONTAINERS)
+"""Every type whose pods the pod-security, secret and plain-HTTP rules read."""
 
 
 def decoded(text: str) -> str | None:
@@ -56,73 +61,22 @@ def readable(text: str) -> str:
     return decoded(text) or text
 
 
-def pod_specs(resource: Resource) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """(path, pod spec) of a Kubernetes workload: a Pod's spec, a controller's template, a
-    CronJob's job template, a Kubeflow-style job's replica templates."""
-    spec = resource.props.get("spec")
-    if not isinstance(spec, Mapping):
-        return
-    if resource.type == t.K8S_POD:
-        yield "spec", spec
-        return
-    template = spec.get("jobTemplate") if resource.type == t.K8S_CRON_JOB else None
-    prefix = "spec."
-    if isinstance(template, Mapping):
-        inner = template.get("spec")
-        spec, prefix = (inner if isinstance(inner, Mapping) else {}), "spec.jobTemplate.spec."
-    pod = spec.get("template")
-    if isinstance(pod, Mapping) and isinstance(pod.get("spec"), Mapping):
-        yield f"{prefix}template.spec", pod["spec"]
-    for key, replicas in spec.items():  # PyTorchJob / MPIJob / RayCluster replica specs
-        if isinstance(replicas, Mapping) and key.endswith(("ReplicaSpecs", "GroupSpecs")):
-            for role, replica in replicas.items():
-                pod = replica.get("template") if isinstance(replica, Mapping) else None
-                if isinstance(pod, Mapping) and isinstance(pod.get("spec"), Mapping):
-                    yield f"{prefix}{key}.{role}.template.spec", pod["spec"]
-
-
-def containers(pod: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """(path, container) of every container, init container and ephemeral container."""
-    for key in ("containers", "initContainers", "ephemeralContainers"):
-        for index, container in enumerate(as_list(pod.get(key))):
-            if isinstance(container, Mapping):
-                yield f"{key}[{index}]", container
-
-
-KUBERNETES_SPELLING = ("command", "env", "name")
-ECI_SPELLING = ("commands", "environmentVars", "key")
-"""How a container names its command, its environment list and a variable's name:
-Kubernetes, and ECI container groups."""
-
-
-def container_texts(where: str, container: Mapping[str, Any],
-                    spelling: tuple[str, str, str]) -> Iterator[tuple[str, str]]:
-    """(where, text) of one container: its command line and each literal variable."""
-    command, env_key, name_key = spelling
-    words = [w for w in as_list(container.get(command)) + as_list(container.get("args"))
-             if isinstance(w, str)]
-    if words:
-        yield f"{where}.{command}", " ".join(words)
-    for env in as_list(container.get(env_key)):
-        if isinstance(env, Mapping) and isinstance(env.get("value"), str):
-            yield f"{where}.{env_key}.{env.get(name_key)}", f"{env.get(name_key)}={env['value']}"
-
-
 def _workload_texts(resource: Resource) -> Iterator[tuple[str, str]]:
-    if resource.type in KUBERNETES_WORKLOADS:
-        for path, pod in pod_specs(resource):
-            for where, container in containers(pod):
-                yield from container_texts(f"{path}.{where}", container, KUBERNETES_SPELLING)
-    elif resource.type == t.ECI_CONTAINER_GROUP:
-        for key in ("containers", "initContainers"):
-            for index, container in enumerate(as_list(resource.props.get(key))):
-                if isinstance(container, Mapping):
-                    yield from container_texts(f"{key}[{index}]", container, ECI_SPELLING)
+    """(where, text) of every container of every pod `resource` describes (pods.py): its
+    image reference, its command line and each variable with a literal value."""
+    for pod in pods(resource):
+        for container in pod.containers:
+            if container.image:
+                yield f"{container.path}.image", container.image
+            if container.command:
+                yield f"{container.path}.{container.command_key}", " ".join(container.command)
+            for name, value in container.env:
+                yield f"{container.path}.{container.env_key}.{name}", f"{name}={value}"
 
 
 def scripts(resource: Resource) -> Iterator[tuple[str, str]]:
-    """(where, text) of what the resource runs: its script inputs, decoded, and its
-    Kubernetes or ECI containers' commands and environment."""
+    """(where, text) of what the resource runs: its script inputs, decoded, and the commands
+    and environment of the containers of every pod it describes."""
     for key in SCRIPT_INPUTS.get(resource.type, ()):
         value = resource.props.get(key)
         if isinstance(value, str) and value and not is_unknown(value):
@@ -134,10 +88,36 @@ DESCRIPTIONS = ("description", "comments", "summary")
 """Free-text inputs any type may have, shown in the console to whoever can list the resource."""
 
 
+REGISTRY_CREDENTIAL_HOLDERS = (t.ECI_CONTAINER_GROUP, t.ESS_ECI_SCALING_CONFIGURATION)
+"""Types that pull images with a registry user name and password."""
+CONFIGURED_TYPES = (t.K8S_CONFIG_MAP, t.FC_FUNCTION, t.OOS_PARAMETER, t.KUBERNETES_ADDON,
+                    t.MANAGED_KUBERNETES, t.ACK_DEDICATED, t.ACK_SERVERLESS)
+"""Types whose plain configuration (beyond scripts, pods and tags) the secret rule reads."""
+
+
+def _addon_configs(resource: Resource) -> Iterator[tuple[str, str]]:
+    """(where, text) of the JSON config of an add-on (cs.KubernetesAddon, or each of a
+    cluster's `addons`)."""
+    props = resource.props
+    if resource.type == t.KUBERNETES_ADDON:
+        addons = [("config", props)]
+    elif resource.type in (t.MANAGED_KUBERNETES, t.ACK_DEDICATED, t.ACK_SERVERLESS):
+        addons = [(f"addons[{index}].config", addon)
+                  for index, addon in enumerate(as_list(props.get("addons")))]
+    else:
+        return
+    for where, addon in addons:
+        config = addon.get("config") if isinstance(addon, Mapping) else None
+        if isinstance(config, str) and config and not is_unknown(config):
+            yield where, config
+
+
 def configuration(resource: Resource) -> Iterator[tuple[str, str]]:
-    """(where, text) of the configuration a resource hands out in clear: its scripts and
-    containers (environment values included), ConfigMap data, Function Compute environment
-    variables, and the descriptions and tags of any resource."""
+    """(where, text) of the configuration a resource hands out in clear: its scripts and the
+    containers of its pods (images, command lines, environment values), ConfigMap data,
+    Function Compute environment variables, plain OOS parameters, registry passwords of ECI
+    container groups and ESS ECI configurations, add-on configs, and the descriptions and
+    tags of any resource."""
     yield from scripts(resource)
     props = resource.props
     if resource.type == t.K8S_CONFIG_MAP:
@@ -150,6 +130,15 @@ def configuration(resource: Resource) -> Iterator[tuple[str, str]]:
         for key, value in (env.items() if isinstance(env, Mapping) else ()):
             if isinstance(value, str) and not is_unknown(value):
                 yield f"environmentVariables.{key}", f"{key}={value}"
+    if resource.type == t.OOS_PARAMETER and isinstance(props.get("value"), str):
+        yield "value", f"{props.get('parameterName')}={props['value']}"
+    if resource.type in REGISTRY_CREDENTIAL_HOLDERS:
+        for index, credential in enumerate(as_list(props.get("imageRegistryCredentials"))):
+            password = credential.get("password") if isinstance(credential, Mapping) else None
+            if isinstance(password, str) and not is_unknown(password):
+                yield f"imageRegistryCredentials[{index}].password", f"password={password}"
+    for key, value in _addon_configs(resource):
+        yield key, value
     for key in DESCRIPTIONS:
         value = props.get(key)
         if isinstance(value, str) and value and not is_unknown(value):

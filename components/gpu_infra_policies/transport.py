@@ -23,7 +23,7 @@ from gpu_infra_policies.base import (
     number,
 )
 from gpu_infra_policies.exposure import internet_facing
-from gpu_infra_policies.texts import KUBERNETES_WORKLOADS, SCRIPT_INPUTS, scripts
+from gpu_infra_policies.texts import POD_HOLDERS, SCRIPT_INPUTS, scripts
 
 TLS_PROTOCOLS = {t.ALB_LISTENER: ("listenerProtocol", ("HTTPS", "QUIC"), "HTTP"),
                  t.NLB_LISTENER: ("listenerProtocol", ("TCPSSL",), "TCP"),
@@ -256,6 +256,5 @@ TRANSPORT_RULES: tuple[Rule, ...] = (
                  "plain HTTP from the internet", "security", "high",
                  "Fetch over https:// and check a digest; inside Alibaba Cloud use the "
                  "intranet mirrors.", plain_downloads, concern="transport security",
-                 reviews=frozenset({*SCRIPT_INPUTS, *KUBERNETES_WORKLOADS,
-                                    t.ECI_CONTAINER_GROUP})),
+                 reviews=frozenset({*SCRIPT_INPUTS, *POD_HOLDERS})),
 )

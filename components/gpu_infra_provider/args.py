@@ -39,6 +39,11 @@ class NetworkConfig(TypedDict):
     nat_bandwidth_mbps: NotRequired[int]
     """Peak bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200;
     1 to 200."""
+    flow_logs: NotRequired[bool]
+    """Record the VPC's traffic (vpc.FlowLog, all traffic) into a `vpc-flow` store of the
+    stack's log project (`logs`). Default false: SLS bills flow logs per GB written, and a GPU
+    stack moves terabytes of data through its VPC (the `prod-vpc-flow-logs` policy rule is
+    advisory for that reason)."""
     pod_vswitches: NotRequired[bool]
     """Give each zone a second vSwitch for pod IPs (Terway). Default: true with
     `platform: ack` (which needs them), false otherwise (which has no pods)."""
@@ -1092,6 +1097,10 @@ class LoadBalancerConfig(TypedDict):
     tls: NotRequired[ListenerTls]
     """Terminate TLS on every listener with this certificate. Default none (plain TCP for an
     NLB, HTTP for an ALB)."""
+    access_logs: NotRequired[bool]
+    """ALB only: write the load balancer's access logs to an `alb-access` store of the
+    stack's log project (`logs`). Default: where the environment keeps access logs (prod,
+    whose `prod-access-logs` policy rule demands them), else off."""
     health_check_path: NotRequired[str]
     """HTTP path checked on each backend, e.g. /v2/health/ready: 1-80 URL characters
     starting with `/`. Default none: a TCP connect check on the service port."""

@@ -12,6 +12,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.blocks.logs import LogTarget
 from gpu_infra.blocks.security import NIC_TYPE, POLICY, PRIORITY, SECURITY_GROUP_TYPE, port_range
 from gpu_infra.schema.loadbalancer import LoadBalancerConfig
 from gpu_infra_facts.load_balancers import (
@@ -45,6 +46,15 @@ ATTACHMENT_TYPES = ("ALB", "NLB", "GWLB")
 WEIGHT = 100
 """ess.ServerGroupAttachment weight of each scaled instance (the provider allows 0-100)."""
 
+WORLD = "0.0.0.0/0"
+ALL_PORTS = "-1/-1"
+DROP = "drop"
+DENY_PRIORITY = 100
+"""The lowest security group rule priority (1-100): the Deny of everyone else sits below
+the Allows of the client CIDRs. An NLB's or ALB's security groups restrict nothing without a
+Deny ("with only Allow rules, all traffic remains allowed": SLB docs "Use security groups as
+blacklists or whitelists", NLB and ALB); at equal priority Drop wins over the managed
+group's Allow-all at 100."""
 ALB_EDITIONS = ("Basic", "Standard", "StandardWithWaf")
 ALB_EDITION = "Standard"
 """alb.LoadBalancer load_balancer_edition of the ALB option."""
@@ -104,9 +114,11 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
                  vswitch_ids: Mapping[str, pulumi.Input[str]], ports: Sequence[int],
                  client_cidrs: Sequence[IPv4Network], conventions: Conventions,
                  scaling_group_id: pulumi.Input[str] | None = None,
+                 access_log: LogTarget | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         super().__init__(self.TYPE, name, None, opts)
         _check(name, vswitch_ids)
+        self._access_log = access_log
         self._name_prefix = name
         self._conventions = conventions
         self._kind = kind = config.kind
@@ -187,6 +199,12 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
                     ip_protocol="tcp", port_range=port_range(port), cidr_ip=str(cidr),
                     nic_type=NIC_TYPE, policy=POLICY, priority=PRIORITY,
                     description=f"service port {port} from a client CIDR", opts=opts)
+        deny = child_name(self._name_prefix, "rule-deny-others")
+        self.rules[deny] = alicloud.ecs.SecurityGroupRule(
+            deny, security_group_id=self.security_group_id, type="ingress", ip_protocol="all",
+            port_range=ALL_PORTS, cidr_ip=WORLD, nic_type=NIC_TYPE, policy=DROP,
+            priority=DENY_PRIORITY, description="everyone else: a load balancer group "
+            "admits only the client CIDRs with a Deny below its Allows", opts=opts)
 
     def _create_nlb(self, vpc_id: pulumi.Input[str],
                     vswitch_ids: Mapping[str, pulumi.Input[str]], address_type: str) -> None:
@@ -213,6 +231,9 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
                 alicloud.alb.LoadBalancerZoneMappingArgs(zone_id=zone, vswitch_id=vswitch_id)
                 for zone, vswitch_id in vswitch_ids.items()],
             deletion_protection_enabled=self._conventions.deletion_protection,
+            access_log_config=alicloud.alb.LoadBalancerAccessLogConfigArgs(
+                log_project=self._access_log.project, log_store=self._access_log.store)
+            if self._access_log else None,
             tags=tags, opts=opts)
         self.security_group_attachment = alicloud.alb.LoadBalancerSecurityGroupAttachment(
             child_name(self._name_prefix, "alb-sg"), load_balancer_id=self.load_balancer.id,

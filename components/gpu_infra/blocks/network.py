@@ -1,5 +1,6 @@
-"""Network building block: a VPC and one vSwitch per zone with a deterministic layout, and
-optional NAT egress so nodes without public IPs reach the internet."""
+"""Network building block: a VPC and one vSwitch per zone with a deterministic layout,
+optional NAT egress so nodes without public IPs reach the internet, and an optional flow log
+of the VPC's traffic."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
+from gpu_infra.blocks.logs import LogTarget
 from gpu_infra.schema.network import NetworkConfig
 
 NAT_TYPE = "Enhanced"
@@ -125,6 +127,14 @@ class Network(pulumi.ComponentResource):
                 {"pod_vswitch_ids": self.pod_vswitch_ids} if self.pod_vswitch_ids else {}),
             "nat_gateway_id": self.nat_gateway_id,
             "nat_eip": self.nat_eip})
+
+    def flow_log(self, target: LogTarget) -> alicloud.vpc.FlowLog:
+        """A flow log of the VPC's traffic (all of it, accepted and dropped) into `target`."""
+        name, tags = self._child("flow-log")
+        return alicloud.vpc.FlowLog(
+            name, flow_log_name=name, resource_type="VPC", resource_id=self.vpc_id,
+            traffic_type="All", project_name=target.project, log_store_name=target.store,
+            tags=tags, opts=pulumi.ResourceOptions(parent=self))
 
     def _child(self, suffix: str) -> tuple[str, dict[str, str]]:
         """A child's name and its tags."""

@@ -29,11 +29,17 @@ from gpu_infra.blocks.identity import InstanceRole
 from gpu_infra.blocks.logs import ACK_MACHINE_GROUP
 from gpu_infra.blocks.storage.buckets import bucket_names
 from gpu_infra.blocks.workloads.install import KubeObjects
+from gpu_infra.blocks.workloads.network_policies import (
+    namespace_baseline,
+    operator_policy,
+    training_peers,
+)
 from gpu_infra.blocks.workloads.operator import (
     images_to_mirror,
     mirror_command,
     mirrored_image,
     operator_install,
+    operator_pod_labels,
 )
 from gpu_infra.blocks.workloads.serving import ServingTarget, serving_objects, zone_maps
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
@@ -76,7 +82,7 @@ class AckLayout(LayoutBase):
     Attributes: `ack` (AckCluster), `system_pool`, `gpu_pools` (GpuNodePools), `addons`,
     `registry`, `oss_role`, `storage` (KubeStorage), `reserved` (or None), `platform`
     (AckPlatform, the job layer's API: gpu_infra.blocks.ack) and `workloads` (the job
-    layer's objects, blocks.workloads.install.KubeObjects, or None).
+    layer's objects, blocks.workloads.install.KubeObjects).
 
     Extra outputs: `images_to_mirror` (source, target, why) and `mirror_command` (skopeo),
     where the job layer runs upstream images.
@@ -174,8 +180,7 @@ class AckLayout(LayoutBase):
         self.workloads = KubeObjects(
             f"{name}-workloads", manifests=manifests, provider=self.ack.provider,
             wait_for_rollout=False,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.addons])) \
-            if manifests else None
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.addons, self.storage]))
         return fleet_name, None
 
     def _gpu_fault_alarm(self, name: str) -> AckGpuFaultAlarm | None:
@@ -206,12 +211,19 @@ class AckLayout(LayoutBase):
         """`<registry address>/<mirror namespace>`: where the mirrored images are."""
         return f"{self.registry.address}/{self.registry.mirror_namespace}"
 
+    def node_cidrs(self) -> list[pulumi.Input[str]]:
+        """The CIDRs of the node vSwitches (in zone order)."""
+        return [self.network.vswitch_cidrs[zone] for zone in self.cluster.network.zones]
+
     def job_layer(self, platform: AckPlatform) -> list[Manifest]:
-        """The job layer's objects the stack installs (through `platform.provider`): the
-        spot watcher DaemonSet where the pool has spot."""
-        if not self.uses_spot():
-            return []
-        return spot_watch_objects(mirrored_image(self.mirror_prefix(), jobs.WATCHER_IMAGE))
+        """The job layer's objects the stack installs (through `platform.provider`): the jobs
+        namespace's default-deny and DNS NetworkPolicies, and the spot watcher DaemonSet where
+        the pool has spot."""
+        objects = namespace_baseline(platform.storage.namespace)
+        if self.uses_spot():
+            objects += spot_watch_objects(mirrored_image(self.mirror_prefix(),
+                                                         jobs.WATCHER_IMAGE))
+        return objects
 
     def _pool_spec(self, fleet_name: str) -> GpuPoolSpec:
         cluster = self.cluster
@@ -285,9 +297,14 @@ class AckTrainingCluster(AckLayout):
         return (jobs.OPERATOR_IMAGE, jobs.OPERATOR_INIT_IMAGE, *super().mirrored_images())
 
     def job_layer(self, platform: AckPlatform) -> list[Manifest]:
-        """The training operator (on the system pool, images from the mirror namespace),
-        and AckLayout's."""
+        """The training operator (on the system pool, images from the mirror namespace) with
+        its namespace's NetworkPolicies, the jobs' peer policy, and AckLayout's."""
+        namespace = jobs.OPERATOR_NAMESPACE
         return [*operator_install(self.mirror_prefix(), platform.system_labels),
+                *namespace_baseline(namespace),
+                operator_policy(namespace, operator_pod_labels(), self.node_cidrs(),
+                                self.network.vpc_cidr),
+                training_peers(platform.storage.namespace),
                 *super().job_layer(platform)]
 
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:
@@ -329,7 +346,9 @@ class AckInferenceService(AckLayout):
             min_replicas=low, max_replicas=high, target_gpu_util=serving.target_gpu_util,
             internet_facing=serving.internet_facing,
             models_claim=platform.storage.bucket_claims.get("models"),
-            namespace=platform.storage.namespace)
+            namespace=platform.storage.namespace,
+            client_cidrs=[str(cidr) for cidr in cluster.security.client_cidrs],
+            node_cidrs=self.node_cidrs())
         return [*objects, *serving_objects(target)]
 
     def fleet_exports(self) -> dict[str, pulumi.Input[Any]]:

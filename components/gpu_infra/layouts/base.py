@@ -40,6 +40,8 @@ from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.naming import resolve_suffix
 
+FLOW_LOG_STORE = "vpc-flow"
+"""The store of the stack's log project the VPC's flow log writes to (`network.flow_logs`)."""
 SHARED_FS_UNKNOWN = "(assigned by the cloud)"
 """Stands in for the shared file system's mount address where only its presence counts (the
 node tools' spec)."""
@@ -108,14 +110,16 @@ class LayoutBase(Layout):
         self.node_plan: NodePlan = plan
         self.network = Network(f"{name}-net", config=cluster.network,
                                conventions=self.conventions, opts=self.child)
-        self._build_security(name)
-        self._build_storage(name)
         self.logs = NodeLogs(
             f"{name}-node-logs", machine_id=machine_group_id(gpu_fleet_name(name),
                                                         self.conventions.global_suffix),
             retention_days=cluster.log_retention_days,
             encrypt=cluster.kms_encryption,
             conventions=self.conventions, opts=self.child) if cluster.logs.enabled else None
+        if cluster.network.flow_logs and self.logs:
+            self.network.flow_log(self.logs.store(FLOW_LOG_STORE))
+        self._build_security(name)
+        self._build_storage(name)
         self.alerting = Alerting(f"{name}-{ALERTING_SUFFIX}", config=cluster.monitoring,
                                  fixed_nodes=self.node_plan.FIXED_NODES,
                                  conventions=self.conventions,

@@ -11,11 +11,15 @@ from gpu_infra.blocks.loadbalancer import ServiceLoadBalancer
 from gpu_infra.layouts.scaling import ScalingLayout
 from gpu_infra.schema import InferenceConfig
 
+ALB_ACCESS_STORE = "alb-access"
+"""The store of the stack's log project the ALB writes its access logs to."""
+
 
 class InferenceService(ScalingLayout):
     """A scaling GPU fleet across at least two zones (on-demand base, spot above it) behind
     an NLB or ALB with one listener and health check per service port; the fleet's service
-    ports open only to the client CIDRs and the load balancer's security group.
+    ports open only to the client CIDRs and the load balancer's security group. An ALB
+    writes its access logs to ALB_ACCESS_STORE where `alb_access_logs` (prod by default).
 
     Extra outputs: `load_balancer_dns`.
     """
@@ -28,11 +32,13 @@ class InferenceService(ScalingLayout):
     def build_entry(self, name: str) -> Sequence[pulumi.Input[str]]:
         """The load balancer; its security group may reach the service ports."""
         security = self.cluster.security
+        access_log = self.logs.store(ALB_ACCESS_STORE) \
+            if self.logs and self.cluster.alb_access_logs else None
         self.load_balancer = ServiceLoadBalancer(
             f"{name}-lb", config=self.cluster.load_balancer, vpc_id=self.network.vpc_id,
             vswitch_ids=self.network.vswitch_ids, ports=security.service_ports,
             client_cidrs=security.client_cidrs, conventions=self.conventions,
-            opts=self.child)
+            access_log=access_log, opts=self.child)
         return [self.load_balancer.security_group_id]
 
     def build_fleet(self, name: str) -> tuple[str, None]:

@@ -39,6 +39,10 @@ class LoadBalancerConfig(StrictModel):
     tls: ListenerTls | None = None
     """Terminate TLS on every listener with this certificate. Default none (plain TCP for an
     NLB, HTTP for an ALB)."""
+    access_logs: bool | None = None
+    """ALB only: write the load balancer's access logs to an `alb-access` store of the
+    stack's log project (`logs`). Default: where the environment keeps access logs (prod,
+    whose `prod-access-logs` policy rule demands them), else off."""
     health_check_path: str | None = Field(default=None, pattern=HEALTH_CHECK_PATH_PATTERN)
     """HTTP path checked on each backend, e.g. /v2/health/ready: 1-80 URL characters
     starting with `/`. Default none: a TCP connect check on the service port."""

@@ -46,6 +46,11 @@ class NetworkConfig(StrictModel):
     nat_bandwidth_mbps: int = Field(default=200, ge=1, le=EIP_MAX_TRAFFIC_MBPS)
     """Peak bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200;
     1 to 200."""
+    flow_logs: bool = False
+    """Record the VPC's traffic (vpc.FlowLog, all traffic) into a `vpc-flow` store of the
+    stack's log project (`logs`). Default false: SLS bills flow logs per GB written, and a GPU
+    stack moves terabytes of data through its VPC (the `prod-vpc-flow-logs` policy rule is
+    advisory for that reason)."""
     pod_vswitches: bool = False
     """Give each zone a second vSwitch for pod IPs (Terway). Default: true with
     `platform: ack` (which needs them), false otherwise (which has no pods)."""

@@ -257,6 +257,9 @@ class ClusterBase(ClusterCommon):
         problems += (self._bucket_prefix_problems() + self._declared_type_problems()
                      + self._rule_quota_problems() + self._expected_size_problems()
                      + self._savings_plan_problems())
+        if self.network.flow_logs and not self.logs.enabled:
+            problems.append("network.flow_logs: the flow log goes to the stack's log project, "
+                            "and logs.enabled is false; enable logs or remove flow_logs")
         fs_zone = self.storage.shared_fs.zone
         if fs_zone is not None and fs_zone not in self.network.zones:
             problems.append(f"storage.shared_fs.zone: {fs_zone} is not in network.zones")
@@ -508,6 +511,36 @@ class InferenceConfig(PlatformChoice):
         return self
 
     @property
+    def alb_access_logs(self) -> bool:
+        """Whether the ALB writes access logs (`load_balancer.access_logs`, default: the
+        environment's profile, on in prod); never for an NLB."""
+        balancer = self.load_balancer
+        if balancer.kind != "alb":
+            return False
+        explicit = balancer.access_logs
+        return self.profile.bucket_logging if explicit is None else explicit
+
+    @model_validator(mode="after")
+    def _check_access_logs(self) -> InferenceConfig:
+        balancer, field = self.load_balancer, "load_balancer.access_logs"
+        problems = []
+        if balancer.kind == "nlb" and balancer.access_logs:
+            problems.append(f"{field}: an NLB writes no access log (ALB only); set "
+                            "load_balancer.kind: alb or remove access_logs")
+        elif balancer.kind == "alb" and balancer.access_logs is False \
+                and self.profile.bucket_logging:
+            problems.append(f"{field}: false; {self.environment} keeps the access logs of its "
+                            "load balancers (policy rule prod-access-logs); remove it")
+        elif self.alb_access_logs and not self.logs.enabled:
+            problems.append(f"{field}: the ALB's access logs go to the stack's log project, "
+                            "and logs.enabled is false; enable logs"
+                            + ("" if self.profile.bucket_logging else
+                               " or set access_logs: false"))
+        if problems:
+            raise ValueError("\n".join(problems))
+        return self
+
+    @property
     def serving_replicas(self) -> tuple[int, int]:
         """The autoscaler's bounds: `serving.min_replicas` (default fleet.min_size, at least
         1) and `serving.max_replicas` (default fleet.max_size, at least the minimum)."""
@@ -550,12 +583,13 @@ class InferenceConfig(PlatformChoice):
     def security_group_rules(self) -> dict[str, int]:
         """On ECS the cluster's group also admits each service port from the load balancer's
         group, and the load balancer's own group has one rule per service port and client
-        CIDR (on ACK there is no load balancer of the stack's)."""
+        CIDR and the Deny of everyone else (on ACK there is no load balancer of the
+        stack's)."""
         ports, clients = len(self.security.service_ports), len(self.security.client_cidrs)
         rules = super().security_group_rules()
         if self.on_ack:
             return rules
-        return {"cluster": rules["cluster"] + ports, "load balancer": ports * clients}
+        return {"cluster": rules["cluster"] + ports, "load balancer": ports * clients + 1}
 
     @property
     def health_check_types(self) -> list[HealthCheckType]:

@@ -727,6 +727,12 @@ export interface ListenerTls {
  */
 export interface LoadBalancerConfig {
     /**
+     * ALB only: write the load balancer's access logs to an `alb-access` store of the
+     * stack's log project (`logs`). Default: where the environment keeps access logs (prod,
+     * whose `prod-access-logs` policy rule demands them), else off.
+     */
+    accessLogs?: boolean;
+    /**
      * HTTP path checked on each backend, e.g. /v2/health/ready: 1-80 URL characters
      * starting with `/`. Default none: a TCP connect check on the service port.
      */
@@ -893,6 +899,13 @@ export interface NetworkConfig {
      * Required with `existing_vpc_id`, not allowed without it.
      */
     existingVswitchIds?: {[key: string]: string};
+    /**
+     * Record the VPC's traffic (vpc.FlowLog, all traffic) into a `vpc-flow` store of the
+     * stack's log project (`logs`). Default false: SLS bills flow logs per GB written, and a GPU
+     * stack moves terabytes of data through its VPC (the `prod-vpc-flow-logs` policy rule is
+     * advisory for that reason).
+     */
+    flowLogs?: boolean;
     /**
      * Peak bandwidth of the NAT gateway's EIP in Mbit/s (pay by traffic). Default 200;
      * 1 to 200.

@@ -30,6 +30,7 @@ KINDS: dict[tuple[str, str], str] = {
     ("apps/v1", "Deployment"): "apps.v1.Deployment",
     ("apps/v1", "DaemonSet"): "apps.v1.DaemonSet",
     ("autoscaling/v2", "HorizontalPodAutoscaler"): "autoscaling.v2.HorizontalPodAutoscaler",
+    ("networking.k8s.io/v1", "NetworkPolicy"): "networking.v1.NetworkPolicy",
     ("rbac.authorization.k8s.io/v1", "ClusterRole"): "rbac.v1.ClusterRole",
     ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): "rbac.v1.ClusterRoleBinding",
     ("rbac.authorization.k8s.io/v1", "Role"): "rbac.v1.Role",

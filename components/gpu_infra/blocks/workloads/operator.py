@@ -72,6 +72,13 @@ def operator_install(registry_prefix: str, system_labels: Mapping[str, str]) -> 
     return objects
 
 
+def operator_pod_labels() -> dict[str, str]:
+    """The labels the operator's Deployment selects its pods by (the vendored file's)."""
+    (deployment,) = [m for m in operator_objects() if m["kind"] == "Deployment"]
+    labels: dict[str, str] = deployment["spec"]["selector"]["matchLabels"]
+    return labels
+
+
 def _configure_deployment(deployment: Manifest, registry_prefix: str,
                           system_labels: Mapping[str, str]) -> None:
     pod = deployment["spec"]["template"]["spec"]

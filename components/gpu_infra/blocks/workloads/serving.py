@@ -5,7 +5,11 @@ HorizontalPodAutoscaler on the GPUs' utilisation. The GPU pool's cluster autosca
 while pods are pending (on-demand base and spot above it, from `fleet`).
 
 NLB annotations: ACK "Use annotations to configure NLB" (CCM v2.5.0 and later;
-`spec.loadBalancerClass: alibabacloud.com/nlb`, else a CLB is made). The HPA reads
+`spec.loadBalancerClass: alibabacloud.com/nlb`, else a CLB is made). `loadBalancerSourceRanges`:
+the cloud controller makes a security group that accepts each range and drops 0.0.0.0/0 and
+binds it to the NLB (kubernetes/cloud-provider-alibaba-cloud at eeb0ddc6,
+pkg/controller/service/nlbv2/loadbalancer.go lines 95-102 and 668-692, model_applier.go
+line 510); the CCM version ACK runs that has it is UNCONFIRMED. The HPA reads
 DCGM_FI_DEV_GPU_UTIL as a Pods metric through the custom metrics API, which the cluster's
 Prometheus (arms-prometheus, ACK GPU monitoring) serves only with a metrics adapter that
 exposes it: that the ACK metrics adapter does so under this name is UNCONFIRMED.
@@ -19,6 +23,7 @@ from typing import Any
 
 import pulumi
 
+from gpu_infra.blocks.workloads.network_policies import serving_policy
 from gpu_infra_facts import jobs
 from gpu_infra_facts.ack import GPU_RESOURCE, GPU_TAINT
 
@@ -50,6 +55,13 @@ class ServingTarget:
     internet_facing: bool = False
     models_claim: str | None = None
     namespace: str = "default"
+    client_cidrs: Sequence[str] = ()
+    """Who may reach the port: the Service's `loadBalancerSourceRanges` (the cloud
+    controller binds the NLB to a security group that admits them and drops the rest) and
+    the pods' NetworkPolicy. Empty: no source restriction on the NLB and no NetworkPolicy."""
+    node_cidrs: Sequence[pulumi.Input[str]] = ()
+    """The node vSwitches' CIDRs (kubelet probes, the NLB's own addresses), also admitted by
+    the NetworkPolicy."""
 
 
 def zone_maps(zone_vswitches: Mapping[str, str]) -> str:
@@ -58,7 +70,8 @@ def zone_maps(zone_vswitches: Mapping[str, str]) -> str:
 
 
 def serving_objects(target: ServingTarget) -> list[Manifest]:
-    """Deployment, Service (NLB) and HorizontalPodAutoscaler."""
+    """Deployment, Service (NLB), HorizontalPodAutoscaler and, with `client_cidrs`, the
+    pods' NetworkPolicy (`serving-clients`)."""
     labels = {"app.kubernetes.io/name": target.name, "app.kubernetes.io/managed-by": "gpu-infra"}
     meta = {"name": target.name, "namespace": target.namespace, "labels": labels}
     selector = {"app.kubernetes.io/name": target.name}
@@ -98,6 +111,8 @@ def serving_objects(target: ServingTarget) -> list[Manifest]:
             f"{ANNOTATION}health-check-connect-port": str(target.port)}},
         "spec": {"type": "LoadBalancer", "loadBalancerClass": NLB_CLASS,
                  "externalTrafficPolicy": "Local", "selector": selector,
+                 **({"loadBalancerSourceRanges": list(target.client_cidrs)}
+                    if target.client_cidrs else {}),
                  "ports": [{"name": "http", "port": target.port, "targetPort": "http",
                             "protocol": "TCP"}]}}
     autoscaler = {
@@ -109,4 +124,6 @@ def serving_objects(target: ServingTarget) -> list[Manifest]:
                      "metric": {"name": GPU_UTIL_METRIC},
                      "target": {"type": "AverageValue",
                                 "averageValue": str(target.target_gpu_util)}}}]}}
-    return [deployment, service, autoscaler]
+    policies = [serving_policy(target.namespace, selector, target.port, target.client_cidrs,
+                               target.node_cidrs)] if target.client_cidrs else []
+    return [deployment, service, autoscaler, *policies]
