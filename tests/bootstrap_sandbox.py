@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_infra.blocks.bootstrap import BootstrapSpec, trust_names, user_data
+from gpu_infra.blocks.bootstrap import BootstrapSpec, trust_names, unpack_user_data, user_data
 
 HOSTNAME = "t01-gpu-node-000"
 SCRATCH_SERIAL = "2ze0scratch000000001"
@@ -305,9 +305,17 @@ def clear_calls(sandbox: Sandbox) -> None:
         os.remove(log)
 
 
+def script_of(user_data_text: str) -> str:
+    """The node script planned user data runs (AssertionError if it is not gpu-infra's)."""
+    script = unpack_user_data(user_data_text)
+    assert script is not None, user_data_text[:200]
+    return script
+
+
 def planned_steps(script: str, mode: str = "node") -> list[str]:
     """The steps user data (its config.sh: NODE_STEPS) or a bake copy of bootstrap.sh (its
     main's `run_steps` line) runs in `mode` (node or bake)."""
+    script = unpack_user_data(script) or script
     if mode == "bake":
         return next(line.split()[1:] for line in script.splitlines()
                     if line.startswith("run_steps ") and "NODE_STEPS" not in line)

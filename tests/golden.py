@@ -3,7 +3,8 @@ stack, with every large string (user data, an image build's template) kept as a 
 `text:<file>` to its text in tests/golden/text/<file> (`<stack>/<resource>.<input>.<ext>`, one
 readable file per distinct text) and its digest once, in the record's last key TEXTS_KEY:
 `{"<file>": "sha256:<hex of the value>"}`, with ` base64` after it when the value is base64 of
-the text (the file holds the decoded text, so it stays readable). A one-line edit of a node
+the text, ` packed` when it is the user data's loader of the text (blocks.bootstrap.packing;
+in both cases the file holds the decoded text, so it stays readable). A one-line edit of a node
 script then changes one text file and one digest line, however many nodes share it. A large
 object (a CustomResourceDefinition's schema) is kept the same way as `json:<file>`, the file
 holding the object as indented JSON and the digest, of its compact JSON, ending in ` json`.
@@ -19,6 +20,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from gpu_infra.blocks.bootstrap import INSTALL_DIR, unpack_user_data
+from gpu_infra.blocks.bootstrap.packing import pack
+
 from .conftest import PROJECT_DIR
 
 GOLDEN_DIR = PROJECT_DIR / "tests" / "golden"
@@ -30,22 +34,26 @@ LARGE_OBJECT_CHARS = 20_000
 """Resource inputs that are objects whose compact JSON is at least this long (and that hold
 no large string) are kept by digest."""
 TEXTS_KEY = "goldenTexts"
-DIGEST = re.compile(r"sha256:(?P<digest>[0-9a-f]{64})(?P<b64> base64)?(?P<json> json)?")
+DIGEST = re.compile(r"sha256:(?P<digest>[0-9a-f]{64})(?: (?P<encoding>base64|packed|json))?")
 
 
 def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _readable(value: str) -> tuple[str, bool]:
-    """The text of `value` and whether it was base64 of it (UTF-8 text only)."""
+def _readable(value: str) -> tuple[str, str | None]:
+    """The text of `value` and how it was encoded (base64 of UTF-8 text, the user data's
+    loader: "packed"; None: as it is)."""
+    script = unpack_user_data(value)
+    if script is not None and pack(script, INSTALL_DIR) == value:
+        return script, "packed"
     compact = "".join(value.split())
     if re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", compact) and len(compact) % 4 == 0:
         try:
-            return base64.b64decode(compact, validate=True).decode("utf-8"), True
+            return base64.b64decode(compact, validate=True).decode("utf-8"), "base64"
         except (binascii.Error, UnicodeDecodeError):
             pass
-    return value, False
+    return value, None
 
 
 def _extension(text: str) -> str:
@@ -104,7 +112,7 @@ def deflate(record: dict[str, Any], stack: str) -> tuple[dict[str, Any], dict[st
             name = f"{stack}/{_file_stem(path, record)}.{_extension(text)}"
             by_value[value], texts[name] = name, text
             digests[name] = (f"sha256:{hashlib.sha256(value.encode('utf-8')).hexdigest()}"
-                             + (" base64" if encoded else ""))
+                             + (f" {encoded}" if encoded else ""))
         return f"text:{by_value[value]}"
 
     deflated = walk(record, [])
@@ -119,14 +127,14 @@ def inflate(record: dict[str, Any]) -> dict[str, Any]:
         text = (TEXT_DIR / name).read_text(encoding="utf-8")
         recorded = DIGEST.fullmatch(digest)
         assert recorded is not None, f"{TEXTS_KEY}.{name}: not a digest: {digest!r}"
-        if recorded["json"]:
+        if recorded["encoding"] == "json":
             values[f"json:{name}"] = json.loads(text)
             assert hashlib.sha256(_compact(values[f"json:{name}"]).encode("utf-8")).hexdigest() \
                 == recorded["digest"], (f"tests/golden/text/{name} does not match its digest; "
                                         "regenerate with GPU_INFRA_UPDATE_GOLDEN=1")
             continue
-        value = base64.b64encode(text.encode("utf-8")).decode("ascii") \
-            if recorded["b64"] else text
+        value = {"base64": base64.b64encode(text.encode("utf-8")).decode("ascii"),
+                 "packed": pack(text, INSTALL_DIR)}.get(recorded["encoding"] or "", text)
         assert hashlib.sha256(value.encode("utf-8")).hexdigest() == recorded["digest"], (
             f"tests/golden/text/{name} does not match its digest; regenerate with "
             "GPU_INFRA_UPDATE_GOLDEN=1")

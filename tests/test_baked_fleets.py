@@ -13,7 +13,7 @@ from gpu_infra_facts.node_stack import READINESS_TIMEOUT_SECONDS
 from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.plan.fake_cloud import FakeCloud
 
-from .bootstrap_sandbox import Sandbox, planned_steps
+from .bootstrap_sandbox import Sandbox, planned_steps, script_of
 from .conftest import (
     BASE_INFERENCE,
     BASE_RENDERING,
@@ -48,7 +48,7 @@ def test_fleets_boot_the_baked_image_and_install_nothing(layout, tmp_path):
     assert nodes
     for node in nodes:
         assert node.inputs.get("imageId") == BAKED_ID
-        script = node.inputs["userData"]
+        script = script_of(node.inputs["userData"])
         assert "\nINSTALL=0" in script and "\nDRIVER_ROUTE=preinstalled" in script
         assert "health" in planned_steps(script)
     if layout != "training":
@@ -64,6 +64,10 @@ def test_a_baked_node_checks_and_reports_without_downloading(tmp_path):
     (sandbox.dir / "meta/instance/instance-type").write_text("ecs.gn7i-c8g1.2xlarge")
     sandbox.knob("driver", "550.127.08")
     sandbox.knob("agent")
+    for tools in plan.by_type("alicloud:oss/bucketObject:BucketObject"):  # the loader's
+        stored = sandbox.dir / "objects" / tools.inputs["key"]
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        stored.write_text(tools.inputs["content"])
     assert sandbox.install_text(plan.by_type(SCALING_CONFIG)[0].inputs["userData"]).code == 0
     run = sandbox.boot()
     assert run.code == 0, run.output
@@ -114,11 +118,11 @@ def test_jumbo_frames_enable_them_on_the_nodes_and_set_mtu_8500(tmp_path):
     assert errors_in(plan.findings) == []
     for node in plan.by_type(INSTANCE):
         assert node.inputs["enableJumboFrame"] is True
-        assert "\nERDMA_MTU=8500" in node.inputs["userData"]
+        assert "\nERDMA_MTU=8500" in script_of(node.inputs["userData"])
     plain = run_plan(write_stack(tmp_path, "plain", ERDMA_TRAINING, "cn-beijing"))
     for node in plain.by_type(INSTANCE):
         assert "enableJumboFrame" not in node.inputs
-        assert "\nERDMA_MTU=1400" in node.inputs["userData"]
+        assert "\nERDMA_MTU=1400" in script_of(node.inputs["userData"])
 
 
 def test_jumbo_frames_without_erdma_are_an_error():

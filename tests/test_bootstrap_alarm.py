@@ -56,7 +56,7 @@ def booted(sandbox: Sandbox, **knobs: str) -> int:
     assert SPEC.node_tools is not None
     stored = sandbox.dir / "objects" / SPEC.node_tools.key
     stored.parent.mkdir(parents=True, exist_ok=True)
-    stored.write_text(node_tools_installer(SPEC) or "")
+    stored.write_text(node_tools_installer(SPEC))
     for name, value in knobs.items():
         sandbox.knob(name.replace("_", "-"), value)
     assert sandbox.install(SPEC).code == 0

@@ -15,7 +15,7 @@ from gpu_infra.schema import load_cluster_config
 from gpu_infra_facts.node_stack import DEFAULT_IMAGES, USER_DATA_MAX_BYTES
 from gpu_infra_tools.plan.fake_cloud import FakeCloud
 
-from .bootstrap_sandbox import Sandbox, planned_steps
+from .bootstrap_sandbox import Sandbox, planned_steps, script_of
 from .conftest import BASE_TRAINING, STACKS_DIR, merged
 from .shipped import shipped_plan
 
@@ -57,7 +57,13 @@ def test_generated_scripts_pass_shellcheck(shipped_plans, tmp_path):
         sandbox = Sandbox(tmp_path / name)
         assert sandbox.install_text(script).code == 0
         installed = sandbox.root / "opt/gpu-infra"
-        files = [sandbox.dir / "user-data.sh", installed / "bootstrap.sh",
+        (sandbox.dir / "node-script.sh").write_text(script_of(script))
+        (sandbox.dir / "loader.sh").write_text((installed / "bootstrap.sh").read_text())
+        [tools] = [o.inputs["content"] for o in plan.by_type(
+            "alicloud:oss/bucketObject:BucketObject") if o.name.endswith("-node-tools")]
+        assert sandbox.run_script(tools, "node-tools.sh").code == 0  # the fleet's bootstrap.sh
+        files = [sandbox.dir / "user-data.sh", sandbox.dir / "node-script.sh",
+                 sandbox.dir / "loader.sh", installed / "bootstrap.sh",
                  installed / "config.sh", *sorted(installed.glob("bin/gpu-infra-peers"))]
         done = subprocess.run([SHELLCHECK, "--severity=style", *map(str, files)],
                               capture_output=True, text=True, check=False)
@@ -91,7 +97,7 @@ def test_fleets_with_gpu_alarms_install_the_cloudmonitor_agent(shipped_plans):
 
 
 def test_training_prod_user_data_wires_erdma_fabric_manager_and_the_cluster(shipped_plans):
-    script = user_data_of(shipped_plans["training-prod"])[0]
+    script = script_of(user_data_of(shipped_plans["training-prod"])[0])
     assert planned_steps(script) == [
         "logs", "node_tools", "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager",
         "cloudmonitor", "nccl_env", "cluster_ssh", "health", "cluster_peers"]
@@ -104,7 +110,7 @@ def test_scaling_fleets_report_to_their_readiness_hook(shipped_plans):
         hook = next(r for r in plan.by_type("alicloud:ess/lifecycleHook:LifecycleHook")
                     if r.inputs["lifecycleTransition"] == "SCALE_OUT")
         assert hook.inputs["defaultResult"] == "ABANDON"
-        assert f"\nLIFECYCLE_HOOK_ID={hook.id}" in user_data_of(plan)[0]
+        assert f"\nLIFECYCLE_HOOK_ID={hook.id}" in script_of(user_data_of(plan)[0])
 
 
 def test_a_newly_published_public_image_does_not_change_the_plan(plan_cluster, monkeypatch):
@@ -123,7 +129,7 @@ def test_a_newly_published_public_image_does_not_change_the_plan(plan_cluster, m
 
 
 def test_a_grid_fleet_downloads_the_package_its_stack_names(shipped_plans):
-    script = user_data_of(shipped_plans["rendering-batch"])[0]
+    script = script_of(user_data_of(shipped_plans["rendering-batch"])[0])
     assert "\nGRID_BUCKET=render-farm-prod-datasets\n" in script
     assert "\nGRID_OBJECT=drivers/NVIDIA-Linux-x86_64-535.161.07-grid.run\n" in script
 
@@ -157,9 +163,17 @@ def test_every_api_command_a_node_runs_finds_its_module_on_the_node(shipped_plan
     for name, plan in shipped_plans.items():
         tools = "".join(o.inputs["content"] for o in plan.by_type(
             "alicloud:oss/bucketObject:BucketObject") if o.name.endswith("-node-tools"))
-        for script in user_data_of(plan):
-            written = set(re.findall(r"^w \S+/(\w+)\.py \d+ <<", script + tools, re.M))
-            calls = set(re.findall(r'"\$API" ([a-z-]+(?: nvlink| cuda)?)', script))
+        for script in map(script_of, user_data_of(plan)):
+            # the loader's calls run before the node tools exist: their modules are in the
+            # user data itself; the bootstrap's find them in either
+            own = set(re.findall(r"^w \S+/(\w+)\.py \d+ <<", script, re.M))
+            before = set(re.findall(r'"\$API" ([a-z-]+)', step_source("gpu-infra-load")))
+            if "\nLIFECYCLE_HOOK_ID=" not in script:
+                before.discard("answer-scale-out")  # the loader answers only with a hook
+            assert "answer-scale-out" in before or "SCALING_GROUP_ID" not in script
+            assert all(API_MODULES[c] in own for c in before & set(API_MODULES)), name
+            written = own | set(re.findall(r"^w \S+/(\w+)\.py \d+ <<", tools, re.M))
+            calls = set(re.findall(r'"\$API" ([a-z-]+(?: nvlink| cuda)?)', script + tools))
             if "readonly -a NVLINK_TYPES=()" in script:
                 calls.discard("gpu-check nvlink")  # the health step skips it
             if "\nLIFECYCLE_HOOK_ID=" not in script:

@@ -157,7 +157,9 @@ def test_erdma_off_replaces_every_node(report):
                     ROLES: ("replace", False, ["instanceId"]), ALARMS: ALARM_UPDATE,
                     f"{DISKS}-attachment": REATTACHED,
                     MEMBERS: MEMBERS_RENEWED,
-                    NODE_LIST: NODE_LIST_UPDATE})
+                    NODE_LIST: NODE_LIST_UPDATE,
+                    # the node tools bring the bootstrap, which loses its eRDMA steps
+                    "llm-pretrain-checkpoints-node-tools": ("replace", False, ["key"])})
     assert result.impact.gpu_causes == {"networkInterfaceTrafficMode": 8}
 
 

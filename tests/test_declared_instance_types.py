@@ -10,6 +10,7 @@ from gpu_infra.schema import ConfigError
 from gpu_infra_tools.cost import estimate_plan
 from gpu_infra_tools.review import review
 
+from .bootstrap_sandbox import script_of
 from .conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config, merged
 
 NEW_TYPE = "ecs.gn9x-8x.48xlarge"
@@ -46,11 +47,11 @@ def test_a_declared_type_plans_with_its_gpus_erdma_placement_and_fabric_manager(
     assert {n.inputs["networkInterfaceTrafficMode"] for n in nodes} == {"HighPerformance"}
     [deployment_set] = plan.by_type("alicloud:ecs/ecsDeploymentSet:EcsDeploymentSet")
     assert deployment_set.inputs["strategy"] == "LowLatency"
-    user_data = nodes[0].inputs["userData"]
+    user_data = script_of(nodes[0].inputs["userData"])
     assert f'readonly -A GPU_COUNTS=(["{NEW_TYPE}"]=8)' in user_data
     assert "\nFABRIC_MANAGER=1\n" in user_data
     without = plan_cluster(training({**DECLARED, "nvswitch": False, "erdma": False}))
-    assert "\nFABRIC_MANAGER=0\n" in without.by_type(INSTANCE)[0].inputs["userData"]
+    assert "\nFABRIC_MANAGER=0\n" in script_of(without.by_type(INSTANCE)[0].inputs["userData"])
 
 
 def test_the_cost_estimate_uses_the_declared_price_and_the_policy_rules_accept_it(

@@ -28,6 +28,7 @@ from gpu_infra_policies.base import Resource
 from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review import review
 
+from .bootstrap_sandbox import script_of
 from .conftest import BASE_TRAINING, PROJECT_DIR, STACKS_DIR, merged
 from .rule_helpers import messages
 from .sources import nodes
@@ -69,6 +70,8 @@ def _record(path: Path) -> str:
         if resource.type == t.ECS_COMMAND:
             resource.inputs["commandContent"] = base64.b64decode(
                 resource.inputs["commandContent"]).decode()
+        if isinstance(resource.inputs.get("userData"), str):  # so does the packed user data
+            resource.inputs["userData"] = script_of(resource.inputs["userData"])
     record = review(plan).to_json()
     record.pop("cost")
     return json.dumps(record, sort_keys=True, default=str).replace("staging", "prod")

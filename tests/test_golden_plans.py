@@ -18,8 +18,11 @@ from typing import Any
 
 import pytest
 
+from gpu_infra.blocks.bootstrap import INSTALL_DIR
+from gpu_infra.blocks.bootstrap.packing import pack
 from gpu_infra_tools.review import review
 
+from .bootstrap_sandbox import script_of
 from .conftest import PROJECT_DIR, STACKS_DIR
 from .golden import GOLDEN_DIR, TEXT_DIR, deflate, golden_record
 from .shipped import shipped_plan
@@ -111,8 +114,9 @@ def test_a_script_edit_changes_one_text_file_and_one_digest_line():
     after = json.loads(json.dumps(before))
     for resource in after["resources"]:
         if "userData" in resource["inputs"]:
-            resource["inputs"]["userData"] = resource["inputs"]["userData"].replace(
-                "set -euo pipefail", "set -eu -o pipefail", 1)
+            script = script_of(resource["inputs"]["userData"])
+            resource["inputs"]["userData"] = pack(
+                script.replace("set -euo pipefail", "set -eu -o pipefail", 1), INSTALL_DIR)
     (old, old_texts), (new, new_texts) = (deflate(before, "training-prod"),
                                           deflate(after, "training-prod"))
     changed_lines = [line for line in difflib.unified_diff(

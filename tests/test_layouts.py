@@ -13,7 +13,7 @@ from gpu_infra_tools.plan.diagram import render_mermaid
 from gpu_infra_tools.plan.engine import Plan
 from gpu_infra_tools.review.policy import check_plan
 
-from .bootstrap_sandbox import planned_steps
+from .bootstrap_sandbox import planned_steps, script_of
 from .conftest import (
     BASE_INFERENCE,
     BASE_RENDERING,
@@ -107,7 +107,7 @@ def test_training_prod_nodes_are_packed_fast_encrypted_and_protected():
             "cloud_auto", 4000, 20000, True, key.id, "cn-beijing-l", "scratch", True, "online")
         assert "password" not in inputs
     disk_ids = {d.id for d in plan.by_type("alicloud:ecs/ecsDisk:EcsDisk")}
-    [user_data] = {node.inputs["userData"] for node in nodes}  # one for the whole fleet
+    [user_data] = {script_of(node.inputs["userData"]) for node in nodes}  # one for the fleet
     assert not [i for i in disk_ids if i in user_data]  # a disk is found by name, not id
     reserved = plan.one("alicloud:ecs/reservedInstance:ReservedInstance")
     assert (reserved.inputs["instanceAmount"], reserved.inputs["scope"],
@@ -131,8 +131,9 @@ def test_training_dev_is_spot_and_unprotected_and_mounts_the_shared_file_system(
     mount = plan.one("alicloud:nas/mountTarget:MountTarget")
     domain = plan.outputs["mount_command"].split("mount -t nfs")[1].split()[2].split(":")[0]
     assert domain.endswith(".nas.aliyuncs.com")
-    assert f"\nSHARED_FS_SOURCE={domain}:/\n" in node.inputs["userData"]
-    assert "readonly -a DATA_DISKS=(scratch)" in node.inputs["userData"] and mount.id
+    script = script_of(node.inputs["userData"])
+    assert f"\nSHARED_FS_SOURCE={domain}:/\n" in script
+    assert "readonly -a DATA_DISKS=(scratch)" in script and mount.id
     assert plan.outputs["node_private_ips"] == ["10.10.64.4"]
 
 
@@ -417,7 +418,7 @@ def test_every_fleet_stack_ships_its_node_logs_to_its_own_sls_project(stack):
     attached = {(a.inputs["logtailConfigName"], a.inputs["machineGroupName"])
                 for a in plan.by_type("alicloud:log/logTailAttachment:LogTailAttachment")}
     assert attached == {("bootstrap", "nodes"), ("system", "nodes")}
-    user_data = next(r.inputs["userData"] for r in plan.resources
+    user_data = next(script_of(r.inputs["userData"]) for r in plan.resources
                      if r.type in ("alicloud:ecs/instance:Instance",
                                    "alicloud:ess/scalingConfiguration:ScalingConfiguration"))
     assert f"\nLOG_ID={machine_id}\n" in user_data

@@ -1,5 +1,5 @@
-"""No credentials in clear in user data (plain, base64, gzip+base64) or tags, on every
-node type; messages never repeat the secret."""
+"""No credentials in clear in user data (plain, base64, gzip+base64, gpu-infra's loader with its
+bzip2 payload) or tags, on every node type; messages never repeat the secret."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import gzip
 
 import pytest
 
+from gpu_infra.blocks.bootstrap.packing import pack
 from gpu_infra_facts import types as t
 from gpu_infra_policies.base import UNKNOWN, Resource
 from gpu_infra_policies.texts import SCRIPT_INPUTS
@@ -28,7 +29,8 @@ def b64(text: str) -> str:
 @pytest.mark.parametrize("token", sorted(token for token, keys in SCRIPT_INPUTS.items()
                                          if "userData" in keys))
 @pytest.mark.parametrize("user_data", [SCRIPT, b64(SCRIPT),
-                                       base64.b64encode(gzip.compress(SCRIPT.encode())).decode()])
+                                       base64.b64encode(gzip.compress(SCRIPT.encode())).decode(),
+                                       pack(SCRIPT, "/opt/gpu-infra")])
 def test_access_key_id_in_user_data(token, user_data):
     found = messages("no-plaintext-secrets", Resource(token, {"userData": user_data}))
     assert found == ["userData holds an AccessKey id in clear (it lands in the state and on "

@@ -75,6 +75,8 @@ remaining character checks hold for every name built from a valid cluster name."
 
 UNREACHABLE = {
     "compute/nodes.py::GpuNodes.__init__": "the caller's contract (attached disks need a zone)",
+    "compute/node_tools.py::node_tools_object": "the caller's contract (a spec from "
+                                                "with_node_tools: layouts pass one)",
     "loadbalancer.py::ServiceLoadBalancer.attach": "the caller's contract (attach once)",
     "identity.py::KeyPair.__init__": "layouts create a key pair only with security.public_key",
     "storage/filesystem.py::_check": "the layout passes its nodes' vSwitch (or VPC) CIDRs: at "

@@ -193,7 +193,6 @@ def _node_tools_node(tmp_path, tamper: bool = False):
     assert spec.node_tools is not None
     sandbox = Sandbox(tmp_path)
     installer = node_tools_installer(spec)
-    assert installer is not None
     stored = tmp_path / "objects" / spec.node_tools.key
     stored.parent.mkdir(parents=True)
     stored.write_text(installer + ("echo tampered\n" if tamper else ""))
@@ -213,14 +212,20 @@ def test_the_bootstrap_installs_the_node_tools_from_the_bucket(tmp_path):
         assert run.exists(path), path
     assert "systemctl restart --no-block gpu-infra-spot-watch.service" in run.calls
     assert run.exists("/var/lib/gpu-infra/ready")
+    installed = run.file("/opt/gpu-infra/bootstrap.sh")  # the fleet's, over the loader
+    assert "run_steps" in installed and "step_cluster_peers" in installed
 
 
 @pytest.mark.slow  # a node boot in a shell sandbox
 def test_node_tools_that_do_not_match_their_digest_make_the_node_unhealthy(tmp_path):
+    """The first boot runs the user data's loader: it stops before anything of the tools runs
+    and reports the node unhealthy, as a failing step would."""
     run = _node_tools_node(tmp_path, tamper=True)
     assert run.code != 0
     assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "node_tools"
     assert not run.exists("/opt/gpu-infra/bin/gpu-infra-torchrun")
+    assert "gpu-infra-api tag GpuInfraHealth=unhealthy" in run.calls
+    assert "does not match its pinned sha256" in run.output
 
 
 @pytest.mark.slow  # ShellCheck
@@ -229,7 +234,7 @@ def test_the_node_tools_pass_shellcheck_as_installed(tmp_path):
     spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="training-spot",
                                                  node_tools_bucket="t01-checkpoints")
     installer = tmp_path / "node-tools.sh"
-    installer.write_text(node_tools_installer(spec) or "")
+    installer.write_text(node_tools_installer(spec))
     scripts = []
     for path, (content, _) in launch_files(spec.elastic, spec.spot_watch).items():
         if "/bin/" in path:

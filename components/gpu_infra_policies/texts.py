@@ -1,13 +1,16 @@
 """The text a resource runs or hands to its workload, read safely: user data, image build
 components, Cloud Assistant commands, OOS templates, Kubernetes containers' commands and
 environment, ConfigMaps. Base64 (what ESS, launch templates, ACK and Cloud Assistant
-expect) and gzip inside base64 (cloud-init) are decoded first. Pulumi secrets and unknowns
-are not inspected (a secret arrives as a placeholder or not at all)."""
+expect), gzip inside base64 (cloud-init) and bzip2 inside base64 are decoded first, and so are
+here-documents that are (a script unpacking its payload: gpu-infra's user data). Pulumi
+secrets and unknowns are not inspected (a secret arrives as a placeholder or not at all)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import bz2
+import re
 import zlib
 from collections.abc import Iterator, Mapping
 
@@ -19,6 +22,7 @@ MAX_DECODED = 1 << 20
 """Most bytes decompressed from gzip user data (16 KiB is the ECS limit; this bounds a
 decompression bomb)."""
 GZIP_MAGIC = b"\x1f\x8b"
+BZIP2_MAGIC = b"BZh"
 SCRIPT_INPUTS: dict[str, tuple[str, ...]] = {
     t.INSTANCE: ("userData",), t.SCALING_CONFIGURATION: ("userData",),
     t.ECS_LAUNCH_TEMPLATE: ("userData",), t.LAUNCH_TEMPLATE: ("userData",),
@@ -37,7 +41,8 @@ POD_HOLDERS = (*KUBERNETES_WORKLOADS, *ECI_CONTAINERS)
 
 
 def decoded(text: str) -> str | None:
-    """`text` decoded from base64 (and gunzipped), or None if it is not base64 text."""
+    """`text` decoded from base64 (and gunzipped or bunzipped), or None if it is not base64
+    text."""
     compact = "".join(text.split())
     if not compact or len(compact) % 4:
         return None
@@ -45,20 +50,32 @@ def decoded(text: str) -> str | None:
         raw = base64.b64decode(compact, validate=True)
     except (binascii.Error, ValueError):
         return None
-    if raw.startswith(GZIP_MAGIC):
-        try:
+    try:
+        if raw.startswith(GZIP_MAGIC):
             raw = zlib.decompressobj(wbits=31).decompress(raw, MAX_DECODED)
-        except zlib.error:
-            return None
+        elif raw.startswith(BZIP2_MAGIC):
+            raw = bz2.BZ2Decompressor().decompress(raw, MAX_DECODED)
+    except (zlib.error, OSError):
+        return None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
 
 
+HERE_DOCUMENT = re.compile(r"<<-?[ \t]*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1[^\n]*\n(.*?)\n\2$",
+                           re.M | re.S)
+"""A here-document (`<<'EOF'` ... `EOF`): its body is group 3."""
+
+
 def readable(text: str) -> str:
-    """`text` as a node would run it: decoded when it is base64, else as given."""
-    return decoded(text) or text
+    """`text` as a node would run it: decoded when it is base64, else as given; followed by
+    each of its here-documents that is base64 (and gzip or bzip2) of text, decoded: what a
+    script that unpacks a payload runs (gpu-infra's user data: `base64 -d <<'…' | …`)."""
+    plain = decoded(text) or text
+    inner = [body for match in HERE_DOCUMENT.finditer(plain)
+             if (body := decoded(match[3])) is not None]
+    return "\n".join([plain, *inner])
 
 
 def _workload_texts(resource: Resource) -> Iterator[tuple[str, str]]:

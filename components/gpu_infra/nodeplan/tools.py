@@ -20,13 +20,13 @@ def node_tools_without_bucket(nodes: NodePlan) -> Iterable[Finding]:
     cluster = nodes.cluster
     if cluster.storage.buckets.purposes != [] or driver_plan(cluster.fleet).route is None:
         return
-    spec = nodes.bootstrap_spec(gpu_fleet_name(cluster.name), node_tools_bucket="")
-    if spec.node_tools is None:
-        return
+    spec = nodes.bootstrap_spec(gpu_fleet_name(cluster.name))
     missing = (["the GPU health check after boot (so no GPU-health alarm either)"]
                if spec.gpu_health else [])
     missing += ["the elastic job launcher and spot watcher"] if spec.elastic else []
     missing += ["the drain's immediate hand-back of frames"] if spec.returns_jobs else []
+    if not missing:
+        return
     required = cluster.profile.node_tools_required
     must = f", which {cluster.environment} nodes must run" if required else ""
     example = (" (e.g. [checkpoints]: the node tools go in the checkpoints bucket, else the "

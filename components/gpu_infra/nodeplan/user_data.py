@@ -11,6 +11,8 @@ fixed per release (tests/test_user_data_size.py plans the largest stack the sche
 
 from __future__ import annotations
 
+import random
+import string
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
@@ -46,19 +48,29 @@ GROWTH: dict[str, Callable[[BootstrapSpec], BootstrapSpec]] = {
 """Stack field -> the spec without what that field adds to the user data."""
 
 
+def stand_in(length: int, seed: str) -> str:
+    """`length` pseudo-random lowercase letters and digits (the same for the same seed): the
+    user data is gzip-compressed (blocks.bootstrap.packing), which shrinks a repeated letter
+    to almost nothing, so only characters it cannot predict bound what a real value adds."""
+    generator = random.Random(seed)
+    return "".join(generator.choices(string.ascii_lowercase + string.digits, k=length))
+
+
 def worst_case_spec(nodes: NodePlan) -> BootstrapSpec:
-    """The fleet's bootstrap with the longest mount address and ids the cloud may assign."""
+    """The fleet's bootstrap with the longest mount address and ids the cloud may assign
+    (stand_in characters)."""
     cluster = nodes.cluster
     shared = cluster.storage.shared_fs
     export = EXPORT_PATHS.get(FS_TYPES[shared.kind].file_system_type)
-    source = f"{'m' * MOUNT_ADDRESS_CHARS}:{export}" \
+    source = f"{stand_in(MOUNT_ADDRESS_CHARS, 'mount')}:{export}" \
         if shared.enabled and export is not None else None
-    cloud_id = None if nodes.FIXED_NODES else "i" * CLOUD_ID_CHARS
+    group, hook = (None, None) if nodes.FIXED_NODES else (
+        stand_in(CLOUD_ID_CHARS, "group"), stand_in(CLOUD_ID_CHARS, "hook"))
     return nodes.bootstrap_spec(gpu_fleet_name(cluster.name), shared_fs_source=source,
-                                scaling_group_id=cloud_id, lifecycle_hook_id=cloud_id,
-                                global_suffix="s" * MAX_SUFFIX_LENGTH,
-                                stack_name="s" * STACK_NAME_CHARS,
-                                node_tools_bucket="b" * BUCKET_NAME_CHARS)
+                                scaling_group_id=group, lifecycle_hook_id=hook,
+                                global_suffix=stand_in(MAX_SUFFIX_LENGTH, "suffix"),
+                                stack_name=stand_in(STACK_NAME_CHARS, "stack"),
+                                node_tools_bucket=stand_in(BUCKET_NAME_CHARS, "bucket"))
 
 
 def user_data_too_large(nodes: NodePlan) -> Iterable[Finding]:

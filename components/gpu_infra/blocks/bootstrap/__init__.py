@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from importlib import resources
 
 from gpu_infra.blocks.bootstrap.minify import strip_python, strip_shell
+from gpu_infra.blocks.bootstrap.packing import pack, unpack
 from gpu_infra_facts import jobs, node_stack
 from gpu_infra_facts.naming import child_name, with_suffix
 from gpu_infra_facts.node_stack import DriverRoute, DriverStack
@@ -400,11 +401,14 @@ def bootstrap_program(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
 
 def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
     """Path -> (content, mode) of every file the user data writes: the scripts without
-    their comments (the step files keep them)."""
+    their comments (the step files keep them). Where the fleet has node tools, bootstrap.sh
+    is the loader (steps/gpu-infra-load) and the node tools bring the fleet's own."""
+    bootstrap = strip_shell(step_source("gpu-infra-load")) if spec.node_tools \
+        else bootstrap_program(spec)
     files = {
         f"{INSTALL_DIR}/config.sh": (config_script(spec), 0o644),
         PROBE_LIBRARY: (strip_shell(step_source("probe.sh")), 0o644),
-        f"{INSTALL_DIR}/bootstrap.sh": (bootstrap_program(spec), 0o755),
+        f"{INSTALL_DIR}/bootstrap.sh": (bootstrap, 0o755),
         f"{INSTALL_DIR}/bin/gpu-infra-api": (strip_python(step_source("gpu-infra-api")), 0o755),
         "/etc/systemd/system/gpu-infra-bootstrap.service": (
             unit_source("gpu-infra-bootstrap.service"), 0o644),
@@ -623,11 +627,13 @@ NODE_TOOLS_PREFIX = f"{NODE_OBJECTS_PREFIX}node-tools"
 
 
 def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
-    """What the node tools install: the job launcher and spot watcher (launch_files), the
-    GPU health check (gpu_health_files), the drain's hand-back to the job queue
-    (gpu_infra_queue.py) and gpu-infra-api's GPU checks: what the user data has no room
-    for, on every ECS fleet that has any of them."""
-    files = launch_files(spec.elastic, spec.spot_watch)
+    """What the node tools install: the fleet's bootstrap.sh (over the user data's loader),
+    the job launcher and spot watcher (launch_files), the GPU health check
+    (gpu_health_files), the drain's hand-back to the job queue (gpu_infra_queue.py),
+    gpu-infra-api's GPU checks and the cluster wiring: what the user data has no room for."""
+    with_tools = spec if spec.node_tools else replace(spec, node_tools=NodeTools("", "", ""))
+    files = {f"{INSTALL_DIR}/bootstrap.sh": (bootstrap_program(with_tools), 0o755),
+             **launch_files(spec.elastic, spec.spot_watch)}
     if spec.gpu_health:
         files.update(gpu_health_files(spec.gpu_health))
     if spec.returns_jobs:
@@ -635,19 +641,16 @@ def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
             strip_python(step_source("gpu_infra_queue.py")), 0o755)
     if spec.gpu_health or spec.returns_jobs:  # their shared part
         files[f"{INSTALL_DIR}/bin/gpu_infra_node.py"] = api_module("gpu_infra_node")
-    if files:
-        files.update(gpu_checks_module())
-        files.update(cluster_files(spec))
+    files.update(gpu_checks_module())
+    files.update(cluster_files(spec))
     return files
 
 
-def node_tools_installer(spec: BootstrapSpec) -> str | None:
-    """The installer the node_tools step fetches and runs: it writes node_tools_files and
-    enables the spot watcher and the health timer where there are ones; None when the fleet
-    has no node tools."""
+def node_tools_installer(spec: BootstrapSpec) -> str:
+    """The installer the loader and the node_tools step fetch and run: it writes
+    node_tools_files and enables the spot watcher and the health timer where there are
+    ones."""
     files = node_tools_files(spec)
-    if not files:
-        return None
     lines = ["#!/bin/bash", f"# gpu-infra node tools of fleet {spec.fleet} (the node_tools "
              "step runs this)", "set -euo pipefail", *write_files_script(files, track=True)]
     units = {unit: reads for unit, reads in UNIT_FILES.items()
@@ -664,10 +667,8 @@ def node_tools_installer(spec: BootstrapSpec) -> str | None:
 
 def with_node_tools(spec: BootstrapSpec, bucket: str) -> BootstrapSpec:
     """`spec` with its node tools in `bucket` (under NODE_TOOLS_PREFIX, named by the
-    installer's sha256); `spec` as it is when the fleet has none."""
+    installer's sha256)."""
     installer = node_tools_installer(spec)
-    if installer is None:
-        return spec
     digest = hashlib.sha256(installer.encode("utf-8")).hexdigest()
     return replace(spec, node_tools=NodeTools(bucket, f"{NODE_TOOLS_PREFIX}/{digest}.sh",
                                               digest))
@@ -697,8 +698,18 @@ def write_files_script(files: Mapping[str, tuple[str, int]], *,
 
 
 def user_data(spec: BootstrapSpec) -> str:
-    """The user data of every node of the fleet: write the files, enable the unit, start it
-    (without waiting: cloud-init finishes while the bootstrap runs)."""
+    """The user data of every node of the fleet: node_script, packed (packing.pack)."""
+    return pack(node_script(spec), INSTALL_DIR)
+
+
+def unpack_user_data(text: str) -> str | None:
+    """The node script the user data `text` runs (None if it is not gpu-infra's)."""
+    return unpack(text)
+
+
+def node_script(spec: BootstrapSpec) -> str:
+    """What the user data runs: write the files, enable the unit, start it (without waiting:
+    cloud-init finishes while the bootstrap runs)."""
     lines = ["#!/bin/bash",
              f"# gpu-infra node bootstrap of fleet {spec.fleet}; log: {LOG_FILE}",
              "set -euo pipefail", *write_files_script(node_files(spec)),
@@ -753,5 +764,5 @@ __all__ = ["CONFIG_RUN_SECONDS", "CONFIG_WAIT_SECONDS", "DATA_ROOT", "NODE_OBJEC
            "BootstrapSpec", "ElasticLaunch", "GpuHealthCheck", "GridPackage", "NodeTools",
            "NodeTrustNames", "SharedFsMount", "SpotWatch", "bake_tasks", "config_command",
            "config_script", "drain_command", "gpu_health_files", "launch_files", "node_files",
-           "node_release", "node_tools_files", "node_tools_installer", "trust_names",
-           "user_data", "user_data_size", "with_node_tools"]
+           "node_release", "node_script", "node_tools_files", "node_tools_installer",
+           "trust_names", "unpack_user_data", "user_data", "user_data_size", "with_node_tools"]

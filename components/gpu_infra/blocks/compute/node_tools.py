@@ -12,18 +12,17 @@ from gpu_infra.blocks.storage.buckets import Bucket
 
 
 def node_tools_object(name: str, *, spec: BootstrapSpec,
-                      home: Bucket) -> alicloud.oss.BucketObject | None:
-    """`<name>` in bucket `home`: the installer of `spec`'s node tools (None when the fleet
-    has none). Its key is its digest, so an edit that changes it creates a new object; the
-    old one is kept (retain_on_delete), since running nodes keep the user data they were
+                      home: Bucket) -> alicloud.oss.BucketObject:
+    """`<name>` in bucket `home`: the installer of `spec`'s node tools (`spec` from
+    with_node_tools). Its key is its digest, so an edit that changes it creates a new object;
+    the old one is kept (retain_on_delete), since running nodes keep the user data they were
     created with and fetch its version at every boot. Create the nodes after it (their user
     data waits for its id)."""
-    installer = node_tools_installer(spec)
-    if installer is None or spec.node_tools is None:
-        return None
+    if spec.node_tools is None:
+        raise ValueError(f"{name}: the spec has no node tools (with_node_tools)")
     return alicloud.oss.BucketObject(
-        name, bucket=home.bucket_name, key=spec.node_tools.key, content=installer,
-        content_type="text/x-shellscript",
+        name, bucket=home.bucket_name, key=spec.node_tools.key,
+        content=node_tools_installer(spec), content_type="text/x-shellscript",
         opts=pulumi.ResourceOptions(parent=home, retain_on_delete=True))
 
 
