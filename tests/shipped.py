@@ -37,12 +37,12 @@ def _planned_from(stack_path: Path) -> str:
     return digest.hexdigest()
 
 
-def planned_once(stack_path: Path) -> Plan:
+def planned_once(stack_path: Path, environment: dict | None = None) -> Plan:
     """run_plan(stack_path), made once per process for a stack file of this content beside
     these stack files; a fresh copy each call, its source `stack_path`. ConfigError,
     ValidatorErrors and ProgramError are raised as run_plan raises them (nothing is kept)."""
-    if not Path(stack_path).is_file():
-        return run_plan(stack_path)
+    if environment or not Path(stack_path).is_file():  # resolved ESC config: planned anew
+        return run_plan(stack_path, environment=environment)
     key = _planned_from(stack_path)
     if key not in _PLANS:
         _PLANS[key] = pickle.dumps(run_plan(stack_path))

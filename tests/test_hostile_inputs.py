@@ -190,7 +190,7 @@ IO_CASES = [
          expect="{d}/Pulumi.copy.yaml: cannot write: Permission denied"),
     Case("io", "clone-into-missing-directory",
          ("clone", "{d}/source.yaml", "copy", "--stacks-dir", "{d}/nowhere", "--name", "copy-one"),
-         expect="{d}/nowhere: the stacks directory does not exist"),
+         expect="argument --stacks-dir: {d}/nowhere: no such directory"),
     Case("io", "clone-onto-a-directory", (*CLONE, "--force"),
          {"Pulumi.copy.yaml/keep": "x"},
          expect="{d}/Pulumi.copy.yaml: is a directory"),

@@ -65,8 +65,8 @@ def test_a_fifo_as_stack_file_is_refused_without_opening_it(tmp_path: Path):
 
 
 @pytest.mark.parametrize("argv", [("validate", "training-dev"), ("catalog",), ("schema",),
-                                  ("plan", "training-dev"), ("plan", "training-dev", "--json",
-                                                             "-"), ("cost", "training-dev")],
+                                  ("plan", "training-dev"), ("plan", "training-dev", "--format",
+                                                             "json"), ("cost", "training-dev")],
                          ids=" ".join)
 def test_a_full_stdout_is_one_line_and_exit_2(argv: tuple[str, ...]):
     with open("/dev/full", "w") as full:
@@ -109,7 +109,7 @@ CONSOLE_SCRIPT = str(Path(sys.executable).with_name("gpu-infra"))
 
 @pytest.mark.parametrize("argv", [("--help",), ("plan", "--help"), ("catalog",),
                                   ("validate", "training-dev"),
-                                  ("plan", "training-dev", "--json", "-")], ids=" ".join)
+                                  ("plan", "training-dev", "--format", "json")], ids=" ".join)
 def test_output_into_a_closed_pipe_ends_quietly_with_141(argv: tuple[str, ...]):
     """The read end is closed before the command writes (`| head` that has had enough), so
     its first write fails: no message, no traceback, 128 + SIGPIPE."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import json
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -102,19 +103,11 @@ def test_cli_loop_runs_the_command_each_round_and_survives_bad_output(
     code = main(["publish-queue-metric", "--region", "cn-hangzhou", "--group-id", "42",
                  "--fleet", "f", "--metric", "m", "--command", str(script), "--interval", "0",
                  "--count", "3", "--endpoint", cloud.url])
-    assert code == 0
+    assert code == 1  # a round failed
     assert [json.loads(p["MetricList.1.Values"])["value"] for p in cloud.metrics] == [5, 7]
-    assert "printed 'busy', not a number" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("extra, message", [
-    (["--group-id", "abc", "--value", "1"], "not a CloudMonitor group id"),
-    (["--group-id", "1", "--command", "true", "--count", "0"], "--count 1 or more"),
-])
-def test_cli_bad_arguments_exit_2(extra, message, capsys: pytest.CaptureFixture) -> None:
-    code = main(["publish-queue-metric", "--region", "cn-hangzhou", "--fleet", "f",
-                 "--metric", "m", *extra])
-    assert code == 2 and message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "printed 'busy', not a number" in err
+    assert "1 of 3 round(s) failed" in err
 
 
 def test_the_loop_runs_with_the_cyclic_collector_on(
@@ -125,8 +118,9 @@ def test_the_loop_runs_with_the_cyclic_collector_on(
 
     collecting: list[bool] = []
 
-    def measure(command: str) -> None:
+    def measure(command: list[str]) -> float:
         collecting.append(gc.isenabled())
+        return 1.0
 
     monkeypatch.setattr(publish, "_measure", measure)
     gc.disable()
@@ -138,3 +132,103 @@ def test_the_loop_runs_with_the_cyclic_collector_on(
         gc.enable()
     assert code == 0
     assert collecting == [True, True]
+
+
+PUBLISH = ("publish-queue-metric", "--region", "cn-hangzhou", "--group-id", "42", "--fleet",
+           "f", "--metric", "m")
+BAD_PUBLISH_ARGUMENTS = {
+    "nan-value": (("--value", "nan"), "--value: 'nan': must be a finite number from 0"),
+    "infinite-value": (("--value", "inf"), "--value: 'inf': must be a finite number"),
+    "negative-value": (("--value=-1",), "--value: '-1': must be a finite number from 0"),
+    "huge-value": (("--value", "1e300"), "--value: '1e300': must be a finite number"),
+    "word-value": (("--value", "many"), "--value: 'many', not a number"),
+    "endpoint-colons": (("--value", "1", "--endpoint", "::::"),
+                        "--endpoint: '::::': not an https:// URL with a host"),
+    "endpoint-file": (("--value", "1", "--endpoint", "file:///etc/passwd"),
+                      "--endpoint: 'file:///etc/passwd': not an https:// URL"),
+    "endpoint-plain-http": (("--value", "1", "--endpoint", "http://metrics.example.com/"),
+                            "http only to a loopback address; use https"),
+    "endpoint-credentials": (("--value", "1", "--endpoint", "https://u:p@example.com/"),
+                             "give scheme, host, port and path only"),
+    "endpoint-bad-port": (("--value", "1", "--endpoint", "https://example.com:99999/"),
+                          "not a URL (Port out of range"),
+    "region-host-injection": (("--value", "1", "--region", "evil.com/#"),
+                              "--region: 'evil.com/#': unknown region"),
+    "metric-spaces": (("--value", "1", "--metric", "queue length"),
+                      "--metric: 'queue length': not a metric name"),
+    "metric-digit-first": (("--value", "1", "--metric", "1queue"), "not a metric name"),
+    "fleet-newline": (("--value", "1", "--fleet", "a\nb"), "--fleet: 'a\\nb': not a fleet name"),
+    "group-letters": (("--value", "1", "--group-id", "abc"),
+                      "--group-id: 'abc': not a CloudMonitor group id"),
+    "interval-nan": (("--command", "true", "--interval", "nan"), "--interval: 'nan': must be"),
+    "interval-year": (("--command", "true", "--interval", "31536000"),
+                      "must be a finite number from 0 to 86400"),
+    "count-zero": (("--command", "true", "--count", "0"), "--count: 0: must be 1 or more"),
+    "command-empty": (("--command", "  "), "--command: empty"),
+    "command-open-quote": (("--command", "llen 'jobs"), "--command: cannot be split"),
+}
+"""Arguments publish-queue-metric refuses before it looks for credentials: the option and
+what stderr says."""
+
+
+@pytest.mark.parametrize("name", BAD_PUBLISH_ARGUMENTS)
+def test_bad_arguments_are_refused_before_credentials(name: str, capsys, monkeypatch):
+    extra, message = BAD_PUBLISH_ARGUMENTS[name]
+
+    def no_lookup(*_args: object, **_kwargs: object) -> Credentials:
+        raise AssertionError("credentials looked up before the arguments were checked")
+
+    monkeypatch.setattr(Credentials, "resolve", no_lookup)
+    with pytest.raises(SystemExit) as refused:
+        main([*PUBLISH, *extra])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2 and message in err, err
+    assert len(err.splitlines()[-1]) < 300 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("printed", ["nan", "inf", "-3", "1e999", ""])
+def test_a_round_printing_no_queue_length_sends_nothing_and_fails(
+        printed: str, cloud: FakeCloud, keys: None, monkeypatch, capsys) -> None:
+    from gpu_infra_tools.cli import publish
+
+    def run(command, **_options):
+        return subprocess.CompletedProcess(command, 0, f"{printed}\n", "")
+
+    monkeypatch.setattr(publish.subprocess, "run", run)
+    code = main([*PUBLISH, "--command", "llen jobs", "--interval", "0", "--count", "2",
+                 "--endpoint", cloud.url])
+    err = capsys.readouterr().err
+    assert code == 1 and cloud.metrics == []
+    assert "2 of 2 round(s) failed" in err and "Traceback" not in err
+
+
+def test_a_round_whose_command_fails_is_a_failure(cloud: FakeCloud, keys: None, monkeypatch,
+                                                  capsys) -> None:
+    """A command that exits non-zero fails its round even if it printed a number; the
+    rounds that worked are sent."""
+    from gpu_infra_tools.cli import publish
+
+    answers = iter([(0, "4"), (1, "5"), (0, "6")])
+
+    def run(command, **_options):
+        code, printed = next(answers)
+        return subprocess.CompletedProcess(command, code, printed, "")
+
+    monkeypatch.setattr(publish.subprocess, "run", run)
+    code = main([*PUBLISH, "--command", "llen jobs", "--interval", "0", "--count", "3",
+                 "--endpoint", cloud.url])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert [json.loads(p["MetricList.1.Values"])["value"] for p in cloud.metrics] == [4, 6]
+    assert "'llen jobs' exited 1" in err and "1 of 3 round(s) failed" in err
+
+
+def test_every_round_refused_by_cloudmonitor_exits_1(cloud: FakeCloud, keys: None,
+                                                     monkeypatch, capsys) -> None:
+    from gpu_infra_tools.cli import publish
+
+    monkeypatch.setattr(publish, "_measure", lambda command: 2.0)
+    cloud.refuse_with = (400, {"Code": "InvalidParameter", "Message": "GroupId not found"})
+    code = main([*PUBLISH, "--command", "llen jobs", "--interval", "0", "--count", "2",
+                 "--endpoint", cloud.url])
+    assert code == 1 and "2 of 2 round(s) failed" in capsys.readouterr().err

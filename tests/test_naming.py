@@ -90,6 +90,9 @@ def test_every_unique_name_stays_within_its_limits(plan_cluster, base, suffix, c
                                 "jobs_per_instance": 16, "missing_data_minutes": 10},
               "drain_seconds": 120}
              if base is not BASE_TRAINING else {})
+    if "driver" in base["fleet"]:  # the GRID package sits in the renamed stack's own bucket
+        fleet["driver"] = {**base["fleet"]["driver"],
+                           "grid_package": f"oss://{cluster_name}-prod-datasets/grid.run"}
     contacts = [{"name": contact, "email": "ops@example.com"}] if contact else []
     cluster = merged(base, name=cluster_name, environment="prod",
                      naming={"global_suffix": suffix}, monitoring={"contacts": contacts},

@@ -100,7 +100,7 @@ def test_wrong_kind_of_driver_route_is_an_error():
                                         "driver": {"route": "auto_install"}})
     assert "vws family vgn7i-vws needs grid or preinstalled" in findings(
         vws, "driver-route-missing")[0]
-    tesla = training(driver=GRID)
+    tesla = training(driver={**GRID, "grid_package": "oss://t01-dev-datasets/grid.run"})
     assert "grid is for vws families; gn7i need auto_install" in findings(
         tesla, "driver-route-missing")[0]
 

@@ -62,7 +62,9 @@ def test_bad_policy_config_exits_2_with_one_line_per_problem(open_stack, tmp_pat
 
 
 def test_missing_policy_config_exits_2(open_stack, tmp_path, capsys):
-    assert main(["plan", str(open_stack), "--policy-config", str(tmp_path / "nope.json")]) == 2
+    with pytest.raises(SystemExit) as refused:  # refused while parsing, before the plan
+        main(["plan", str(open_stack), "--policy-config", str(tmp_path / "nope.json")])
+    assert refused.value.code == 2
     assert "cannot read: No such file or directory" in capsys.readouterr().err
 
 

@@ -96,7 +96,7 @@ def run_on_training_dev(monkeypatch, code: int, **options):
 
 def test_run_writes_the_comment_and_fails_on_a_failed_plan(tmp_path, monkeypatch):
     out = tmp_path / "comment.md"
-    code, calls = run_on_training_dev(monkeypatch, 1, base="0123456789abcdef", out=out)
+    code, calls = run_on_training_dev(monkeypatch, 1, base="0123456789abcdef", output=out)
     assert code == 1
     assert calls[0][:4] == ["plan", "stacks/Pulumi.training-dev.yaml", "--against",
                             "0123456789abcdef"]
@@ -205,7 +205,7 @@ def test_a_1024_node_comment_keeps_the_budget_verdict_cost_and_findings(huge_tra
 
 def test_run_asks_each_plan_for_sarif_in_the_sarif_dir(tmp_path, monkeypatch):
     sarif_dir = tmp_path / "sarif"
-    code, calls = run_on_training_dev(monkeypatch, 0, base="abc", out=tmp_path / "c.md",
+    code, calls = run_on_training_dev(monkeypatch, 0, base="abc", output=tmp_path / "c.md",
                                       sarif_dir=sarif_dir)
     assert code == 0 and sarif_dir.is_dir()
     args = calls[0]

@@ -292,8 +292,10 @@ def test_without_credentials_one_line_and_exit_2(keys, monkeypatch, capsys):
 
 
 def test_an_unwritable_output_is_refused_before_any_call(keys, tmp_path, capsys):
-    assert main(["preflight", "training-dev", "--output", str(tmp_path / "no" / "x.json"),
-                 "--endpoint", "http://127.0.0.1:9"]) == 2
+    with pytest.raises(SystemExit) as refused:  # while parsing (cli/arguments.py)
+        main(["preflight", "training-dev", "--output", str(tmp_path / "no" / "x.json"),
+              "--endpoint", "http://127.0.0.1:9"])
+    assert refused.value.code == 2
     assert "does not exist" in capsys.readouterr().err
 
 

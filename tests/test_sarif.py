@@ -74,5 +74,8 @@ def test_field_line_follows_the_path_by_indentation():
 @pytest.mark.parametrize("bad", ["/nonexistent-dir/plan.sarif"])
 def test_an_unwritable_sarif_file_is_bad_input(bad, capsys):
     stack = PROJECT_DIR / "stacks" / "Pulumi.training-dev.yaml"
-    assert main(["plan", str(stack), "--sarif", bad]) == 2
-    assert "--sarif" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # while parsing: no plan is made
+        main(["plan", str(stack), "--sarif", bad])
+    assert refused.value.code == 2
+    assert "argument --sarif: /nonexistent-dir/plan.sarif: the directory" in \
+        capsys.readouterr().err

@@ -43,6 +43,11 @@ grayscale on the ACK page read 2026-12-01). The exact patch releases a region of
 UNCONFIRMED: `pulumi preview` fails on a version ACK does not offer."""
 DEFAULT_SERVICE_CIDR: Final = "172.21.0.0/20"
 """The service CIDR of the provider's ACK examples (TF cs_kubernetes_addon docs)."""
+SERVICE_CIDR_RANGES: Final = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16")
+SERVICE_CIDR_PREFIXES: Final = (16, 24)
+"""What ACK accepts as a cluster's service CIDR: a block inside one of SERVICE_CIDR_RANGES
+with a mask from /16 to /24 (10.0.0.0/16-24, 172.16-31.0.0/16-24, 192.168.0.0/16-24: the
+Alibaba SDK docstrings of the cluster's service CIDR, shared/reference/turn4-facts.md §2)."""
 
 DRIVER_VERSION_LABEL: Final = "ack.aliyun.com/nvidia-driver-version"
 """Node label that pins the NVIDIA driver ACK installs when a GPU node joins."""

@@ -28,6 +28,7 @@ from gpu_infra.schema.ack import Platform
 from gpu_infra_facts import jobs
 from gpu_infra_facts.ack import POOL_LABEL
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
+from gpu_infra_facts.image_references import reference_problem
 
 MAX_RESTARTS_LIMIT = 100
 """The most restarts `--max-restarts` takes: beyond it a job that cannot run loops for hours."""
@@ -112,6 +113,8 @@ def job_problems(cluster: TrainingConfig, request: JobRequest,
             problems.append("--image: missing; this stack's ack.registry lists no repository "
                             "to take the job image from; give one, e.g. --image "
                             "registry-vpc.cn-beijing.aliyuncs.com/team/train:1")
+        if request.image is not None and (problem := reference_problem(request.image)):
+            problems.append(f"--image: {problem}")
     elif request.image is not None:
         problems.append("--image: an ECS training stack runs the nodes' own software (no "
                         "containers); leave it out, or use a stack on the ACK platform")

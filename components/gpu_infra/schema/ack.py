@@ -16,6 +16,8 @@ from gpu_infra_facts.ack import (
     DEFAULT_SERVICE_CIDR,
     KUBERNETES_MINORS,
     KUBERNETES_VERSION_PATTERN,
+    SERVICE_CIDR_PREFIXES,
+    SERVICE_CIDR_RANGES,
 )
 from gpu_infra_facts.allowed import (
     MAINTENANCE_HOURS,
@@ -144,6 +146,17 @@ class AckConfig(StrictModel):
     addon_versions: dict[str, str] = {}
     """Add-on name -> version, overriding the pinned one (gpu_infra_facts.ack.ADDONS).
     Default none."""
+
+    @field_validator("service_cidr")
+    @classmethod
+    def _service_range(cls, cidr: IPv4Network) -> IPv4Network:
+        low, high = SERVICE_CIDR_PREFIXES
+        inside = any(cidr.subnet_of(IPv4Network(block)) for block in SERVICE_CIDR_RANGES)
+        if not inside or not low <= cidr.prefixlen <= high:
+            raise ValueError(f"ACK takes a service CIDR inside {', '.join(SERVICE_CIDR_RANGES)}"
+                             f" with a mask from /{low} to /{high}, e.g. "
+                             f"{DEFAULT_SERVICE_CIDR} (got {cidr})")
+        return cidr
 
     @field_validator("kubernetes_version")
     @classmethod

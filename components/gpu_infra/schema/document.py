@@ -20,6 +20,7 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -243,16 +244,31 @@ def _syntax_problem(source: str, error: MarkedYAMLError) -> str:
     return f"{source}{where}: malformed YAML: {what}"
 
 
-def decode(data: bytes, source: str) -> str:
-    """The bytes of a file as UTF-8 text, within MAX_DOCUMENT_BYTES; ConfigError if not."""
+def decode(data: bytes, source: str, kind: str = "stack file") -> str:
+    """The bytes of a `kind` as UTF-8 text, within MAX_DOCUMENT_BYTES; ConfigError if not."""
     if len(data) > MAX_DOCUMENT_BYTES:
         raise ConfigError(source, [f"{source}: larger than {MAX_DOCUMENT_BYTES} bytes, the most "
-                                   "a stack file may have"])
+                                   f"a {kind} may have"])
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ConfigError(source, [f"{source}: byte {error.start} is not UTF-8 text; stack "
-                                   "files are UTF-8"]) from None
+        raise ConfigError(source, [f"{source}: byte {error.start} is not UTF-8 text; {kind}s "
+                                   "are UTF-8"]) from None
+
+
+def read_text(path: Path, kind: str = "stack file") -> str:
+    """The text of the `kind` at `path` (decode's limits). ConfigError, one line naming the
+    file, if it is not a regular file (a FIFO is never opened: it would wait for a writer),
+    cannot be read, or decode refuses it."""
+    source = str(path)
+    if not path.is_file():
+        raise ConfigError(source, [f"{source}: not a regular file"])
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_DOCUMENT_BYTES + 1)
+    except OSError as error:
+        raise ConfigError(source, [f"{source}: cannot read: {error.strerror}"]) from None
+    return decode(data, source, kind)
 
 
 def load_plain(text: str, source: str) -> Any:

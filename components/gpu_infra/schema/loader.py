@@ -7,6 +7,7 @@ wrong, and what is allowed. Nothing here raises anything but ConfigError.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,10 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from gpu_infra.schema.base import SECRET_PLACEHOLDER
-from gpu_infra.schema.document import MAX_DOCUMENT_BYTES, decode, load_plain
+from gpu_infra.schema.document import load_plain, read_text
+from gpu_infra.schema.environments import environment_names, with_environment
 from gpu_infra.schema.problems import ConfigError, shorten
 from gpu_infra.schema.registry import CLUSTER_ADAPTER, LAYOUT_MODELS, ClusterConfig
-from gpu_infra.schema.secrets import misplaced_secrets, model_in
+from gpu_infra.schema.secrets import misplaced_secrets, model_in, plaintext_credentials
 
 PROJECT = "gpu-infra"
 CLUSTER_KEY = f"{PROJECT}:cluster"
@@ -35,6 +37,10 @@ class StackFile:
     """The `config:` mapping, with `secure:` values replaced by SECRET_PLACEHOLDER."""
     secret_keys: list[str] = field(default_factory=list)
     """Dotted paths of the `secure:` values that could not be decrypted offline."""
+    environments: list[str] = field(default_factory=list)
+    """The Pulumi ESC environments the stack imports (`environment:`)."""
+    notes: list[str] = field(default_factory=list)
+    """What was done with the environments' values (treated as secrets, dropped)."""
 
 
 def resolve_stack_path(ref: str, stacks_dir: Path) -> Path:
@@ -51,22 +57,17 @@ def stack_name_of(path: Path) -> str:
     return stem.removeprefix("Pulumi.")
 
 
-def read_stack_file(path: Path) -> StackFile:
+def read_stack_file(path: Path, environment: Mapping[str, Any] | None = None) -> StackFile:
     """Parse the YAML (as Pulumi reads it, within the limits of schema.document) and replace
-    `secure:` values; raise ConfigError if unreadable."""
+    `secure:` values; raise ConfigError if unreadable. `environment`: the `pulumiConfig` of
+    the ESC environments the stack imports, resolved by the user (schema.environments), laid
+    under the stack's own config."""
     source = str(path)
     if not path.exists():
         siblings = sorted(stack_name_of(p) for p in path.parent.glob("Pulumi.*.yaml"))
         hint = f"; stacks in {path.parent}: {', '.join(siblings)}" if siblings else ""
         raise ConfigError(source, [f"{source}: no such stack file{hint}"])
-    if not path.is_file():
-        raise ConfigError(source, [f"{source}: not a regular file"])
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_DOCUMENT_BYTES + 1)
-    except OSError as error:
-        raise ConfigError(source, [f"{source}: cannot read: {error.strerror}"]) from None
-    document = load_plain(decode(data, source), source)
+    document = load_plain(read_text(path), source)
     if not isinstance(document, dict) or not isinstance(document.get("config"), dict):
         raise ConfigError(source, [f"{source}: config: missing; a stack file is a mapping "
                                    "with a `config:` mapping"])
@@ -78,7 +79,11 @@ def read_stack_file(path: Path) -> StackFile:
         raise ConfigError(source, [
             f"{key.removesuffix(NOT_CIPHERTEXT)}: secure: must hold the encrypted text "
             "`pulumi config set --secret` writes (a non-empty string)" for key in wrong])
-    return StackFile(stack_name_of(path), path, config, secret_keys)
+    environments = environment_names(document, source)
+    notes: list[str] = []
+    if environment:
+        config, notes = with_environment(config, environment, CLUSTER_KEY, secret_keys)
+    return StackFile(stack_name_of(path), path, config, secret_keys, environments, notes)
 
 
 NOT_CIPHERTEXT = " (not ciphertext)"
@@ -120,18 +125,51 @@ def parse_cluster_config(config: dict[str, Any], source: str = "stack") -> Clust
         raise ConfigError(source, format_validation_error(error)) from None
 
 
-def load_cluster_config(path: Path) -> tuple[StackFile, ClusterConfig]:
-    """Read the stack file at `path` and validate its cluster config (secrets only where
-    the schema marks them)."""
-    stack_file = read_stack_file(path)
-    raw = stack_file.config.get(CLUSTER_KEY)
+def layout_model(config: dict[str, Any]) -> type[BaseModel] | None:
+    """The model of the layout a stack's raw `config` names, if it names a known one."""
+    raw = config.get(CLUSTER_KEY)
     layout = raw.get("layout") if isinstance(raw, dict) else None
-    model = LAYOUT_MODELS.get(layout) if isinstance(layout, str) else None
+    return LAYOUT_MODELS.get(layout) if isinstance(layout, str) else None
+
+
+def parse_secure_cluster(stack_file: StackFile) -> ClusterConfig:
+    """The validated cluster of `stack_file`, refused (ConfigError) first, before the schema
+    whose problems may quote a value, if a field holds a credential in clear or a `secure:`
+    value the schema does not allow there."""
+    model = layout_model(stack_file.config)
+    problems = plaintext_credentials(model, CLUSTER_KEY, stack_file.config,
+                                     stack_file.secret_keys)
     if model is not None:  # first: a secret's placeholder would also fail a field's pattern
-        problems = misplaced_secrets(model, CLUSTER_KEY, stack_file.secret_keys)
-        if problems:
-            raise ConfigError(str(path), problems)
-    cluster = parse_cluster_config(stack_file.config, str(path))
+        problems += misplaced_secrets(model, CLUSTER_KEY, stack_file.secret_keys)
+    if problems:
+        raise ConfigError(str(stack_file.path), problems)
+    return parse_cluster_config(stack_file.config, str(stack_file.path))
+
+
+def own_image_problems(cluster: ClusterConfig, stack_name: str) -> list[str]:
+    """An image the stack would read from its own output (`from_stack` naming itself): an
+    image stack starting from the image it bakes, a fleet booting itself. Neither can ever
+    be created: the reference waits for an output the stack has not made."""
+    image = getattr(cluster, "image", None)
+    fleet = getattr(cluster, "fleet", None)
+    choices = {"image.base": getattr(image, "base", None),
+               "fleet.image": getattr(fleet, "image", None)}
+    return [f"{CLUSTER_KEY}.{path}.from_stack: {stack_name!r} is this stack; an image comes "
+            "from another stack's bake (an image stack of this project)"
+            for path, choice in choices.items()
+            if getattr(choice, "from_stack", None) == stack_name]
+
+
+def load_cluster_config(path: Path, environment: Mapping[str, Any] | None = None
+                        ) -> tuple[StackFile, ClusterConfig]:
+    """Read the stack file at `path` (with the resolved ESC `environment`, see
+    read_stack_file) and validate its cluster config (secrets only where the schema marks
+    them)."""
+    stack_file = read_stack_file(path, environment)
+    cluster = parse_secure_cluster(stack_file)
+    problems = own_image_problems(cluster, stack_file.name)
+    if problems:
+        raise ConfigError(str(path), problems)
     problems = misplaced_secrets(type(cluster), CLUSTER_KEY, stack_file.secret_keys)
     if problems:
         raise ConfigError(str(path), problems)

@@ -1,4 +1,5 @@
-"""Which stack fields may hold a `secure:` value, and the check that no other field does.
+"""Which stack fields may hold a `secure:` value, the check that no other field does, and
+the check that no field holds a credential in clear.
 
 A field marked MaybeSecure (the webhook URLs) may be set with `pulumi config set --secret
 --path`; the blocks pass it to its resource as a Pulumi secret. Any other field would reach
@@ -16,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from gpu_infra.schema.base import SECURE_MARK
+from gpu_infra.schema.base import SECRET_PLACEHOLDER, SECURE_MARK
+from gpu_infra_facts.credentials import PROVIDER_CREDENTIAL_KEYS, findings_in
 
 PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 """A dotted config path's parts: `contacts[0].webhook` -> contacts, 0, webhook."""
@@ -96,3 +98,58 @@ def holds_secure_field_values(value: Any) -> bool:
     return any((_marked(type(value), name) and getattr(value, name) is not None)
                or holds_secure_field_values(getattr(value, name))
                for name in type(value).model_fields)
+
+
+def plaintext_credentials(model: type[BaseModel] | None, cluster_key: str,
+                          config: dict[str, Any], secret_keys: Sequence[str]) -> list[str]:
+    """One problem line per value of the stack's `config` (secure: values already replaced)
+    that looks like a credential (gpu_infra_facts.credentials) where it would be read in
+    clear: any field below `cluster_key` but those `model` marks MaybeSecure, and any other
+    key; a provider credential key (alicloud:accessKey ...) set in clear at all. The lines
+    name the path and what was found, never the value."""
+    problems = []
+    for key, value in config.items():
+        if key in PROVIDER_CREDENTIAL_KEYS:
+            if key not in secret_keys and value not in (None, ""):
+                problems.append(
+                    f"{key}: a credential in clear in the stack file (it would be read by "
+                    "anyone who can read the repository); remove it and give the provider "
+                    "its keys from the environment (ALIBABA_CLOUD_ACCESS_KEY_ID / _SECRET), "
+                    f"or set it encrypted: `pulumi config set --secret {key}`")
+            continue
+        for path, what in _credentials_in(value, (), model if key == cluster_key else None):
+            where = key + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path)
+            allowed = ", ".join(sorted(secure_field_paths(model))) if model else "none"
+            problems.append(
+                f"{where}: holds {what} in clear (it would reach the plan, the state and the "
+                "nodes); take it out of the stack file: a secret belongs in KMS Secrets "
+                "Manager or the node's RAM role, or in a field that may be secure "
+                f"(`pulumi config set --secret --path`): {allowed}")
+    return problems
+
+
+def _credentials_in(value: Any, parts: tuple[str | int, ...], model: type[BaseModel] | None
+                    ) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """(path, what) for each string leaf below `value` holding a credential, and each list
+    of strings whose words together do (a command line), skipping the fields `model` allows
+    to be secure and the placeholders of secure: values."""
+    if isinstance(value, dict):
+        for name, item in value.items():
+            yield from _credentials_in(item, (*parts, str(name)), model)
+    elif isinstance(value, list):
+        found = set()
+        for index, item in enumerate(value):
+            for path, what in _credentials_in(item, (*parts, index), model):
+                found.add(what)
+                yield path, what
+        if value and all(isinstance(item, str) for item in value) and \
+                not (model is not None and may_be_secure(model, parts)):
+            # a command as a list of words: `--api-key`, `X` are two items
+            for what in findings_in(" ".join(value)):
+                if what not in found:
+                    yield parts, what
+    elif isinstance(value, str) and value != SECRET_PLACEHOLDER:
+        if model is not None and may_be_secure(model, parts):
+            return
+        for what in findings_in(value):
+            yield parts, what

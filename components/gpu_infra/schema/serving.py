@@ -3,10 +3,11 @@ blocks.workloads.serving makes of it (a Deployment on the GPU pool, an NLB Servi
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from gpu_infra.schema.base import StrictModel
 from gpu_infra.schema.loadbalancer import HEALTH_CHECK_PATH_PATTERN
+from gpu_infra_facts.image_references import reference_problem
 
 MAX_GPU_UTIL_PERCENT = 100
 
@@ -32,5 +33,13 @@ class ServingConfig(StrictModel):
     """Most servers. Default: fleet.max_size."""
     target_gpu_util: int = Field(default=70, ge=1, le=MAX_GPU_UTIL_PERCENT)
     """Average GPU utilisation (percent) the autoscaler keeps. Default 70."""
+    @field_validator("image")
+    @classmethod
+    def _image_reference(cls, image: str | None) -> str | None:
+        problem = None if image is None else reference_problem(image)
+        if problem:
+            raise ValueError(problem)
+        return image
+
     internet_facing: bool = False
     """An internet NLB instead of the default intranet one."""

@@ -256,7 +256,7 @@ class ClusterBase(ClusterCommon):
                          for field, why in self.security.world_open_fields()]
         problems += (self._bucket_prefix_problems() + self._declared_type_problems()
                      + self._rule_quota_problems() + self._expected_size_problems()
-                     + self._savings_plan_problems())
+                     + self._savings_plan_problems() + self._backup_bucket_problems())
         if self.network.flow_logs and not self.logs.enabled:
             problems.append("network.flow_logs: the flow log goes to the stack's log project, "
                             "and logs.enabled is false; enable logs or remove flow_logs")
@@ -339,6 +339,23 @@ class ClusterBase(ClusterCommon):
         return [f"savings_plan.instance_family: {plan.instance_family} is not a family of "
                 f"the fleet ({', '.join(families)}): the plan would cover none of its "
                 "instances; name one of them, or remove it for a universal plan"]
+
+    @property
+    def bucket_name_prefix(self) -> str:
+        """What every bucket name starts with: `storage.buckets.bucket_prefix`, else
+        `<cluster name>-<environment>` (then `-<purpose>` and the global suffix)."""
+        return self.storage.buckets.bucket_prefix or f"{self.name}-{self.environment}"
+
+    def _backup_bucket_problems(self) -> list[str]:
+        """`storage.backup.buckets` only names buckets the stack creates (Cloud Backup binds
+        to a bucket by name: one the stack lacks is no backup at all)."""
+        purposes = self.storage.buckets.purposes
+        created = self.default_bucket_purposes if purposes is None else tuple(purposes)
+        return [f"storage.backup.buckets[{index}]: {bucket} is not a bucket this stack "
+                f"creates (it creates {', '.join(created) or 'none'}); add it to "
+                "storage.buckets.purposes, or back up only what exists"
+                for index, bucket in enumerate(self.storage.backup.buckets)
+                if bucket not in created]
 
     def _declared_type_problems(self) -> list[str]:
         """Declared types: well-formed names the catalog does not list, known regions."""

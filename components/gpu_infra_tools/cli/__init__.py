@@ -2,8 +2,9 @@
 browse the GPU catalog.
 
 Exit codes: 0 success; 1 the plan found mandatory policy violations or the program failed;
-2 bad input (unreadable or invalid stack file, bad arguments) or output that cannot be
-written (a full or read-only disk, a full stdout; nothing half-written is left behind);
+2 bad input (unreadable or invalid stack file, bad arguments, a missing or wrong-kind path)
+or output that cannot be written (a full or read-only disk, a full or closed stdout; nothing
+half-written is left behind); 70 an internal error (a bug: one line, please report it);
 130 interrupted (Ctrl-C); 141 the reader of the output went away (`| head`), quietly.
 """
 
@@ -14,11 +15,15 @@ import errno
 import functools
 import importlib
 import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn
 
-from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, stdout_failed
+from gpu_infra.schema.problems import shorten
+from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, stdout_failed
+from gpu_infra_tools.cli.streams import DiagnosticStream, fill_closed_streams
 from gpu_infra_tools.interrupt import exit_on_interrupt
 
 if TYPE_CHECKING:
@@ -120,8 +125,19 @@ def _describe(parser: argparse.ArgumentParser, command: ModuleType) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gpu-infra` console script."""
-    if sys.stdout is None:  # started with stdout closed (`>&-`): Python has no stream for it
-        return stdout_failed(OSError(errno.EBADF, "standard output is closed"))
+    stdout_closed = fill_closed_streams()
+    stderr = sys.stderr
+    sys.stderr = DiagnosticStream(stderr)
+    try:
+        if stdout_closed:  # started with `>&-`: the output would be lost
+            return stdout_failed(OSError(errno.EBADF, "standard output is closed"))
+        return _run(argv)
+    finally:
+        sys.stderr = stderr
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """Parse `argv` and run its command: its exit code, every failure one line on stderr."""
     with exit_on_interrupt():
         try:
             try:
@@ -134,9 +150,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.flush()  # a full disk behind stdout shows here, not at exit
         except OSError as error:
             if error.filename is not None:  # a file a command did not handle itself
-                raise
+                print(f"gpu-infra: {error.filename}: {error.strerror or error}",
+                      file=sys.stderr)
+                return EXIT_BAD_INPUT
             return stdout_failed(error)
+        except Exception as error:  # noqa: BLE001 (a bug: one line instead of a traceback)
+            return internal_error(error)
         return code
+
+
+def internal_error(error: Exception) -> int:
+    """Report an exception no command expected in one line (its type, message and the line
+    of code it came from) and return EXIT_INTERNAL."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    message = shorten(f"{type(error).__name__}: {error}".splitlines()[0])
+    print(f"gpu-infra: internal error{where}: {message} (a bug: please report it)",
+          file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -7,10 +7,10 @@ import argparse
 import shlex
 import sys
 from ipaddress import IPv4Network
-from pathlib import Path
 
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.problems import shorten
+from gpu_infra_tools.cli.arguments import InputDirectory
 from gpu_infra_tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -45,7 +45,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("stack", metavar="SOURCE",
                         help="stack to clone: a name in the stacks directory or a file path")
     parser.add_argument("new", metavar="NEW", help="name of the new stack")
-    parser.add_argument("--stacks-dir", type=Path, default=None,
+    parser.add_argument("--stacks-dir", type=InputDirectory(), default=None,
                         help="directory of Pulumi.<stack>.yaml files (default: PROJECT/stacks)")
     parser.add_argument("--name", help="cluster name (default: derived from NEW)")
     parser.add_argument("--set", dest="overrides", action="append", default=[],

@@ -8,10 +8,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from gpu_infra.schema import ConfigError, resolve_stack_path
+from gpu_infra.schema import ClusterConfig, ConfigError, load_cluster_config, resolve_stack_path
+from gpu_infra.schema.environments import read_pulumi_config
+from gpu_infra.schema.loader import PROJECT, StackFile, read_stack_file
+from gpu_infra_tools.cli.arguments import InputDirectory, InputFile
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERNAL = 70
+"""An exception no command expected (a bug), reported in one line: EX_SOFTWARE of sysexits."""
 EXIT_PIPE_CLOSED = 141
 """The reader of the output went away (`gpu-infra ... | head`): 128 + SIGPIPE, the status
 every tool killed by SIGPIPE reports (cat, grep, git log), so `set -o pipefail` tells cut
@@ -27,11 +33,60 @@ def project_dir() -> Path:
 
 
 def add_stack_argument(parser: argparse.ArgumentParser) -> None:
-    """The STACK positional and --stacks-dir option."""
+    """The STACK positional, --stacks-dir and --environment-values options."""
     parser.add_argument("stack", metavar="STACK",
                         help="stack name in the stacks directory, or a path to a stack file")
-    parser.add_argument("--stacks-dir", type=Path, default=None,
+    parser.add_argument("--stacks-dir", type=InputDirectory(), default=None,
                         help="directory of Pulumi.<stack>.yaml files (default: PROJECT/stacks)")
+    parser.add_argument("--environment-values", type=InputFile(MAX_ENVIRONMENT_BYTES),
+                        action="append", default=[], metavar="FILE",
+                        help="the resolved values of an ESC environment the stack imports "
+                             "(`environment:`), the JSON `esc env open ENV` prints; its "
+                             "pulumiConfig fills the keys the stack file does not set "
+                             "(repeatable: later files win)")
+
+
+MAX_ENVIRONMENT_BYTES = 1 << 20
+"""The largest `--environment-values` file read."""
+
+
+def environment_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The `pulumiConfig` of the `--environment-values` files, later files winning; raises
+    ConfigError (one line per file) for a file that is not an opened environment's JSON."""
+    merged: dict[str, Any] = {}
+    for path in getattr(args, "environment_values", []):
+        merged.update(read_pulumi_config(path, PROJECT))
+    return merged
+
+
+def load_stack_arguments(args: argparse.Namespace, path: Path
+                         ) -> tuple[StackFile, ClusterConfig]:
+    """The stack file at `path` and its validated cluster, with the `--environment-values`
+    (ConfigError as load_cluster_config). Says on stderr what was done with the
+    environments' values, and which environments the stack imports that no file resolves."""
+    environment = environment_config(args)
+    try:
+        stack_file, cluster = load_cluster_config(path, environment)
+    except ConfigError as error:
+        unseen = unseen_environments(path, environment)
+        raise ConfigError(error.source, [*error.problems, *unseen]) from None
+    for note in [*stack_file.notes, *unseen_environments(path, environment)]:
+        print(f"note: {note}", file=sys.stderr)
+    return stack_file, cluster
+
+
+def unseen_environments(path: Path, environment: dict[str, Any]) -> list[str]:
+    """One line, when the stack imports ESC environments and no --environment-values was
+    given: their config is invisible offline."""
+    try:
+        names = read_stack_file(path).environments
+    except ConfigError:
+        return []
+    if not names or environment:
+        return []
+    return [f"environment: the stack imports {', '.join(names)}; their config is not visible "
+            "offline: pass --environment-values FILE with the JSON of `esc env open "
+            f"{names[0]}`"]
 
 
 def stack_path(args: argparse.Namespace) -> Path:

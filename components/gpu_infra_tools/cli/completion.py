@@ -10,7 +10,7 @@ import argparse
 
 import shtab
 
-from gpu_infra_tools.cli.common import EXIT_OK
+from gpu_infra_tools.cli.output import add_output_arguments, emit
 
 SHELLS = ("bash", "zsh", "tcsh")
 
@@ -25,10 +25,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     """Register the command."""
     parser = subparsers.add_parser("completion", help="print a shell completion script")
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    add_output_arguments(parser, ("text",), "the script")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the script for `args.shell` (from the whole parser, `args.build_parser()`)."""
-    print(shtab.complete(args.build_parser(), shell=args.shell))
-    return EXIT_OK
+    return emit(args, shtab.complete(args.build_parser(), shell=args.shell))

@@ -26,6 +26,7 @@ from gpu_infra_tools.cli.common import (
     EXIT_OK,
     RevisionError,
     add_stack_argument,
+    environment_config,
     project_dir,
     report_problems,
     stack_file_at_revision,
@@ -95,11 +96,13 @@ class _Failed(Exception):
         self.code = code
 
 
-def _plan(path: Path) -> Plan:
-    """The offline plan of the stack file at `path`; problems go to stderr."""
+def _plan(path: Path, args: argparse.Namespace | None = None) -> Plan:
+    """The offline plan of the stack file at `path` (with the `--environment-values` of
+    `args`); problems go to stderr."""
     try:
+        environment = environment_config(args) if args is not None else {}
         with progress_line(f"planning {path.name}"):
-            return run_plan(path)
+            return run_plan(path, environment=environment) if environment else run_plan(path)
     except ConfigError as error:
         report_problems(error)
         raise _Failed(EXIT_BAD_INPUT) from None
@@ -160,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the estimate or the difference; exit 0, 1 (program failed) or 2 (bad input)."""
     path = stack_path(args)
     try:
-        plan = _plan(path)
+        plan = _plan(path, args)
         assumptions = Assumptions(spot_price_factor=args.spot_price_factor,
                                   live=_live_prices(args, plan) if args.live_prices else None)
         after = estimate_plan(plan, assumptions)

@@ -14,14 +14,15 @@ import argparse
 import shlex
 
 from gpu_infra.layouts.jobs import JobRequest, job_problems, ready_job
-from gpu_infra.schema import ConfigError, TrainingConfig, load_cluster_config
+from gpu_infra.schema import ConfigError, TrainingConfig
 from gpu_infra.schema.loader import stack_name_of
 from gpu_infra_tools.cli.common import (
-    EXIT_OK,
     add_stack_argument,
+    load_stack_arguments,
     report_problems,
     stack_path,
 )
+from gpu_infra_tools.cli.output import add_output_arguments, emit
 
 EXAMPLES = (
     "gpu-infra job training-dev > job.sh",
@@ -43,6 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                              "(default: /mnt/shared/train.py)")
     parser.add_argument("--max-restarts", type=int, default=None,
                         help="worker-group restarts before the job fails (default 3)")
+    add_output_arguments(parser, ("text",), "the job")
     parser.set_defaults(run=run)
 
 
@@ -50,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the job and exit 0, or exit 2 with one line per problem."""
     path = stack_path(args)
     try:
-        _, cluster = load_cluster_config(path)
+        _, cluster = load_stack_arguments(args, path)
     except ConfigError as error:
         return report_problems(error)
     problems: list[str] = []
@@ -69,5 +71,4 @@ def run(args: argparse.Namespace) -> int:
         problems += job_problems(cluster, request, cluster.platform)
     if problems or not isinstance(cluster, TrainingConfig):
         return report_problems(ConfigError(str(path), problems), what="cannot make the job")
-    print(ready_job(cluster, stack_name_of(path), request, cluster.platform).text, end="")
-    return EXIT_OK
+    return emit(args, ready_job(cluster, stack_name_of(path), request, cluster.platform).text)

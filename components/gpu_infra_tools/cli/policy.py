@@ -4,11 +4,12 @@ which concerns; with a stack, every resource type of its plan, reviewed or not."
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from gpu_infra_policies.coverage import coverage_markdown, stack_coverage
 from gpu_infra_policies.rules import JUDGING_RULES
-from gpu_infra_tools.cli.common import EXIT_OK, stack_path
+from gpu_infra_tools.cli.arguments import InputDirectory
+from gpu_infra_tools.cli.common import stack_path
+from gpu_infra_tools.cli.output import add_output_arguments, emit
 from gpu_infra_tools.cli.planned import plan_or_exit_code
 from gpu_infra_tools.plan.engine import Plan
 from gpu_infra_tools.review.policy import as_policy_resource
@@ -28,8 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                         help="coverage: the types the rules review, or a stack's types")
     parser.add_argument("stack", metavar="STACK", nargs="?",
                         help="stack name or stack file: report its plan's resource types")
-    parser.add_argument("--stacks-dir", type=Path, default=None,
+    parser.add_argument("--stacks-dir", type=InputDirectory(), default=None,
                         help="directory of Pulumi.<stack>.yaml files (default: PROJECT/stacks)")
+    add_output_arguments(parser, ("markdown",), "the coverage")
     parser.set_defaults(run=run)
 
 
@@ -56,10 +58,8 @@ def run(args: argparse.Namespace) -> int:
     """Print the coverage table, or a stack's coverage; exit 0, 2 on a bad stack, 1 when its
     program fails."""
     if args.stack is None:
-        print(coverage_markdown(JUDGING_RULES))
-        return EXIT_OK
+        return emit(args, coverage_markdown(JUDGING_RULES))
     plan = plan_or_exit_code(stack_path(args))
     if isinstance(plan, int):
         return plan
-    print("\n".join(stack_report(plan)))
-    return EXIT_OK
+    return emit(args, "\n".join(stack_report(plan)))

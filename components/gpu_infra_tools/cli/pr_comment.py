@@ -20,7 +20,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from gpu_infra_tools.cli.common import EXIT_FAILED, EXIT_OK
+from gpu_infra.schema.problems import shorten
+from gpu_infra_tools.cli.arguments import OutputDirectory, OutputFile, is_stdout
+from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, RevisionError
+from gpu_infra_tools.files import OutputError, write_text_atomically
 from gpu_infra_tools.review.acknowledgements import ACKNOWLEDGED_DIR
 
 MARKER = "<!-- gpu-infra-plan -->"
@@ -31,8 +34,9 @@ STACKS_DIR = "stacks"
 NO_EFFECT_SUFFIXES = (".md",)
 """Files whose change cannot change a plan (besides stack files)."""
 POLICY_CONFIG = "policies/policy-config.example.json"
+GIT_TIMEOUT_SECONDS = 60
 EXIT_NAMES = {0: "ok", 1: "**fails**", 2: "**bad input**"}
-EXAMPLES = ("gpu-infra pr-comment --base origin/main --out plan-comment.md",)
+EXAMPLES = ("gpu-infra pr-comment --base origin/main --output plan-comment.md",)
 """Shown by `--help`; a test parses each."""
 
 
@@ -150,9 +154,22 @@ def plan_stack(stack_name: str, base: str, run: Runner = run_cli,
 
 
 def changed_files(base: str) -> list[str]:
-    """Files changed between `base` and HEAD (git diff --name-only)."""
-    done = subprocess.run(["git", "diff", "--name-only", base, "HEAD"], capture_output=True,
-                          text=True, check=True)
+    """Files changed between `base` and HEAD (git diff --name-only); RevisionError when
+    `base` is not a commit of the repository here, or git cannot run."""
+    def git(*arguments: str) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run(["git", *arguments], capture_output=True, text=True,
+                                  timeout=GIT_TIMEOUT_SECONDS, check=False)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise RevisionError(f"cannot run git: {error}") from None
+
+    if git("rev-parse", "--verify", "--quiet", f"{base}^{{commit}}").returncode != 0:
+        raise RevisionError(f"{base!r} is not a commit of the git repository here "
+                            "(fetch the base first: actions/checkout with fetch-depth: 0)")
+    done = git("diff", "--name-only", base, "HEAD")
+    if done.returncode != 0:
+        raise RevisionError(f"git diff {base} HEAD failed: "
+                            f"{shorten(done.stderr.strip() or str(done.returncode))}")
     return [line for line in done.stdout.splitlines() if line]
 
 
@@ -162,24 +179,45 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "pr-comment", help="plan the stacks a pull request changes against its base; write "
                            "the review comment")
     parser.add_argument("--base", required=True, help="the PR's base commit")
-    parser.add_argument("--out", type=Path, required=True, help="where to write the comment")
-    parser.add_argument("--sarif-dir", type=Path, metavar="DIR",
+    parser.add_argument("--output", "--out", dest="output", type=OutputFile(), required=True,
+                        metavar="FILE",
+                        help="where to write the comment ('-' = stdout; the whole reports "
+                             "then go to stderr)")
+    parser.add_argument("--sarif-dir", type=OutputDirectory(), metavar="DIR",
                         help="also write each stack's findings and verdicts as SARIF to "
                              "DIR/<stack>.sarif (created if missing)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, runner: Runner = run_cli) -> int:
-    """Write the comment; exit 1 if a stack's plan failed. The whole reports go to stdout
+    """Write the comment; exit 1 if a stack's plan failed, 2 if the base is not a commit or
+    an output cannot be written (nothing is written then). The whole reports go to stdout
     (the job log)."""
     shipped = [p.name.removeprefix("Pulumi.").removesuffix(".yaml")
                for p in Path(STACKS_DIR).glob("Pulumi.*.yaml")]
     sarif_dir = getattr(args, "sarif_dir", None)
-    if sarif_dir is not None:
-        sarif_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        changed = changed_files(args.base)
+        if sarif_dir is not None:
+            sarif_dir.mkdir(parents=True, exist_ok=True)
+    except RevisionError as error:
+        print(f"--base: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as error:
+        print(f"--sarif-dir: {sarif_dir}: cannot create: {error.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     results = [plan_stack(stack, args.base, runner, sarif_dir)
-               for stack in stacks_to_plan(changed_files(args.base), shipped)]
+               for stack in stacks_to_plan(changed, shipped)]
+    log = sys.stderr if is_stdout(args.output) else sys.stdout
     for result in results:
-        print(result.markdown, result.errors, sep="\n")
-    args.out.write_text(build_comment(results, args.base[:12]), encoding="utf-8")
+        print(result.markdown, result.errors, sep="\n", file=log)
+    comment = build_comment(results, args.base[:12])
+    if is_stdout(args.output):
+        print(comment, end="")
+    else:
+        try:
+            write_text_atomically(args.output, comment)
+        except OutputError as error:
+            print(f"--output: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     return EXIT_FAILED if any(r.code for r in results) else EXIT_OK

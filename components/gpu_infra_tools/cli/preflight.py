@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
 from gpu_infra_tools.cli.account import account_client, add_account_arguments
 from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_stack_argument, stack_path
+from gpu_infra_tools.cli.output import add_output_arguments, emit
 from gpu_infra_tools.cli.planned import plan_or_exit_code
 from gpu_infra_tools.cli.progress import progress_line
-from gpu_infra_tools.files import OutputError, check_writable_target, write_text_atomically
 from gpu_infra_tools.preflight import CHECKS, run_preflight
 
 EXAMPLES = (
@@ -40,10 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "preflight", help="read-only checks of a stack against your account before pulumi up")
     add_stack_argument(parser)
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="text (default): one line per finding; json: a document")
-    parser.add_argument("--output", type=Path, metavar="FILE",
-                        help="write the report to FILE (whole or not at all) instead of stdout")
+    add_output_arguments(parser, ("text", "json"), "the report (json: a document)")
     parser.add_argument("--check", action="append", choices=list(CHECKS), metavar="NAME",
                         help=f"run only this check (repeatable): {', '.join(CHECKS)}")
     add_account_arguments(parser)
@@ -52,15 +47,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Print or write the report; exit 0, 1 or 2 (module docstring)."""
-    if args.output is not None:
-        try:
-            check_writable_target(args.output)
-        except OutputError as error:
-            print(f"gpu-infra preflight: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
     path = stack_path(args)
     with progress_line(f"planning {path.name}"):
-        plan = plan_or_exit_code(path)
+        plan = plan_or_exit_code(path, args)
     if isinstance(plan, int):
         return plan
     account = account_client(args, plan.cluster.region, "preflight")
@@ -71,12 +60,7 @@ def run(args: argparse.Namespace) -> int:
         report = run_preflight(plan, client, source, tuple(args.check or ()))
     text = (json.dumps(report.to_json(), indent=2) + "\n" if args.format == "json"
             else report.render_text())
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        try:
-            write_text_atomically(args.output, text)
-        except OutputError as error:
-            print(f"gpu-infra preflight: {error}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+    written = emit(args, text)
+    if written:
+        return written
     return EXIT_BAD_INPUT if report.failed else EXIT_OK

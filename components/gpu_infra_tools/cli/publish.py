@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import argparse
 import gc
+import ipaddress
+import math
+import re
 import shlex
 import subprocess
 import sys
 import time
+import urllib.parse
+from collections.abc import Callable
 
 from gpu_infra.blocks.functions.rpc import (
     Credentials,
@@ -27,10 +32,17 @@ from gpu_infra.blocks.functions.rpc import (
     PublishError,
     publish_queue_metric,
 )
-from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
+from gpu_infra.schema.compute import METRIC_NAME_PATTERN
+from gpu_infra.schema.problems import shorten
+from gpu_infra_facts.regions import REGIONS
+from gpu_infra_tools.cli.common import EXIT_FAILED, EXIT_OK
 
 COMMAND_TIMEOUT_SECONDS = 30
 """A queue-length command that takes longer is abandoned for that round."""
+MAX_INTERVAL_SECONDS = 86_400.0
+"""The longest wait between rounds (a day: the fleet's missing-data alarm fires long before)."""
+MAX_QUEUE_LENGTH = float(2**53)
+"""The largest queue length sent: the largest integer a double holds exactly."""
 
 
 EXAMPLES = (
@@ -45,35 +57,33 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "publish-queue-metric", help="report a fleet's queue length to CloudMonitor",
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--region", required=True, help="region of the stack, e.g. cn-hangzhou")
-    parser.add_argument("--group-id", required=True,
+    parser.add_argument("--region", required=True, type=_region,
+                        help="region of the stack, e.g. cn-hangzhou")
+    parser.add_argument("--group-id", required=True, type=_group_id,
                         help="CloudMonitor group id (stack output metric_group_id)")
-    parser.add_argument("--fleet", required=True,
+    parser.add_argument("--fleet", required=True, type=_fleet,
                         help="fleet name (stack output fleet_name), the metric's dimension")
-    parser.add_argument("--metric", required=True,
+    parser.add_argument("--metric", required=True, type=_metric,
                         help="metric name (fleet.queue_scaling.metric_name)")
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--value", type=float, help="send this value once")
-    source.add_argument("--command", help="shell command printing the queue length")
-    parser.add_argument("--interval", type=float, default=60,
-                        help="seconds between rounds with --command (default 60)")
-    parser.add_argument("--count", type=int, default=None,
-                        help="rounds with --command (default: run until stopped)")
-    parser.add_argument("--endpoint", default=None,
-                        help="CloudMonitor endpoint URL (default https://metrics.REGION."
-                             "aliyuncs.com/)")
+    source.add_argument("--value", type=_queue_length,
+                        help="send this value once (a finite number, 0 or more)")
+    source.add_argument("--command", type=_command,
+                        help="shell command printing the queue length")
+    parser.add_argument("--interval", type=_interval, default=60.0,
+                        help=f"seconds between rounds with --command, 0 to "
+                             f"{MAX_INTERVAL_SECONDS} (default 60)")
+    parser.add_argument("--count", type=_count, default=None,
+                        help="rounds with --command, 1 or more (default: run until stopped)")
+    parser.add_argument("--endpoint", type=_endpoint, default=None,
+                        help="CloudMonitor endpoint URL: https, or http to a loopback address "
+                             "(default https://metrics.REGION.aliyuncs.com/)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Publish once or in a loop; see the module docstring for exit codes."""
-    if not args.group_id.isdigit():
-        print(f"--group-id: {args.group_id!r} is not a CloudMonitor group id (digits)",
-              file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if args.interval < 0 or (args.count is not None and args.count < 1):
-        print("--interval must be 0 or more and --count 1 or more", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    """Publish once or in a loop (every argument was checked when parsed, before the
+    credentials are looked up); exit 1 if a round failed, see the module docstring."""
     try:
         credentials = Credentials.resolve()
     except PublishError as error:
@@ -82,29 +92,40 @@ def run(args: argparse.Namespace) -> int:
     if args.value is not None:
         return EXIT_OK if _send(args, args.value, credentials) else EXIT_FAILED
     gc.enable()  # a loop that may run for days; the console script paused the collector
-    rounds = 0
+    rounds = failed = 0
     while args.count is None or rounds < args.count:
         if rounds:
             time.sleep(args.interval)
         rounds += 1
         value = _measure(args.command)
-        if value is not None:
-            _send(args, value, credentials)
+        if value is None or not _send(args, value, credentials):
+            failed += 1
+    if failed:
+        print(f"publish-queue-metric: {failed} of {rounds} round(s) failed", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_OK
 
 
-def _measure(command: str) -> float | None:
+def _measure(command: list[str]) -> float | None:
+    """The queue length `command` prints, or None (reported) if it fails, prints anything
+    but a finite number of 0 or more, or exits non-zero."""
+    shown = shlex.join(command)
     try:
-        done = subprocess.run(shlex.split(command), capture_output=True, text=True,
-                              timeout=COMMAND_TIMEOUT_SECONDS, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace",
+                              stdin=subprocess.DEVNULL, timeout=COMMAND_TIMEOUT_SECONDS,
+                              check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
-        print(f"publish-queue-metric: {command!r} failed: {error}", file=sys.stderr)
+        print(f"publish-queue-metric: {shorten(shown, 80)!r} failed: {error}", file=sys.stderr)
+        return None
+    printed = done.stdout.strip()
+    if done.returncode != 0:
+        print(f"publish-queue-metric: {shorten(shown, 80)!r} exited {done.returncode}",
+              file=sys.stderr)
         return None
     try:
-        return float(done.stdout.strip())
-    except ValueError:
-        print(f"publish-queue-metric: {command!r} printed {done.stdout.strip()[:80]!r}, not a "
-              f"number (exit {done.returncode})", file=sys.stderr)
+        return _queue_length(printed)
+    except argparse.ArgumentTypeError as error:
+        print(f"publish-queue-metric: {shorten(shown, 80)!r} printed {error}", file=sys.stderr)
         return None
 
 
@@ -115,8 +136,104 @@ def _send(args: argparse.Namespace, value: float, credentials: Credentials) -> b
         request_id = publish_queue_metric(point, region=args.region, credentials=credentials,
                                           endpoint=args.endpoint)
     except PublishError as error:
-        print(f"publish-queue-metric: {error}", file=sys.stderr)
+        print(f"publish-queue-metric: {shorten(str(error))}", file=sys.stderr)
         return False
     print(f"{args.metric}={value:g} fleet={args.fleet} group={args.group_id} "
           f"request={request_id}")
     return True
+
+
+def _checked(pattern: str, allowed: str) -> Callable[[str], str]:
+    """An argparse type: the text if it matches `pattern`, else an error saying `allowed`."""
+    compiled = re.compile(pattern)
+
+    def check(text: str) -> str:
+        if not compiled.fullmatch(text):
+            raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: {allowed}")
+        return text
+    return check
+
+
+_group_id = _checked(r"[0-9]{1,20}", "not a CloudMonitor group id (digits)")
+_metric = _checked(METRIC_NAME_PATTERN.strip("^$"),
+                   "not a metric name (a letter, then letters, digits, underscores; 64 at most)")
+_fleet = _checked(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}",
+                  "not a fleet name (letters, digits, '.', '_', '-'; 128 at most)")
+
+
+def _region(text: str) -> str:
+    if text not in REGIONS:
+        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: unknown region; give the "
+                                          "stack's alicloud:region, e.g. cn-hangzhou")
+    return text
+
+
+def _number(text: str, low: float, high: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}, not a number") from None
+    if not math.isfinite(value) or not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: must be a finite number "
+                                          f"from {low:.15g} to {high:.15g}")
+    return value
+
+
+def _queue_length(text: str) -> float:
+    return _number(text, 0, MAX_QUEUE_LENGTH)
+
+
+def _interval(text: str) -> float:
+    return _number(text, 0, MAX_INTERVAL_SECONDS)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}, not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be 1 or more")
+    return value
+
+
+def _command(text: str) -> list[str]:
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"cannot be split into words ({error}); quote it as "
+                                          "a shell would") from None
+    if not words:
+        raise argparse.ArgumentTypeError("empty; give the command that prints the queue "
+                                          "length")
+    return words
+
+
+LOOPBACK_HOSTS = ("localhost",)
+
+
+def _endpoint(text: str) -> str:
+    """An https URL with a host (http only to a loopback address: a local fake or proxy;
+    the request carries an STS token that must not cross a network in clear)."""
+    try:
+        url = urllib.parse.urlsplit(text)
+        host, port = url.hostname, url.port
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: not a URL ({error})") from None
+    if url.scheme not in ("https", "http") or not host:
+        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: not an https:// URL with a "
+                                          "host")
+    if url.scheme == "http" and not _is_loopback(host):
+        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: http only to a loopback "
+                                          "address; use https")
+    if url.username or url.password or url.query or url.fragment or port == 0:
+        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: give scheme, host, port "
+                                          "and path only")
+    return text
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host in LOOPBACK_HOSTS

@@ -16,6 +16,7 @@ from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.util import load_yaml_guess_indent
@@ -27,16 +28,17 @@ from gpu_infra.schema import (
     SECRET_PLACEHOLDER,
     ClusterConfig,
     ConfigError,
-    load_cluster_config,
     parse_cluster_config,
     read_stack_file,
 )
 from gpu_infra.schema.document import load_plain, load_round_trip
-from gpu_infra.schema.loader import stack_name_of
+from gpu_infra.schema.loader import layout_model, parse_secure_cluster, stack_name_of
 from gpu_infra.schema.network import NetworkConfig
 from gpu_infra.schema.problems import shorten
+from gpu_infra.schema.secrets import may_be_secure, plaintext_credentials
 from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN
 from gpu_infra_facts.ack import DEFAULT_SERVICE_CIDR
+from gpu_infra_facts.credentials import PROVIDER_CREDENTIAL_KEYS
 from gpu_infra_facts.naming import AUTO_SUFFIX, NO_SUFFIX
 from gpu_infra_tools.clone.cidr import DEFAULT_POOL, PoolExhausted, allocate, translate
 from gpu_infra_tools.clone.paths import ConfigPath, Override, PathError, apply, lookup, remove_key
@@ -112,13 +114,14 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
         raise ConfigError(where, [f"{new_stack}: is the source stack itself"])
     if target.exists() and not force:
         raise ConfigError(where, [f"{target}: exists; pass --force to overwrite it"])
-    _, source_cluster = load_cluster_config(source)
+    source_cluster = _read_source(source)
     document, dumper = _load_round_trip(source)
     clone = Clone(target, "", source_cluster, source_cluster,
                   secrets_provider=document.get("secretsprovider"))
     config: CommentedMap = document["config"]
     _drop_encryption(document, clone)
     problems = _drop_secrets(config, clone)
+    _drop_plain_secrets(config, type(source_cluster), clone)
     _drop_byo(config, clone)
     _drop_reserved(config, clone)
     _drop_registry_namespace(config, clone)
@@ -219,9 +222,12 @@ def _mapping_indent(text: str) -> int:
 
 
 def _dump(dumper: YAML, document: CommentedMap) -> str:
+    """The document as YAML text, ending in a newline (ruamel drops it after a document
+    whose last mapping ends in a value without a comment)."""
     out = io.StringIO()
     dumper.dump(document, out)
-    return out.getvalue()
+    text = out.getvalue()
+    return text if text.endswith("\n") else text + "\n"
 
 
 def _header(source: Path) -> str:
@@ -250,8 +256,11 @@ def _set_global_suffix(config: CommentedMap, overrides: Sequence[Override],
                        clone: Clone) -> list[str]:
     """`naming.global_suffix: auto` unless overridden: a new stack starts with names that
     differ from every other stack's (the source's literal or missing suffix would give the
-    clone the source's bucket and role names where the cluster name repeats)."""
+    clone the source's bucket and role names where the cluster name repeats). Layouts
+    without `naming` (the image layout) are left as they are."""
     path = ConfigPath(CLUSTER_KEY, ("naming", "global_suffix"))
+    if "naming" not in type(clone.source_cluster).model_fields:  # an image stack names none
+        return []
     if any(_related(override.path, path) for override in overrides):
         return []
     before = lookup(config, path)
@@ -306,6 +315,46 @@ def drop_secrets(config: CommentedMap) -> tuple[list[ConfigPath], list[str]]:
 
     walk(config, None)
     return secrets, problems
+
+
+def _read_source(source: Path) -> ClusterConfig:
+    """The source's cluster, validated as the loader does, except that a provider credential
+    in clear (which the loader refuses) is let through: the clone drops it
+    (_drop_plain_secrets)."""
+    stack_file = read_stack_file(source)
+    for key in PROVIDER_CREDENTIAL_KEYS:
+        stack_file.config.pop(key, None)
+    return parse_secure_cluster(stack_file)
+
+
+def _drop_plain_secrets(config: CommentedMap, model: type[BaseModel], clone: Clone) -> None:
+    """Remove the secrets the source holds in clear (a provider credential key, a field that
+    may be secure set without `secure:`), recording each in `clone.secrets`: the user sets
+    them again, encrypted. A clone never copies a secret."""
+    for key in PROVIDER_CREDENTIAL_KEYS:
+        if key in config and not _is_secure(config[key]):
+            remove_key(config, key)
+            _dropped_in_clear(ConfigPath(key), clone)
+    cluster = config.get(CLUSTER_KEY)
+
+    def walk(node: Any, parts: tuple[str | int, ...]) -> None:
+        keys = range(len(node)) if isinstance(node, list) else list(node)
+        for key in keys:
+            value, here = node[key], (*parts, key)
+            if isinstance(value, (dict, list)):
+                walk(value, here)
+            elif isinstance(node, dict) and value is not None and may_be_secure(model, here):
+                remove_key(node, str(key))
+                _dropped_in_clear(ConfigPath(CLUSTER_KEY, here), clone)
+
+    if isinstance(cluster, CommentedMap):
+        walk(cluster, ())
+
+
+def _dropped_in_clear(path: ConfigPath, clone: Clone) -> None:
+    clone.secrets.append(path)
+    clone.notes.append(f"dropped {path.pulumi()}: a secret written in clear in the source; "
+                       "set it again, encrypted (the command is below)")
 
 
 def _is_secure(value: Any) -> bool:
@@ -497,6 +546,10 @@ def _validate(clone: Clone, where: str) -> ClusterConfig:
     placeholder; validator ERRORs are problems too, WARNINGs become notes."""
     config = load_plain(clone.text, where)["config"]
     with_secrets = _with_placeholders(config, clone.secrets)
+    credentials = plaintext_credentials(layout_model(with_secrets), CLUSTER_KEY, with_secrets,
+                                        [secret.pulumi() for secret in clone.secrets])
+    if credentials:  # before the schema, whose problems may quote a value
+        raise ConfigError(where, credentials)
     cluster = parse_cluster_config(with_secrets, where)
     findings = judge_stack(cluster)
     errors = [finding.line() for finding in findings if finding.level is Level.ERROR]

@@ -11,7 +11,7 @@ import os
 import sysconfig
 import threading
 import traceback
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -251,14 +251,16 @@ class _CloudMocks(mocks.Mocks):
         return self.cloud.answer(args.token, args.args), []
 
 
-def run_plan(stack_path: Path, program: Callable[[], None] = run_program) -> Plan:
-    """Validate and judge the stack file, then run `program` (default: the packaged Pulumi
-    program, gpu_infra.program.run, the one the project's `__main__.py` runs) under the mock
-    engine; the program takes that judgement rather than making it again.
+def run_plan(stack_path: Path, program: Callable[[], None] = run_program,
+             environment: Mapping[str, Any] | None = None) -> Plan:
+    """Validate and judge the stack file (with the resolved config of the ESC environments it
+    imports, `environment`: schema.environments), then run `program` (default: the packaged
+    Pulumi program, gpu_infra.program.run, the one the project's `__main__.py` runs) under
+    the mock engine; the program takes that judgement rather than making it again.
 
     Raises ConfigError (bad stack file), ValidatorErrors, or ProgramError.
     """
-    stack_file, cluster = load_cluster_config(stack_path)
+    stack_file, cluster = load_cluster_config(stack_path, environment)
     references = image_stack_problems(cluster, Path(stack_path).parent)
     if references:
         raise ConfigError(str(stack_path), references)

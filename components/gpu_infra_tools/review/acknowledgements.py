@@ -20,11 +20,11 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Protocol
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpu_infra.knowhow import Level
 from gpu_infra.schema import ConfigError
+from gpu_infra.schema.document import load_plain, read_text
 
 
 class Acknowledgeable(Protocol):
@@ -84,16 +84,17 @@ def acknowledgements_path(stack_file: Path) -> Path:
     return stack_file.parent / ACKNOWLEDGED_DIR / f"{stack}.yaml"
 
 
-def load_acknowledgements(path: Path) -> Acknowledgements:
-    """The file at `path` (empty when it does not exist); ConfigError naming each problem."""
-    if not path.is_file():
+def load_acknowledgements(path: Path, required: bool = False) -> Acknowledgements:
+    """The file at `path`; empty when it does not exist and is not `required`. ConfigError
+    naming each problem: not a regular file, unreadable, too large, not UTF-8, not YAML
+    (read as stack files are, within their limits), not the schema above."""
+    source = str(path)
+    if not path.exists() and not required:
         return Acknowledgements()
+    text = read_text(path, "acknowledgement file")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        return Acknowledgements.model_validate(data)
-    except yaml.YAMLError as error:
-        raise ConfigError(str(path), [f"not valid YAML: {error}"]) from None
+        return Acknowledgements.model_validate(load_plain(text, source) or {})
     except ValidationError as error:
-        raise ConfigError(str(path), [
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in error.errors()
-        ]) from None
+        raise ConfigError(source, [
+            f"{'.'.join(str(p) for p in e['loc']) or '(document)'}: {e['msg']}"
+            for e in error.errors()]) from None

@@ -27,7 +27,7 @@ VERSIONING_ENABLED = "Enabled"
 
 def bucket_prefix(cluster: FleetCluster) -> str:
     """`buckets.bucket_prefix`, else `<cluster name>-<environment>`."""
-    return cluster.storage.buckets.bucket_prefix or f"{cluster.name}-{cluster.environment}"
+    return cluster.bucket_name_prefix
 
 
 def bucket_purposes(cluster: FleetCluster) -> list[str]:
