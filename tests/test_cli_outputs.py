@@ -199,3 +199,50 @@ def test_a_malformed_environment_key_is_one_line(environment: str, tmp_path: Pat
 def test_output_option_names_are_the_convention():
     for command in WITH_OUTPUT:
         assert names(command, "--output")[0] == "--output"
+
+
+def test_cost_formats_and_the_deprecated_json_flag(capsys, monkeypatch):
+    """`cost --json` prints what `--format json` prints and says it goes; `--format
+    markdown` is a table, with a base the difference per resource and the totals."""
+    monkeypatch.chdir(PROJECT_DIR)
+    plan_shipped_once(monkeypatch)
+    code, old, err = _run(["cost", "training-dev", "--json"], capsys)
+    assert code == 0 and "--json is deprecated and goes in the next release; use --format " \
+                         "json" in err
+    code, new, err = _run(["cost", "training-dev", "--format", "json"], capsys)
+    assert code == 0 and err == "" and json.loads(new) == json.loads(old)
+    assert json.loads(new)["projects"][0]["name"] == "training-dev"
+    code, table, _ = _run(["cost", "training-dev", "--format", "markdown"], capsys)
+    assert code == 0 and table.startswith("**Estimated cost: ")
+    assert "| Component | Monthly (CNY) |" in table and "| **Total** |" in table
+    code, text, _ = _run(["cost", "training-dev", "--compare", "training-prod"], capsys)
+    code, diff, _ = _run(["cost", "training-dev", "--compare", "training-prod", "--format",
+                          "markdown"], capsys)
+    assert code == 0 and diff.startswith("**Cost difference `training-prod` -> `training-dev`")
+    rows = [line for line in diff.splitlines() if line.startswith("| changed |")
+            or line.startswith("| added |") or line.startswith("| removed |")]
+    changed = [line for line in text.splitlines()[1:] if line.startswith("  ")]
+    assert rows and len(rows) == len(changed)  # one row per resource the text lists
+    difference = text.splitlines()[-1].split(": ")[1].split(" ")[0]
+    assert diff.splitlines()[-1].endswith(f"| **{difference}** |")
+
+
+def test_catalog_formats_hold_the_same_types(capsys):
+    code, text, _ = _run(["catalog", "--gpu-model", "A10"], capsys)
+    types = [line.split()[0] for line in text.splitlines()[1:] if line.startswith("ecs.")]
+    code, records, _ = _run(["catalog", "--gpu-model", "A10", "--format", "json"], capsys)
+    assert code == 0 and [record["type"] for record in json.loads(records)] == types
+    assert all("A10" in record["gpu_model"].split() and record["live_price"] is None
+               for record in json.loads(records))
+    code, table, _ = _run(["catalog", "--gpu-model", "A10", "--format", "markdown"], capsys)
+    assert code == 0 and table.startswith("| TYPE | GPU |")
+    assert [line.split(" | ")[0].removeprefix("| ") for line in table.splitlines()
+            if line.startswith("| ecs.")] == types
+    recommend = ["catalog", "--recommend", "--gpu-memory", "80", "--gpus", "16",
+                 "--multi-node", "--top", "3"]
+    code, ranked, _ = _run([*recommend, "--format", "json"], capsys)
+    choices = json.loads(ranked)
+    assert code == 0 and [choice["rank"] for choice in choices] == [1, 2, 3]
+    code, lines, _ = _run(recommend, capsys)
+    assert [line.split()[1] for line in lines.splitlines() if line[0].isdigit()] == [
+        choice["type"] for choice in choices]

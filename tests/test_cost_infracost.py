@@ -51,9 +51,9 @@ def test_plan_json_cost_of_every_shipped_stack_is_valid_infracost(stack):
 
 
 def test_cost_json_and_comparison_are_valid_infracost(capsys):
-    assert main(["cost", "training-prod", "--json"]) == 0
+    assert main(["cost", "training-prod", "--format", "json"]) == 0
     alone = json.loads(capsys.readouterr().out)
-    assert main(["cost", "training-dev", "--compare", "training-prod", "--json"]) == 0
+    assert main(["cost", "training-dev", "--compare", "training-prod", "--format", "json"]) == 0
     compared = json.loads(capsys.readouterr().out)
     assert errors_of(alone) == [] and errors_of(compared) == []
     datetime.strptime(alone["timeGenerated"], "%Y-%m-%dT%H:%M:%SZ")
@@ -155,10 +155,10 @@ def _git(directory: Path, *args: str) -> None:
 def test_compare_revision_of_a_stack_file(tmp_path: Path, capsys):
     path = write_stack(tmp_path, "rev", BASE_TRAINING)
     _git(tmp_path, "init", "-q")
-    assert main(["cost", str(path), "--compare-revision", "HEAD", "--json"]) == 2
+    assert main(["cost", str(path), "--compare-revision", "HEAD", "--format", "json"]) == 2
     assert "--compare-revision: 'HEAD' is not a commit" in capsys.readouterr().err
     _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "empty")
-    assert main(["cost", str(path), "--compare-revision", "HEAD", "--json"]) == 0
+    assert main(["cost", str(path), "--compare-revision", "HEAD", "--format", "json"]) == 0
     new = json.loads(capsys.readouterr().out)["projects"][0]
     assert new["pastBreakdown"]["resources"] == []  # not in HEAD: a new stack
     _git(tmp_path, "add", path.name)
@@ -166,7 +166,7 @@ def test_compare_revision_of_a_stack_file(tmp_path: Path, capsys):
     document_ = yaml.safe_load(path.read_text())
     document_["config"]["gpu-infra:cluster"]["fleet"]["nodes"] = 3
     path.write_text(yaml.safe_dump(document_))
-    assert main(["cost", str(path), "--compare-revision", "HEAD", "--json"]) == 0
+    assert main(["cost", str(path), "--compare-revision", "HEAD", "--format", "json"]) == 0
     changed = json.loads(capsys.readouterr().out)
     assert errors_of(changed) == []
     diff = changed["projects"][0]["diff"]["resources"]

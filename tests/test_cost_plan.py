@@ -106,7 +106,7 @@ def test_cost_command_text_and_json(capsys):
     assert ("alicloud:log/store:Store llm-pretrain-node-logs-bootstrap: billed by the logs the "
             "nodes write: usage-based") in text
     assert "GPU instances per month: reserved " in text
-    assert main(["cost", "training-prod", "--json"]) == 0
+    assert main(["cost", "training-prod", "--format", "json"]) == 0
     record = json.loads(capsys.readouterr().out)
     resources = record["projects"][0]["breakdown"]["resources"]
     key = next(r for r in resources if r["name"] == "llm-pretrain-kms-key")
@@ -116,7 +116,7 @@ def test_cost_command_text_and_json(capsys):
 
 
 def test_cost_command_spot_factor(capsys):
-    assert main(["cost", "training-dev", "--json", "--spot-price-factor", "0.5"]) == 0
+    assert main(["cost", "training-dev", "--format", "json", "--spot-price-factor", "0.5"]) == 0
     record = json.loads(capsys.readouterr().out)
     nodes = [r for r in record["projects"][0]["breakdown"]["resources"]
              if r["resourceType"] == "alicloud:ecs/instance:Instance"]
@@ -130,7 +130,7 @@ def test_cost_compare_shows_the_difference(capsys):
     assert out[0] == "Cost difference training-prod -> training-dev (CNY/month):"
     assert any(line.split()[:2] == ["removed", "llm-pretrain-reserved-ri"] for line in out)
     assert out[-1].startswith("Difference: -")
-    assert main(["cost", "training-dev", "--compare", "training-prod", "--json"]) == 0
+    assert main(["cost", "training-dev", "--compare", "training-prod", "--format", "json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["projects"][0]["pastBreakdown"]["resources"]
     assert Decimal(record["diffTotalMonthlyCost"]) == (

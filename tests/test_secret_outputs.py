@@ -3,9 +3,10 @@ stack where a user may keep them (secure: values, a webhook in a field that may 
 written in clear, and the resolved values of an ESC environment); every command,
 enumerated from the parser, runs on it (every plan format, the extra JSON and SARIF files,
 clone's dry run and its written file), and stdout, stderr and every file written are
-scanned. Credentials written where no secret may be (commands, image references, tags,
-provider keys) are refused by validate, plan and clone with their path, and the refusal
-never repeats the value."""
+scanned; so is the state each component of the component provider returns over gRPC.
+Credentials written where no secret may be (commands, image references, tags, provider
+keys) are refused by validate, plan and clone with their path, and the refusal never
+repeats the value."""
 
 from __future__ import annotations
 
@@ -202,3 +203,108 @@ def test_clone_drops_plain_secrets_says_so_and_prints_how_to_set_them(tmp_path: 
     assert "pulumi config set --secret 'alicloud:accessKey' VALUE -s copy" in out
     assert ("pulumi config set --path --secret 'gpu-infra:cluster.monitoring.webhook' VALUE "
             "-s copy") in out
+
+
+KUBECONFIG_KEY = "PLANTEDclientKEYdata0123456789abcdef"
+USER_DATA_TOKEN = "PLANTEDuserDATAtoken0123456789abcdef"
+PROVIDER_PLANTED = (WEBHOOK_TOKEN, KUBECONFIG_KEY, USER_DATA_TOKEN)
+"""What a program in another language hands the component provider, or the cloud answers
+it: a webhook token in clear in a field that may be secret, the client key of an ACK
+cluster's kubeconfig, a token inside a fleet block's user data."""
+
+
+def _provider_state(component: str, inputs: dict, cluster, monkeypatch) -> dict:
+    """The state the plugin's Construct returns for `component` built from the wire-form
+    `inputs` (GpuInfraProvider.construct, then rpc.serialize_properties, as the plugin's
+    gRPC server does), as plain JSON: a secret-marked value is SECRET_PLACEHOLDER."""
+    from google.protobuf.json_format import MessageToDict
+    from pulumi.runtime import rpc
+
+    from gpu_infra.testing import GpuInfraMocks
+    from gpu_infra_provider.components import token
+    from gpu_infra_provider.schema import GpuInfraProvider
+    from gpu_infra_tools.plan.engine import run_under_mocks
+
+    answer = GpuInfraMocks._credential
+
+    def credential(self, args):
+        found = answer(self, args)
+        found["kubeConfig"] += (f"users:\n- name: admin\n  user: {{client-key-data: "
+                                f"{KUBECONFIG_KEY}}}\n")
+        return found
+    monkeypatch.setattr(GpuInfraMocks, "_credential", credential)
+    provider = GpuInfraProvider()
+
+    async def serialized(state: dict) -> dict:
+        struct = await rpc.serialize_properties(state, {})
+        return MessageToDict(struct)
+
+    def program() -> None:
+        import pulumi
+
+        result = provider.construct("c1", token(component), inputs, None)
+        pulumi.export("state", pulumi.Output.from_input(serialized(result.state)))
+
+    _, exports = run_under_mocks(cluster, "provider", program)
+    return exports["state"]
+
+
+def _layout_inputs(path: Path) -> tuple[str, dict, dict]:
+    """(component, wire-form inputs, cluster) of a shipped stack, with the webhook token
+    planted in clear in both fields that may hold a secret."""
+    from pulumi.provider.experimental.util import camel_case
+
+    from gpu_infra_provider.components import token
+
+    from .test_component_provider import LAYOUT_COMPONENTS, SCHEMA, to_wire
+
+    config = yaml.safe_load(path.read_text())["config"]
+    cluster = dict(config["gpu-infra:cluster"])
+    if cluster["layout"] != "image":
+        cluster["monitoring"] = {**cluster.get("monitoring", {}),
+                                 "webhook": "https://hooks.example.com/" + WEBHOOK_TOKEN,
+                                 "contacts": [{"name": "oncall", "dingtalk_webhook":
+                                               "https://oapi.dingtalk.com/robot/send?"
+                                               "access_token=" + WEBHOOK_TOKEN}]}
+    component = LAYOUT_COMPONENTS[cluster["layout"]]
+    properties = SCHEMA["resources"][token(component)]["inputProperties"]
+    inputs = {camel_case(k): to_wire(v, properties.get(camel_case(k), {}))
+              for k, v in cluster.items() if k != "layout"}
+    return component, {**inputs, "region": config["alicloud:region"]}, cluster
+
+
+PROVIDER_STACKS = sorted(path for path in STACKS_DIR.glob("Pulumi.*.yaml")
+                         if path.stem.removeprefix("Pulumi.") in (
+                             "training-dev", "inference-prod", "rendering-batch",
+                             "training-ack", "inference-ack", "image-a100"))
+
+
+@pytest.mark.slow  # six layouts and two blocks built under the mock engine
+def test_no_output_of_the_component_provider_carries_a_planted_secret(monkeypatch):
+    """Every component the plugin hosts: the state its Construct returns over gRPC (what
+    the calling program and Pulumi's state get) holds a planted secret only marked secret."""
+    from .conftest import BASE_INFERENCE, BASE_TRAINING, cluster_config
+
+    assert {path.stem for path in PROVIDER_STACKS} >= {
+        "Pulumi.training-ack", "Pulumi.inference-ack", "Pulumi.image-a100"}
+    states = {}
+    for path in PROVIDER_STACKS:
+        component, inputs, cluster = _layout_inputs(path)
+        region = inputs["region"]
+        states[path.stem] = _provider_state(component, inputs,
+                                            cluster_config(cluster, region), monkeypatch)
+    wiring = {"region": "cn-hangzhou", "securityGroupIds": ["sg-c3"], "imageId": "m-d4",
+              "userData": f"#!/bin/sh\nexport TOKEN={USER_DATA_TOKEN}\n"}
+    states["GpuNodes"] = _provider_state("GpuNodes", {
+        **wiring, "vswitchId": "vsw-a1",
+        "fleet": {"instanceType": "ecs.gn7i-c8g1.2xlarge", "nodes": 2}},
+        cluster_config(BASE_TRAINING), monkeypatch)
+    states["GpuScalingGroup"] = _provider_state("GpuScalingGroup", {
+        **wiring, "vswitchIds": ["vsw-a1", "vsw-b2"],
+        "fleet": {"instanceTypes": ["ecs.gn7i-c8g1.2xlarge"]}},
+        cluster_config(BASE_INFERENCE), monkeypatch)
+    assert all(states.values()), states  # every component returned outputs
+    assert states["Pulumi.training-ack"].get("kubeconfigCommand")
+    leaks = [(name, secret) for name, state in states.items() for secret in PROVIDER_PLANTED
+             if secret in json.dumps(state)]
+    assert leaks == []

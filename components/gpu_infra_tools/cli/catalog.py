@@ -1,29 +1,37 @@
 """`gpu-infra catalog`: the GPU instance catalog as a table, or recommendations for a
-workload with `--recommend`."""
+workload with `--recommend`; `--format text|json|markdown`, `--output FILE`."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 from gpu_infra import catalog
-from gpu_infra.catalog.recommend import recommend
+from gpu_infra.catalog.recommend import Recommendation, recommend
 from gpu_infra.schema.registry import LAYOUT_MODELS, LAYOUT_NAMES
 from gpu_infra_facts.regions import REGIONS
 from gpu_infra_tools.alibaba.client import ApiError
 from gpu_infra_tools.alibaba.prices import read_live_prices
 from gpu_infra_tools.cli.account import account_client, add_account_arguments
-from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from gpu_infra_tools.cli.common import EXIT_BAD_INPUT
+from gpu_infra_tools.cli.output import add_output_arguments, emit
 
 COLUMNS = ("TYPE", "GPU", "GPUS", "GPU GiB", "vCPU", "MEM GiB", "NVLINK", "ERDMA", "USES",
            "BOUGHT", "DRIVERS", "CNY/h (region)")
 BOUGHT = {"open": "open", "sales_only": "sales only", "by_ticket": "by ticket",
           "preview": "preview"}
 """How each availability reads in the table."""
+FORMATS = ("text", "json", "markdown")
+"""`--format`: text (an aligned table, or ranked lines), json (the catalog's records, each
+with the price shown; or the ranked recommendations), markdown (a table, or a list)."""
 
 
 EXAMPLES = (
     "gpu-infra catalog --use training",
+    "gpu-infra catalog --gpu-model L20 --format json --output l20.json",
     "gpu-infra catalog --recommend --layout training --gpu-memory 80 --gpus 64 --multi-node "
     "--region cn-beijing",
 )
@@ -54,6 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                         help="show this account's pay-as-you-go prices in --region (ECS "
                              "DescribePrice; needs credentials, see `gpu-infra preflight "
                              "--help`); default: the catalog's dated prices")
+    add_output_arguments(parser, FORMATS, "the table or the recommendations")
     add_account_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -81,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.recommend:
-        return _print_recommendations(args)
+        return _recommendations(args)
     entries = catalog.filter(use=args.use, gpu_model=args.gpu_model,
                              min_gpu_memory_gib=args.gpu_memory)
     live: dict[str, catalog.CatalogPrice] = {}
@@ -90,21 +99,28 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(read, int):
             return read
         live = read
-    _print_table([COLUMNS, *(_row(entry, live.get(entry.type)) for entry in entries)])
+    if args.format == "json":
+        return emit(args, json.dumps([_record(entry, live.get(entry.type))
+                                      for entry in entries], indent=2))
+    rows = [_row(entry, live.get(entry.type)) for entry in entries]
+    table = _markdown_table(rows) if args.format == "markdown" else _text_table(rows)
+    return emit(args, f"{table}\n\n{_notes(args.region, live)}")
+
+
+def _notes(region: str, live: dict[str, catalog.CatalogPrice]) -> str:
+    """What the table's prices and marks mean."""
     if live:
         day = next(iter(live.values())).date
-        print(f"\nPrices marked live are this account's pay-as-you-go CNY/h in {args.region} "
-              f"(DescribePrice, {day}); the others indicative on-demand CNY/h from a dated "
-              "source. * marks UNCONFIRMED data.")
-    else:
-        print("\nPrices are indicative on-demand CNY/h from dated sources (2024-10-09, "
-              "2024-12-31); 'unknown' means no price was found. * marks UNCONFIRMED data. "
-              "BOUGHT: sales only (through Alibaba Cloud sales, in specific regions), by "
-              "ticket, preview (invitational, by ticket); (old): Alibaba no longer recommends "
-              "the family. DRIVERS: the driver branches Alibaba documents for the family "
-              "(ECI's list; '-': none documented). Regions: unknown for every type: "
-              f"{catalog.regions_unknown_because()}.")
-    return EXIT_OK
+        return (f"Prices marked live are this account's pay-as-you-go CNY/h in {region} "
+                f"(DescribePrice, {day}); the others indicative on-demand CNY/h from a dated "
+                "source. * marks UNCONFIRMED data.")
+    return ("Prices are indicative on-demand CNY/h from dated sources (2024-10-09, "
+            "2024-12-31); 'unknown' means no price was found. * marks UNCONFIRMED data. "
+            "BOUGHT: sales only (through Alibaba Cloud sales, in specific regions), by "
+            "ticket, preview (invitational, by ticket); (old): Alibaba no longer recommends "
+            "the family. DRIVERS: the driver branches Alibaba documents for the family "
+            "(ECI's list; '-': none documented). Regions: unknown for every type: "
+            f"{catalog.regions_unknown_because()}.")
 
 
 def _live_prices(args: argparse.Namespace,
@@ -140,27 +156,53 @@ def _row(entry: catalog.InstanceType,
             ",".join(map(str, entry.driver_branches or ())) or "-", price)
 
 
-def _print_recommendations(args: argparse.Namespace) -> int:
+def _recommendations(args: argparse.Namespace) -> int:
     ranked = recommend(LAYOUT_MODELS[args.layout].workload, args.gpu_memory, args.gpus,
-                       args.multi_node, args.region)
+                       args.multi_node, args.region)[:args.top]
     if not ranked:
         print(f"no instance type fits: {args.layout}, {args.gpu_memory:g} GiB per GPU, "
               f"{args.gpus} GPU(s){', multi-node' if args.multi_node else ''}",
               file=sys.stderr)
         return EXIT_BAD_INPUT
-    for rank, choice in enumerate(ranked[:args.top], start=1):
+    if args.format == "json":
+        return emit(args, json.dumps([
+            {"rank": rank, "type": choice.entry.type, "nodes": choice.nodes,
+             "penalty": choice.penalty, "hourly_cny": choice.hourly_cny,
+             "reasons": choice.reasons} for rank, choice in enumerate(ranked, start=1)],
+            indent=2))
+    return emit(args, "\n".join(_ranked_lines(ranked, markdown=args.format == "markdown")))
+
+
+def _ranked_lines(ranked: Sequence[Recommendation], *, markdown: bool) -> list[str]:
+    """`1. <type> x <nodes> (fit)` and its reasons below, indented for text or markdown."""
+    lines = []
+    for rank, choice in enumerate(ranked, start=1):
         fit = "full fit" if choice.penalty == 0 else f"fit penalty {choice.penalty}"
-        print(f"{rank}. {choice.entry.type} x {choice.nodes} ({fit})")
-        for reason in choice.reasons:
-            print(f"     - {reason}")
-    return EXIT_OK
+        kind = f"`{choice.entry.type}`" if markdown else choice.entry.type
+        lines.append(f"{rank}. {kind} x {choice.nodes} ({fit})")
+        lines += [f"{'    ' if markdown else '     '}- {reason}" for reason in choice.reasons]
+    return lines
 
 
-def _print_table(rows: list[tuple[str, ...]]) -> None:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        cells = (cell.ljust(width) for cell, width in zip(row, widths, strict=True))
-        print("  ".join(cells).rstrip())
+def _record(entry: catalog.InstanceType, live: catalog.CatalogPrice | None) -> dict[str, Any]:
+    """`entry` as the catalog holds it, with `live_price` (None unless --live-prices read
+    one)."""
+    record = entry.model_dump(mode="json")
+    record["live_price"] = live.model_dump(mode="json") if live is not None else None
+    return record
+
+
+def _text_table(rows: list[tuple[str, ...]]) -> str:
+    rows = [COLUMNS, *rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    return "\n".join("  ".join(cell.ljust(width) for cell, width in
+                               zip(row, widths, strict=True)).rstrip() for row in rows)
+
+
+def _markdown_table(rows: list[tuple[str, ...]]) -> str:
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+    return "\n".join([line(COLUMNS), line(["---"] * len(COLUMNS)), *map(line, rows)])
 
 
 def _or_unknown(value: float | None) -> str:

@@ -1,6 +1,7 @@
-"""`gpu-infra cost STACK [--compare BASE | --compare-revision REV] [--json]`: the cost
-estimate of a stack's offline plan, or how much it changes against another stack or the same
-file at a git revision (e.g. the base of a pull request); `--json` writes Infracost JSON.
+"""`gpu-infra cost STACK [--compare BASE | --compare-revision REV] [--format F] [--output
+FILE]`: the cost estimate of a stack's offline plan, or how much it changes against another
+stack or the same file at a git revision (e.g. the base of a pull request); `--format json`
+prints Infracost JSON, `--format markdown` a table for a pull request.
 
 GPU instance prices are the catalog's dated ones (each line's note gives region, date and
 source); `--live-prices` reads this account's prices in the stack's region instead (ECS
@@ -23,7 +24,6 @@ from gpu_infra_tools.cli.account import account_client, add_account_arguments
 from gpu_infra_tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
-    EXIT_OK,
     RevisionError,
     add_stack_argument,
     environment_config,
@@ -32,6 +32,7 @@ from gpu_infra_tools.cli.common import (
     stack_file_at_revision,
     stack_path,
 )
+from gpu_infra_tools.cli.output import DeprecatedAlias, add_output_arguments, emit
 from gpu_infra_tools.cli.progress import progress_line
 from gpu_infra_tools.cost import (
     Assumptions,
@@ -41,6 +42,7 @@ from gpu_infra_tools.cost import (
     estimate_plan,
     infracost_document,
     price_book,
+    render_markdown,
     render_text,
 )
 from gpu_infra_tools.cost.estimate import CATALOG_PRICES
@@ -57,9 +59,14 @@ def _factor(text: str) -> float:
     return value
 
 
+FORMATS = ("text", "json", "markdown")
+"""`--format`: text (for people), json (Infracost JSON, format 0.2; with a base, its
+pastBreakdown and diff are filled), markdown (a table for a pull request)."""
+
+
 EXAMPLES = (
     "gpu-infra cost training-prod",
-    "gpu-infra cost training-dev --compare training-prod --json",
+    "gpu-infra cost training-dev --compare training-prod --format json",
     "gpu-infra cost training-dev --compare-revision origin/main",
     "gpu-infra cost inference-prod --live-prices",
 )
@@ -77,9 +84,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     base.add_argument("--compare-revision", metavar="REV",
                       help="show the difference from the same stack file at git revision REV "
                            "(e.g. origin/main) to the file as it is")
-    parser.add_argument("--json", action="store_true",
-                        help="print Infracost JSON (format 0.2; with a base, its "
-                             "pastBreakdown and diff are filled)")
+    add_output_arguments(parser, FORMATS, "the estimate")
+    parser.add_argument("--json", dest="format", nargs=0, const="json", action=DeprecatedAlias,
+                        replacement="--format json", help="print Infracost JSON")
     parser.add_argument("--spot-price-factor", type=_factor, metavar="F",
                         help="fraction of the on-demand price spot capacity pays, above 0 and "
                              "at most 1 (default 0.7, from gpu_infra_tools/cost/prices.yaml)")
@@ -155,12 +162,13 @@ def _gpu_prices(estimate: Estimate) -> str:
     """Where the estimate's GPU prices come from, for people."""
     if estimate.assumptions["gpuPrices"] != CATALOG_PRICES:
         return str(estimate.assumptions["gpuPrices"])
-    return (f"the catalog's dated prices ({CATALOG_PRICES}; each resource's note in --json "
-            "has the region, date and source); --live-prices reads this account's")
+    return (f"the catalog's dated prices ({CATALOG_PRICES}; each resource's note in "
+            "--format json has the region, date and source); --live-prices reads this account's")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the estimate or the difference; exit 0, 1 (program failed) or 2 (bad input)."""
+    """Print the estimate or the difference (`--format`, to `--output`); exit 0, 1 (program
+    failed) or 2 (bad input)."""
     path = stack_path(args)
     try:
         plan = _plan(path, args)
@@ -169,10 +177,7 @@ def run(args: argparse.Namespace) -> int:
         after = estimate_plan(plan, assumptions)
         project = CostProject(plan.stack_name, str(path), after, plan.cluster.name)
         if args.compare is None and args.compare_revision is None:
-            print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2)
-                  if args.json else render_text(after)
-                  + f"\n\n    GPU prices: {_gpu_prices(after)}")
-            return EXIT_OK
+            return emit(args, _estimate_document(args.format, project))
         with tempfile.TemporaryDirectory() as scratch:
             label, base = _base(args, path, Path(scratch))
     except _Failed as failure:
@@ -180,9 +185,23 @@ def run(args: argparse.Namespace) -> int:
     before = (estimate_plan(base, assumptions) if base is not None
               else Estimate(after.currency, after.hours_per_month, [], after.assumptions))
     project = replace(project, past=before, past_cluster=base.cluster.name if base else "")
-    if args.json:
-        print(json.dumps(infracost_document([project], "gpu-infra cost"), indent=2))
-    else:
-        comparison = compare(before, after, project.past_cluster, plan.cluster.name)
-        print(comparison.render_text(label, args.stack))
-    return EXIT_OK
+    if args.format == "json":
+        return emit(args, _infracost(project))
+    comparison = compare(before, after, project.past_cluster, plan.cluster.name)
+    render = comparison.render_markdown if args.format == "markdown" \
+        else comparison.render_text
+    return emit(args, render(label, args.stack))
+
+
+def _estimate_document(kind: str, project: CostProject) -> str:
+    """One stack's estimate in the `--format` `kind`."""
+    estimate = project.estimate
+    if kind == "json":
+        return _infracost(project)
+    if kind == "markdown":
+        return f"{render_markdown(estimate)}\n\nGPU prices: {_gpu_prices(estimate)}"
+    return f"{render_text(estimate)}\n\n    GPU prices: {_gpu_prices(estimate)}"
+
+
+def _infracost(project: CostProject) -> str:
+    return json.dumps(infracost_document([project], "gpu-infra cost"), indent=2)

@@ -51,16 +51,34 @@ class Comparison:
         out = [f"Cost difference {before_name} -> {after_name} ({currency}/month):"]
         width = max((len(d.name) for d in self.resources), default=10) + 2
         for diff in self.resources:
-            delta = diff.delta
-            sign = "" if delta is None or delta < 0 else "+"
             out.append(f"  {diff.status:<8}{diff.name:<{width}}{diff.before_label:>12} -> "
-                       f"{diff.after_label:>12}  {sign}{money(delta)}")
+                       f"{diff.after_label:>12}  {_signed(diff.delta)}")
         if not self.resources:
             out.append("  no resource changes cost")
-        sign = "+" if self.delta_monthly >= 0 else ""
         out += [f"Total: {self.before.summary()} -> {self.after.summary()}",
-                f"Difference: {sign}{money(self.delta_monthly)} {currency}/month"]
+                f"Difference: {_signed(self.delta_monthly)} {currency}/month"]
         return "\n".join(out)
+
+    def render_markdown(self, before_name: str, after_name: str) -> str:
+        """Changed resources and the totals as a markdown table (for a pull request)."""
+        currency = self.after.currency
+        out = [f"**Cost difference `{before_name}` -> `{after_name}`: "
+               f"{_signed(self.delta_monthly)} {currency}/month**", "",
+               f"| Change | Resource | Before | After | Difference ({currency}/month) |",
+               "|---|---|---:|---:|---:|"]
+        out += [f"| {diff.status} | `{diff.name}` | {diff.before_label} | {diff.after_label} "
+                f"| {_signed(diff.delta)} |" for diff in self.resources]
+        if not self.resources:
+            out.append("| | no resource changes cost | | | |")
+        out += [f"| | **Total** | {self.before.summary()} | {self.after.summary()} | "
+                f"**{_signed(self.delta_monthly)}** |"]
+        return "\n".join(out)
+
+
+def _signed(delta: float | None) -> str:
+    """`+1,234` or `-5.50`; `unknown` for None."""
+    sign = "" if delta is None or delta < 0 else "+"
+    return f"{sign}{money(delta)}"
 
 
 def _label(resource: ResourceCost) -> str:
