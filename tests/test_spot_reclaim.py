@@ -42,7 +42,8 @@ def env_file(text: str) -> dict[str, str]:
 
 def moved(value: str, root: Path) -> str:
     """A node path under the sandbox root (other values unchanged)."""
-    return f"{root}{value}" if value.startswith(("/run/", "/mnt/", "/opt/", "/etc/")) else value
+    return f"{root}{value}" if value.startswith(("/run/", "/mnt/", "/opt/", "/etc/", "/var/")) \
+        else value
 
 
 def sandbox_env(root: Path, **extra: str) -> dict[str, str]:
@@ -58,8 +59,10 @@ def trainer_log(root: Path) -> list[str]:
 
 
 def reclaim(root: Path, server, watcher: subprocess.Popen[str], job: subprocess.Popen[str],
-            notice: Path, checkpoints: Path) -> None:
-    """The notice appears; once the trainer saved its checkpoint, the node is released."""
+            notice: Path, checkpoints: Path, *, leaves: bool = False) -> None:
+    """The notice appears; once the trainer saved its checkpoint, the node is released (or,
+    `leaves`, the watcher makes it leave the job: its stand-in systemctl tells the trainer its
+    peer is lost when the job unit stops)."""
     server.announce()
     wait_for(notice, watcher)
     assert notice.read_text(encoding="utf-8") == RELEASE_TIME + "\n"
@@ -71,7 +74,8 @@ def reclaim(root: Path, server, watcher: subprocess.Popen[str], job: subprocess.
             break
         wait_for(checkpoints / "never", job, seconds=0.05)
     assert marker is not None, "the trainer saved no checkpoint on the notice"
-    (root / "peer-lost").touch()
+    if not leaves:
+        (root / "peer-lost").touch()
     assert job.wait(timeout=120) == 0
     watcher.terminate()
     assert watcher.wait(timeout=10) == 0
@@ -90,14 +94,16 @@ def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_pat
     assert spec.node_tools.sha256 == hashlib.sha256(installer.encode()).hexdigest()
     root = tmp_path
     stand_ins = root / "stand-ins"
-    install(stand_ins, {"systemctl": 'echo "systemctl $*" >> "$SANDBOX/calls.log"\n'})
+    install(stand_ins, {"systemctl": 'echo "systemctl $*" >> "$SANDBOX/calls.log"\n'
+                        '[ "$*" != "stop gpu-infra-job.service" ] || touch "$SANDBOX/peer-lost"\n'})
     installed = subprocess.run(
         ["bash", "-c", installer], text=True, capture_output=True,
         env={**os.environ, "GPU_INFRA_ROOT": str(root), "SANDBOX": str(root),
              "PATH": f"{stand_ins}:{os.environ['PATH']}"})
     assert installed.returncode == 0, installed.stderr
-    assert "systemctl restart --no-block gpu-infra-spot-watch.service" in (
-        root / "calls.log").read_text()
+    calls = (root / "calls.log").read_text()
+    assert "systemctl restart --no-block gpu-infra-spot-watch.service" in calls
+    assert "systemctl restart --no-block gpu-infra-job.service" in calls
     files = {path: (root / path.lstrip("/")).read_text()
              for path in launch_files(spec.elastic, spec.spot_watch)}
     unit = files["/etc/systemd/system/gpu-infra-spot-watch.service"]
@@ -107,18 +113,20 @@ def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_pat
     assert watch_env == {"GPU_INFRA_SPOT_NOTICE_DIR": jobs.SPOT_NOTICE_DIR,
                          "GPU_INFRA_SPOT_POLL_SECONDS": str(jobs.SPOT_POLL_SECONDS),
                          "GPU_INFRA_RESTORE_COMMAND": f"pulumi up --refresh --stack {STACK}",
+                         "GPU_INFRA_LEAVE_COMMAND": "systemctl stop gpu-infra-job.service",
+                         "GPU_INFRA_LEAVE_SECONDS": str(jobs.LEAVE_SECONDS),
+                         "GPU_INFRA_CHECKPOINT_DIR": "/mnt/shared/checkpoints",
                          "GPU_INFRA_REPORT_DIR": "/mnt/shared/.gpu-infra/reclaims"}
     elastic = env_file(files["/etc/gpu-infra/elastic.env"])
     assert elastic["GPU_INFRA_CHECKPOINT_DIR"] == "/mnt/shared/checkpoints"
     assert elastic["GPU_INFRA_SPOT_NOTICE"] == jobs.SPOT_NOTICE_FILE
     bin_dir = root / "opt/gpu-infra/bin"
-    etc = root / "etc/gpu-infra"
-    (etc / "elastic.env").write_text("".join(
-        f"{key}={shlex.quote(moved(value, root))}\n" for key, value in elastic.items()))
-    # what gpu-infra-peers writes on node 1 of two (node 0, on demand, is 10.1.64.4)
-    (etc / "torchrun.env").write_text("MASTER_ADDR=10.1.64.4\nMASTER_PORT=29500\nNNODES=2\n"
-                                      "NPROC_PER_NODE=1\nNODE_RANK=1\n")
-    env = sandbox_env(root, GPU_INFRA_ROOT=str(root), SANDBOX_SHELL=shell)
+    # the container's environment as gpu-infra-job passes it on node 1 of two: elastic.env
+    # and the job's description (node 0, on demand, is 10.1.64.4)
+    job = {"RDZV_HOST": "10.1.64.4", "RDZV_ID": "t01-gpu-20261201T230000Z", "NNODES": "2",
+           "NPROC_PER_NODE": "1", "MAX_RESTARTS": "3"}
+    container = {**{key: moved(value, root) for key, value in elastic.items()}, **job}
+    env = sandbox_env(root, SANDBOX_SHELL=shell, **container)
     notice = Path(moved(jobs.SPOT_NOTICE_FILE, root))
     checkpoints = Path(moved(elastic["GPU_INFRA_CHECKPOINT_DIR"], root))
     with metadata_server() as server:
@@ -127,9 +135,9 @@ def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_pat
             env={**env, **{key: moved(value, root) for key, value in watch_env.items()},
                  "GPU_INFRA_METADATA": server.base, "GPU_INFRA_SPOT_POLL_SECONDS": "0.05",
                  "GPU_INFRA_NODE_NAME": "t01-gpu-node-001"})
-        job = subprocess.Popen([shell, str(bin_dir / "gpu-infra-torchrun"), "train.py",
-                                str(RESUMED_STEPS)], cwd=root, env=env, text=True)
-        reclaim(root, server, watcher, job, notice, checkpoints)
+        trainer = subprocess.Popen([shell, str(bin_dir / "gpu-infra-torchrun"), "train.py",
+                                    str(RESUMED_STEPS)], cwd=root, env=env, text=True)
+        reclaim(root, server, watcher, trainer, notice, checkpoints, leaves=True)
         watch_log = watcher.stdout.read() if watcher.stdout else ""
     assert all(r.startswith("PUT /latest/api/token") or "token" not in r
                for r in server.requests)
@@ -137,10 +145,12 @@ def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_pat
     assert report == (f"released_at={RELEASE_TIME}\n"
                       f"restore=pulumi up --refresh --stack {STACK}\n")
     assert f"restore t01-gpu-node-001 with: pulumi up --refresh --stack {STACK}" in watch_log
+    assert "leaving the job after " in watch_log
+    assert "systemctl stop gpu-infra-job.service" in (root / "calls.log").read_text()
     args = (root / "torchrun.args").read_text().splitlines()
     assert args[:6] == ["--nnodes=1:2", "--nproc-per-node=1", "--rdzv-backend=c10d",
-                        "--rdzv-endpoint=10.1.64.4:29400", "--rdzv-id=t01-gpu",
-                        "--max-restarts=3"]
+                        "--rdzv-endpoint=10.1.64.4:29400",
+                        "--rdzv-id=t01-gpu-20261201T230000Z", "--max-restarts=3"]
     assert args[6:] == ["--no-python", f"{bin_dir}/gpu-infra-resume", sys.executable,
                         "train.py", str(RESUMED_STEPS)]
     saved = sorted(checkpoints.glob("*/COMPLETE"))[0].parent

@@ -6,9 +6,11 @@ per problem with exit 2, and spot fleets keep their rendezvous node on demand.""
 from __future__ import annotations
 
 import copy
+import os
 import shlex
 import subprocess
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import yaml
@@ -25,8 +27,10 @@ from .bootstrap_sandbox import Sandbox
 from .conftest import BASE_TRAINING, STACKS_DIR, cluster_config, merged
 from .k8s_schemas import problems
 from .shipped import shipped_plan
+from .spot_sandbox import install
 from .test_bootstrap_run import TRAINING
 from .test_bootstrap_scripts import SHELLCHECK
+from .test_spot_reclaim import moved
 
 TARGET = TrainingTarget(
     name="t01-train", instance_type="ecs.ebmgn8v.48xlarge", nodes=4, min_nodes=1,
@@ -126,23 +130,65 @@ def test_the_job_command_prints_what_the_plan_exports(stack, capsys):
     assert shipped_plan(stack).outputs["training_job"] == printed
     assert printed.startswith("#!/bin/sh\n")
     assert subprocess.run(["dash", "-n"], input=printed, text=True).returncode == 0
-    assert "/opt/gpu-infra/bin/gpu-infra-torchrun /mnt/shared/train.py" in printed
+    assert f"# image {jobs.TRAINING_IMAGE.source}@{jobs.TRAINING_IMAGE_DIGEST}." in printed
 
 
-def test_the_job_command_passes_the_script_and_restarts(capsys):
+def run_job_script(root: Path, printed: str,
+                   elastic: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The printed job script under dash, its node paths moved under `root`: node 0 of two
+    (what gpu-infra-peers writes there), the fleet's elastic.env, SSH a stand-in."""
+    etc, bin_dir = root / "etc/gpu-infra", root / "opt/gpu-infra/bin"
+    etc.mkdir(parents=True)
+    (etc / "torchrun.env").write_text("MASTER_ADDR=10.1.64.4\nMASTER_PORT=29500\nNNODES=2\n"
+                                      "NPROC_PER_NODE=8\nNODE_RANK=0\n")
+    (etc / "hostfile").write_text("10.1.64.4 slots=8\n10.1.64.5 slots=8\n")
+    (etc / "elastic.env").write_text("".join(
+        f"{key}={shlex.quote(moved(value, root))}\n"
+        for key, value in elastic.items()))
+    install(bin_dir, {"gpu-infra-peers": "#!/bin/sh\necho peers >> \"$SANDBOX/calls.log\"\n"})
+    install(root / "stand-ins", {
+        "ssh": '#!/bin/sh\necho "ssh $*" >> "$SANDBOX/calls.log"\ncat > /dev/null\n'})
+    script = printed.replace("/etc/gpu-infra", str(etc)).replace(
+        "/opt/gpu-infra", str(root / "opt/gpu-infra"))
+    return subprocess.run(["dash", "-c", script], text=True, capture_output=True,
+                          env={**os.environ, "SANDBOX": str(root),
+                               "PATH": f"{root / 'stand-ins'}:{os.environ['PATH']}"})
+
+
+@pytest.mark.slow  # dash runs the job script
+@pytest.mark.parametrize("shared", [True, False])
+def test_the_job_script_describes_the_job_every_node_runs(tmp_path, shared, capsys):
+    """What the job unit of every node reads (steps/gpu-infra-job sources it): the image, the
+    command's words, the restarts, the rendezvous on node 0 under a new id; copied to each
+    node over SSH only without a shared file system."""
     assert main(["job", "training-prod", "--command", "/mnt/shared/t.py --lr '1e-4 x'",
-                 "--max-restarts", "5"]) == 0
-    printed = capsys.readouterr().out
-    (ssh_line,) = [line for line in printed.splitlines() if "ssh " in line]
-    remote = shlex.split(ssh_line)[-1]
-    assert shlex.split(remote)[:5] == ["nohup", "GPU_INFRA_MAX_RESTARTS=5",
-                                       "/opt/gpu-infra/bin/gpu-infra-torchrun",
-                                       "/mnt/shared/t.py", "--lr"]
-    assert shlex.split(remote)[5] == "1e-4 x"
+                 "--max-restarts", "5", "--image", "registry-vpc.cn-beijing.aliyuncs.com/t/tr:1"]
+                ) == 0
+    cluster = cluster_config(merged(SPOT_TRAINING, storage={"shared_fs": {"enabled": shared}}))
+    spec = TrainingNodes(cluster).bootstrap_spec(
+        "t01-gpu", shared_fs_source="fs.example:/" if shared else None)
+    assert spec.elastic is not None
+    elastic = sourced(launch_files(spec.elastic, None)["/etc/gpu-infra/elastic.env"][0])
+    done = run_job_script(tmp_path, capsys.readouterr().out, elastic)
+    assert done.returncode == 0, done.stderr
+    job_dir = Path(moved(elastic["GPU_INFRA_JOB_DIR"], tmp_path))
+    assert elastic["GPU_INFRA_JOB_DIR"] == (jobs.JOB_DIR if shared else jobs.STATE_JOB_DIR)
+    read = subprocess.run(
+        ["dash", "-c", f'set -a; . {job_dir}/job.env; eval "set -- $JOB_COMMAND"; printf '
+         '"%s\\n" "$JOB_IMAGE" "$RDZV_HOST" "$RDZV_ID" "$NNODES" "$MAX_RESTARTS" "$@"'],
+        text=True, capture_output=True, check=True)
+    image, host, rdzv_id, nnodes, restarts, *words = read.stdout.splitlines()
+    assert (image, host, nnodes, restarts) == (
+        "registry-vpc.cn-beijing.aliyuncs.com/t/tr:1", "10.1.64.4", "2", "5")
+    assert rdzv_id.startswith("t01-gpu-") and words == ["/mnt/shared/t.py", "--lr", "1e-4 x"]
+    calls = (tmp_path / "calls.log").read_text().splitlines()
+    assert calls[0] == "peers"
+    copied = [call.split()[3] for call in calls[1:]]
+    assert copied == ([] if shared else ["10.1.64.4", "10.1.64.5"])
 
 
 def test_bad_job_input_is_one_line_per_problem_and_exit_2(capsys):
-    assert main(["job", "training-dev", "--image", "x", "--command", "'open",
+    assert main(["job", "training-dev", "--image", "Bad Image", "--command", "'open",
                  "--max-restarts", "-1"]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert lines[0].startswith("cannot make the job: ")
@@ -240,7 +286,7 @@ def test_the_node_tools_pass_shellcheck_as_installed(tmp_path):
         if "/bin/" in path:
             scripts.append(tmp_path / path.rsplit("/", 1)[1])
             scripts[-1].write_text(content)
-    assert len(scripts) == 3
+    assert len(scripts) == 4
     for files, shell in (([installer], "bash"), (scripts, "sh")):
         done = subprocess.run([SHELLCHECK, "--severity=style", "-s", shell, *map(str, files)],
                               capture_output=True, text=True, check=False)

@@ -48,6 +48,20 @@ OPERATOR_INIT_IMAGE = UpstreamImage(
 WATCHER_IMAGE = UpstreamImage(
     "docker.io/curlimages/curl:8.11.1", "curl:8.11.1",
     "the spot-notice watcher DaemonSet (gpu-infra-spot-watch is POSIX sh and curl)")
+TRAINING_IMAGE = UpstreamImage(
+    "docker.io/pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+    "pytorch:2.5.1-cuda12.4-cudnn9-runtime",
+    "the default image of ECS training jobs: PyTorch's official CUDA runtime image (torch "
+    "2.5.1+cu124, torchrun, Python 3.11, Ubuntu 22.04), whose CUDA 12.4 the nodes' pinned "
+    "driver 550 runs (node_stack.DEFAULT_DRIVER_STACK)")
+TRAINING_IMAGE_DIGEST = \
+    "sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755"
+"""The linux/amd64 manifest the tag names (manifest 1,366 bytes, config
+sha256:946241f40f56c5ac17b12be451a9ff6bf7163acaac37d1f15bbc7404f4394e57), as projects pinning
+it record it (e.g. Dockerfiles `FROM pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:
+c8268a92...`); a mirror copied with `skopeo copy` keeps it. What a node pulls: about 3.1 GB
+compressed (Docker Hub's tag page; about 4.8 GB unpacked), UNCONFIRMED: no stored primary
+source states the figure."""
 MIRRORED_IMAGES = (OPERATOR_IMAGE, OPERATOR_INIT_IMAGE, WATCHER_IMAGE)
 """Every image the stack's Kubernetes objects run besides the user's own: China regions may
 not reach docker.io, so each must be copied into the stack's registry before `pulumi up`."""
@@ -104,6 +118,19 @@ MODELS_PATH = "/mnt/models"
 """Mount points inside job pods on ACK: the shared file system and the OSS buckets (checkpoints
 bucket read-write, models read-only). On ECS the shared file system is at the same
 path and checkpoints go to `<shared>/checkpoints`."""
+JOB_DIR = f"{SHARED_FS_PATH}/.gpu-infra/job"
+"""Where an ECS job is described (`job.env`, written by the script `gpu-infra job` prints)
+and marked finished (`<JOB_ID>.done`): on the shared file system, so every node of the fleet,
+a replacement included, finds the running job; without a shared file system the script copies
+it to each node's STATE_JOB_DIR."""
+STATE_JOB_DIR = "/var/lib/gpu-infra/job"
+JOB_POLL_SECONDS = 10
+"""How often gpu-infra-job.service looks for a job to join."""
+LEAVE_SECONDS = 240
+"""On a spot notice a node leaves the job (stops its container: torchrun's agent takes the
+signal and keeps the rendezvous open for the others) once a complete checkpoint newer than
+the notice exists, or this many seconds after the notice at the latest, so the others go on
+before the release at about 300 s instead of when their collectives time out."""
 LAUNCHER_DIR = "/opt/gpu-infra/bin"
 """gpu-infra-resume (and on ECS gpu-infra-torchrun) on the nodes, and in ACK job pods (from a
 ConfigMap)."""

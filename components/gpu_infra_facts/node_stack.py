@@ -250,3 +250,11 @@ def loongcollector_installer_url(region: str) -> str:
     """The LoongCollector installer of the region's release bucket."""
     return (f"https://aliyun-observability-release-{region}.oss-{region}.aliyuncs.com/"
             f"loongcollector/linux64/latest/{LOONGCOLLECTOR_INSTALLER}")
+
+
+ERDMA_DEVICE_DIR = "/dev/infiniband"
+"""The RDMA character devices (uverbs, rdma_cm) through which user space, NCCL's IB transport
+among it, drives the eRDMA interfaces (rdma-core): a container gets eRDMA with
+`--device /dev/infiniband` (Docker `--device` takes a directory), as ACK's GDR pods get it
+through the aliyun/erdma device plugin."""
+

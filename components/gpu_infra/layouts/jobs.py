@@ -1,8 +1,9 @@
 """The ready training job of a training stack, from the stack file: what `gpu-infra job STACK`
 prints and the plan exports as `training_job`.
 
-ECS stacks get a script for node 0 that starts elastic torchrun (gpu-infra-torchrun) on every
-healthy node; the stack file says nothing of images there (the nodes run their own software).
+ECS stacks get a script for node 0 that describes the job for every node's job unit, which
+runs elastic torchrun (gpu-infra-torchrun) in the image `--image` names or the pinned PyTorch
+image (jobs.TRAINING_IMAGE).
 ACK stacks get a ConfigMap and a PyTorchJob (blocks.workloads.training_job) for their training
 pool, in the jobs namespace, with the shared file system and checkpoints bucket claims
 blocks.ack.KubeStorage makes, and the image `--image` names or the registry's first
@@ -36,7 +37,7 @@ MAX_RESTARTS_LIMIT = 100
 
 @dataclass(frozen=True)
 class JobRequest:
-    """What the user adds to the stack's job: the image (ACK), the script and its arguments
+    """What the user adds to the stack's job: the image, the script and its arguments
     (default /mnt/shared/train.py), the restart budget (default 3)."""
 
     image: str | None = None
@@ -78,6 +79,12 @@ def default_image(cluster: TrainingConfig | InferenceConfig) -> str | None:
     return f"{registry_prefix(cluster)}/{repositories[0]}:latest" if repositories else None
 
 
+def ecs_training_image() -> str:
+    """The image of an ECS stack's training job unless `--image` says otherwise: the pinned
+    PyTorch image (jobs.TRAINING_IMAGE, by tag and digest)."""
+    return f"{jobs.TRAINING_IMAGE.source}@{jobs.TRAINING_IMAGE_DIGEST}"
+
+
 def serving_name(cluster: InferenceConfig) -> str:
     """The model server's Deployment, Service and autoscaler: `<cluster>-serve`."""
     return f"{cluster.name}-serve"
@@ -115,9 +122,8 @@ def job_problems(cluster: TrainingConfig, request: JobRequest,
                             "registry-vpc.cn-beijing.aliyuncs.com/team/train:1")
         if request.image is not None and (problem := reference_problem(request.image)):
             problems.append(f"--image: {problem}")
-    elif request.image is not None:
-        problems.append("--image: an ECS training stack runs the nodes' own software (no "
-                        "containers); leave it out, or use a stack on the ACK platform")
+    elif request.image is not None and (problem := reference_problem(request.image)):
+        problems.append(f"--image: {problem}")
     if request.script is not None and not request.script:
         problems.append("--command: empty; give the training script and its arguments, e.g. "
                         "'/mnt/shared/train.py --epochs 3'")
@@ -142,8 +148,9 @@ def ready_job(cluster: TrainingConfig, stack_name: str, request: JobRequest | No
                                 else jobs.DEFAULT_MAX_RESTARTS)
         return ReadyJob("ack", manifests_yaml(manifests), manifests)
     text = ecs_job_script(stack=stack_name, nodes=cluster.fleet.nodes,
-                          instance_type=cluster.fleet.instance_type, script=request.script,
-                          max_restarts=request.max_restarts)
+                          instance_type=cluster.fleet.instance_type,
+                          image=request.image or ecs_training_image(),
+                          script=request.script, max_restarts=request.max_restarts)
     return ReadyJob("ecs", text)
 
 

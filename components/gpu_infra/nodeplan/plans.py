@@ -40,6 +40,7 @@ from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra.schema.node import OSS_URL, DriverConfig
 from gpu_infra_facts import jobs
 from gpu_infra_facts.file_systems import NFS_OPTIONS
+from gpu_infra_facts.node_stack import ERDMA_DEVICE_DIR
 
 RECLAIM_REPORT_DIR = f"{SHARED_FS_MOUNT_POINT}/.gpu-infra/reclaims"
 """Where a reclaimed spot node leaves its report (release time, restore command)."""
@@ -188,17 +189,26 @@ class TrainingNodes(NodePlan):
         return isinstance(fleet, TrainingFleet) and fleet.jumbo_frames
 
     def launch_spec(self, fleet_name: str, *, stack_name: str, shared_fs: bool) -> LaunchSpec:
-        """Elastic torchrun on every node (gpu-infra-torchrun: `--nnodes MIN:<healthy
-        nodes>`, MIN the on-demand nodes of a spot fleet, else every node; c10d on node 0),
+        """The job unit on every node, which runs the job in its container (the shared file
+        system, the data disks and the checkpoints mounted, eRDMA where the nodes use it)
+        with elastic torchrun inside (gpu-infra-torchrun: `--nnodes MIN:<healthy nodes>`,
+        MIN the on-demand nodes of a spot fleet, else every node; c10d on node 0),
         and on spot fleets the spot watcher, whose report names the command that brings a
         released node back (fixed nodes are not replaced by anything else)."""
         fleet = self.cluster.fleet
         if not isinstance(fleet, TrainingFleet):
             return {}
+        checkpoints = checkpoint_dir(self.cluster, shared_fs)
+        mounts = [SHARED_FS_MOUNT_POINT] if shared_fs else []
+        mounts += [f"{DATA_ROOT}/{disk.name}" for disk in self.cluster.storage.disks]
+        if not any(checkpoints.startswith(f"{path}/") for path in mounts):
+            mounts.append(checkpoints)
         spec: LaunchSpec = {"elastic": ElasticLaunch(
             min_nodes=fleet.min_nodes if fleet.capacity == "spot" else None,
             max_restarts=jobs.DEFAULT_MAX_RESTARTS, rdzv_id=fleet_name,
-            checkpoint_dir=checkpoint_dir(self.cluster, shared_fs))}
+            checkpoint_dir=checkpoints,
+            job_dir=jobs.JOB_DIR if shared_fs else jobs.STATE_JOB_DIR, mounts=tuple(mounts),
+            devices=(ERDMA_DEVICE_DIR,) if self.uses_erdma() else ())}
         if fleet.capacity == "spot":
             spec["spot_watch"] = SpotWatch(
                 restore_command=restore_command(stack_name),

@@ -1,8 +1,9 @@
 """`gpu-infra job STACK`: print the stack's ready training job.
 
 On an ECS training stack: a script to run on node 0 (`pulumi stack output node0_shell` opens
-a shell there) that starts elastic torchrun on every healthy node, with the c10d rendezvous
-on node 0, checkpoints under the documented directory and each worker resumed from the newest
+a shell there) that describes the job for every node's job unit, which runs elastic torchrun
+in the job's image (`--image`, default the pinned PyTorch image), with the c10d rendezvous on
+node 0, checkpoints under the documented directory and each worker resumed from the newest
 complete checkpoint. On an ACK training stack: the ConfigMap and PyTorchJob of its training
 pool (`kubectl apply -f -`), with `--image` or the registry's first repository. The plan
 exports the same text as `training_job`.
@@ -26,6 +27,7 @@ from gpu_infra_tools.cli.output import add_output_arguments, emit
 
 EXAMPLES = (
     "gpu-infra job training-dev > job.sh",
+    "gpu-infra job training-prod --image registry-vpc.cn-beijing.aliyuncs.com/team/train:1",
     "gpu-infra job training-prod --command '/mnt/shared/train.py --epochs 3'",
     "gpu-infra job training-prod --max-restarts 5",
     "gpu-infra job training-ack --image registry-vpc.cn-beijing.aliyuncs.com/team/train:1",
@@ -38,7 +40,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser("job", help="print the stack's ready training job")
     add_stack_argument(parser)
     parser.add_argument("--image", default=None,
-                        help="container image of the job (ACK stacks; default: the stack's)")
+                        help="container image of the job (default: ECS the pinned PyTorch "
+                             "image, ACK the registry's first repository)")
     parser.add_argument("--command", dest="job_command", default=None, metavar="COMMAND",
                         help="training script and its arguments, one shell-quoted string "
                              "(default: /mnt/shared/train.py)")

@@ -96,17 +96,31 @@ class GridPackage:
 
 @dataclass(frozen=True)
 class ElasticLaunch:
-    """Elastic torchrun on a training fleet (gpu-infra-torchrun, /etc/gpu-infra/elastic.env):
-    `--nnodes MIN:NNODES` (NNODES: the fleet's healthy nodes when the job starts, from
-    gpu-infra-peers), c10d on node 0, `--max-restarts`, and every worker started through
-    gpu-infra-resume with the newest checkpoint under `checkpoint_dir`. Nothing here depends
-    on the node count, so adding nodes leaves the user data as it is."""
+    """The training job unit of a training fleet (gpu-infra-job.service, settings in
+    /etc/gpu-infra/elastic.env): it runs the job described in `job_dir` in its container,
+    elastic torchrun inside (gpu-infra-torchrun): `--nnodes MIN:NNODES` (NNODES: the fleet's
+    healthy nodes when the job starts, from gpu-infra-peers), c10d on node 0,
+    `--max-restarts`, and every worker started through gpu-infra-resume with the newest
+    checkpoint under `checkpoint_dir`. Nothing here depends on the node count, so adding
+    nodes leaves the user data as it is."""
 
     min_nodes: int | None
     """MIN on spot fleets (their on-demand nodes, at least 1); None: every node (NNODES)."""
     max_restarts: int
     rdzv_id: str
     checkpoint_dir: str
+    job_dir: str = jobs.STATE_JOB_DIR
+    """Where the job's description is: jobs.JOB_DIR on the shared file system, else each
+    node's jobs.STATE_JOB_DIR (the job script copies it there)."""
+    mounts: tuple[str, ...] = ()
+    """Node paths the job's container gets at the same path (read-write): the shared file
+    system, the data disks, the checkpoint directory; the first is its working directory."""
+    devices: tuple[str, ...] = ()
+    """Device paths the container gets (the eRDMA devices where the nodes use eRDMA)."""
+
+
+JOB_UNIT = "gpu-infra-job.service"
+"""The unit that runs the fleet's training job on each node (steps/gpu-infra-job)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +132,9 @@ class SpotWatch:
     report_dir: str | None = None
     """Where each reclaimed node leaves its report (on the shared file system); None: the
     journal only."""
+    leave_command: str = f"systemctl stop {JOB_UNIT}"
+    """What the watcher runs once the checkpoint after the notice is complete (at most
+    jobs.LEAVE_SECONDS after it): the node leaves the running job."""
 
 
 @dataclass(frozen=True)
@@ -552,20 +569,33 @@ def env_file(values: Mapping[str, str | int]) -> str:
     return "".join(f"{key}={shlex.quote(str(value))}\n" for key, value in values.items())
 
 
+def elastic_settings(elastic: ElasticLaunch) -> dict[str, str | int]:
+    """/etc/gpu-infra/elastic.env: the job unit's settings and the job's defaults (the job
+    script reads NNODES_MIN and MAX_RESTARTS)."""
+    return {**({"NNODES_MIN": elastic.min_nodes} if elastic.min_nodes else {}),
+            "RDZV_PORT": jobs.RDZV_PORT, "RDZV_ID": elastic.rdzv_id,
+            "MAX_RESTARTS": elastic.max_restarts,
+            "GPU_INFRA_CHECKPOINT_DIR": elastic.checkpoint_dir,
+            "GPU_INFRA_SPOT_NOTICE": jobs.SPOT_NOTICE_FILE,
+            "GPU_INFRA_SPOT_NOTICE_DIR": jobs.SPOT_NOTICE_DIR,
+            "GPU_INFRA_JOB_DIR": elastic.job_dir,
+            "GPU_INFRA_JOB_SHARED": int(elastic.job_dir == jobs.JOB_DIR),
+            "GPU_INFRA_JOB_POLL_SECONDS": jobs.JOB_POLL_SECONDS,
+            "GPU_INFRA_JOB_MOUNTS": " ".join(elastic.mounts),
+            "GPU_INFRA_JOB_WORKDIR": elastic.mounts[0] if elastic.mounts else "/",
+            "GPU_INFRA_JOB_DEVICES": " ".join(elastic.devices)}
+
+
 def launch_files(elastic: ElasticLaunch | None,
                  spot_watch: SpotWatch | None) -> dict[str, tuple[str, int]]:
     """The elastic launcher and the spot watcher's files (the peers step writes the
     torchrun.env they read)."""
     files: dict[str, tuple[str, int]] = {}
     if elastic:
-        for name in ("gpu-infra-torchrun", "gpu-infra-resume"):
+        for name in ("gpu-infra-torchrun", "gpu-infra-resume", "gpu-infra-job"):
             files[f"{jobs.LAUNCHER_DIR}/{name}"] = (strip_shell(step_source(name)), 0o755)
-        files["/etc/gpu-infra/elastic.env"] = (env_file({
-            **({"NNODES_MIN": elastic.min_nodes} if elastic.min_nodes else {}),
-            "RDZV_PORT": jobs.RDZV_PORT, "RDZV_ID": elastic.rdzv_id,
-            "MAX_RESTARTS": elastic.max_restarts,
-            "GPU_INFRA_CHECKPOINT_DIR": elastic.checkpoint_dir,
-            "GPU_INFRA_SPOT_NOTICE": jobs.SPOT_NOTICE_FILE}), 0o644)
+        files[f"/etc/systemd/system/{JOB_UNIT}"] = (unit_source(JOB_UNIT), 0o644)
+        files["/etc/gpu-infra/elastic.env"] = (env_file(elastic_settings(elastic)), 0o644)
     if spot_watch:
         watch = spot_watch
         files[f"{INSTALL_DIR}/bin/gpu-infra-spot-watch"] = (
@@ -574,7 +604,11 @@ def launch_files(elastic: ElasticLaunch | None,
             step_source("gpu-infra-spot-watch.service"), 0o644)
         settings: dict[str, str | int] = {"GPU_INFRA_SPOT_NOTICE_DIR": jobs.SPOT_NOTICE_DIR,
                     "GPU_INFRA_SPOT_POLL_SECONDS": jobs.SPOT_POLL_SECONDS,
-                    "GPU_INFRA_RESTORE_COMMAND": watch.restore_command}
+                    "GPU_INFRA_RESTORE_COMMAND": watch.restore_command,
+                    "GPU_INFRA_LEAVE_COMMAND": watch.leave_command,
+                    "GPU_INFRA_LEAVE_SECONDS": jobs.LEAVE_SECONDS}
+        if elastic:
+            settings["GPU_INFRA_CHECKPOINT_DIR"] = elastic.checkpoint_dir
         if watch.report_dir:
             settings["GPU_INFRA_REPORT_DIR"] = watch.report_dir
         files["/etc/gpu-infra/spot-watch.env"] = (env_file(settings), 0o644)
@@ -613,6 +647,7 @@ def gpu_health_files(check: GpuHealthCheck) -> dict[str, tuple[str, int]]:
 UNIT_FILES = {
     "gpu-infra-spot-watch.service": (f"{INSTALL_DIR}/bin/gpu-infra-spot-watch",
                                      "/etc/gpu-infra/spot-watch.env"),
+    JOB_UNIT: (f"{INSTALL_DIR}/bin/gpu-infra-job", "/etc/gpu-infra/elastic.env"),
     "gpu-infra-gpu-health.timer": (),
 }
 """Each unit the node tools install -> the files it reads besides its own unit file: when
@@ -759,8 +794,8 @@ def user_data_size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-__all__ = ["CONFIG_RUN_SECONDS", "CONFIG_WAIT_SECONDS", "DATA_ROOT", "NODE_OBJECTS_PREFIX",
-           "BakeTask",
+__all__ = ["CONFIG_RUN_SECONDS", "CONFIG_WAIT_SECONDS", "DATA_ROOT", "JOB_UNIT",
+           "NODE_OBJECTS_PREFIX", "BakeTask",
            "BootstrapSpec", "ElasticLaunch", "GpuHealthCheck", "GridPackage", "NodeTools",
            "NodeTrustNames", "SharedFsMount", "SpotWatch", "bake_tasks", "config_command",
            "config_script", "drain_command", "gpu_health_files", "launch_files", "node_files",

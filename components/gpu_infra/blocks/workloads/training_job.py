@@ -15,7 +15,8 @@ spot. A reclaimed Worker's pod is recreated by the operator and waits for the po
 replacement node; torchrun on the others restarts the group (one of maxRestarts) with the
 nodes still there, and every worker start resumes from the newest complete checkpoint.
 
-On ECS: a script for node 0 that starts gpu-infra-torchrun on every healthy node.
+On ECS: a script for node 0 that describes the job where every node's job unit finds it
+(gpu-infra-job runs it in its image, gpu-infra-torchrun inside).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_infra.blocks.bootstrap import step_source
+from gpu_infra.blocks.bootstrap import JOB_UNIT, step_source
 from gpu_infra_facts import jobs
 from gpu_infra_facts.ack import ERDMA_RESOURCE, GPU_RESOURCE, GPU_TAINT
 from gpu_infra_facts.node_stack import erdma_devices, nccl_env
@@ -164,24 +165,38 @@ def pytorch_job(target: TrainingTarget, script: list[str] | None = None,
     return [launcher, job]
 
 
-def ecs_job_script(*, stack: str, nodes: int, instance_type: str,
+def ecs_job_script(*, stack: str, nodes: int, instance_type: str, image: str,
                    script: list[str] | None = None, max_restarts: int | None = None) -> str:
-    """The ECS job: run on node 0 (`node0_shell`); it refreshes the peers and starts
-    gpu-infra-torchrun with `script` on every healthy node over SSH, each logging to
-    /var/log/gpu-infra/job.log. `max_restarts`: default the nodes' (elastic.env)."""
-    words = [f"{jobs.LAUNCHER_DIR}/gpu-infra-torchrun", *(script or [DEFAULT_SCRIPT])]
-    if max_restarts is not None:
-        words.insert(0, f"GPU_INFRA_MAX_RESTARTS={max_restarts}")
-    remote = " ".join(shlex.quote(word) for word in words)
-    start = shlex.quote(f"nohup {remote} > /var/log/gpu-infra/job.log 2>&1 &")
+    """The ECS job: run on node 0 (`node0_shell`), it refreshes the peers and describes the
+    job in the fleet's job directory (GPU_INFRA_JOB_DIR of elastic.env; on the shared file
+    system, else copied to every healthy node over SSH): a new JOB_ID, `image`, `script`
+    (default DEFAULT_SCRIPT) as the command, the rendezvous on node 0 and the torchrun
+    settings. Every node's gpu-infra-job.service, and a node that joins later, runs it in
+    the image (steps/gpu-infra-job). `max_restarts`: default the nodes' (elastic.env)."""
+    words = " ".join(shlex.quote(word) for word in script or [DEFAULT_SCRIPT])
+    fixed = [f"JOB_IMAGE={shlex.quote(image)}", f"JOB_COMMAND={shlex.quote(words)}"]
+    restarts = "$MAX_RESTARTS" if max_restarts is None else str(max_restarts)
+    copy = ('ssh -o BatchMode=yes "$host" "mkdir -p $d && cat > $d/job.env.new && '
+            'mv $d/job.env.new $d/job.env" < "$d/job.env"')
     return "\n".join([
         "#!/bin/sh",
-        f"# gpu-infra training job of stack {stack}: {nodes} node(s) of {instance_type}.",
-        "# Run on node 0 (the stack output node0_shell opens a shell there).",
+        f"# gpu-infra training job of stack {stack}: {nodes} node(s) of {instance_type},",
+        f"# image {image}.",
+        "# Run on node 0 (the stack output node0_shell opens a shell there): every node's "
+        f"{JOB_UNIT}",
+        "# runs it in its container, and a node that joins later joins it.",
         "set -eu",
         f"{jobs.LAUNCHER_DIR}/gpu-infra-peers",
-        "while read -r host _; do",
-        f'  ssh -n -o BatchMode=yes "$host" {start}',
-        "done < /etc/gpu-infra/hostfile",
-        'echo "started on $(wc -l < /etc/gpu-infra/hostfile) node(s); logs: '
-        '/var/log/gpu-infra/job.log on each"', ""])
+        "set -a", ". /etc/gpu-infra/torchrun.env", ". /etc/gpu-infra/elastic.env", "set +a",
+        "id=$(date -u +%Y%m%dT%H%M%SZ) d=$GPU_INFRA_JOB_DIR",
+        'mkdir -p "$d"',
+        "printf '%s\\n' \"JOB_ID=$id\" \"RDZV_HOST=$MASTER_ADDR\" \"RDZV_ID=$RDZV_ID-$id\" "
+        "\"NNODES=$NNODES\" \\",
+        f'  "NPROC_PER_NODE=$NPROC_PER_NODE" "MAX_RESTARTS={restarts}" \\',
+        *(f"  {shlex.quote(line)} \\" for line in fixed), '  > "$d/job.env.new"',
+        'mv "$d/job.env.new" "$d/job.env"',
+        'if [ "$GPU_INFRA_JOB_SHARED" != 1 ]; then',
+        f"  while read -r host _ <&3; do {copy}; done 3< /etc/gpu-infra/hostfile",
+        "fi",
+        f'echo "job $id: every ready node joins it within {jobs.JOB_POLL_SECONDS} s; '
+        f'follow it with journalctl -u {JOB_UNIT} -f"', ""])

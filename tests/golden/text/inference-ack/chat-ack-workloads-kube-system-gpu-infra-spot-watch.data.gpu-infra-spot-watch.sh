@@ -8,7 +8,11 @@
 # atomically, to $GPU_INFRA_SPOT_NOTICE_DIR/termination-time (/run/gpu-infra/spot): training
 # loops check that file between steps and save a checkpoint. With GPU_INFRA_RESTORE_COMMAND
 # set (ECS fixed nodes, which nothing else replaces) it logs that command and writes it with
-# the time to $GPU_INFRA_REPORT_DIR/<node> (on the shared file system). Other settings:
+# the time to $GPU_INFRA_REPORT_DIR/<node> (on the shared file system). With
+# GPU_INFRA_LEAVE_COMMAND set (ECS: stop this node's job container) it then waits for a
+# complete checkpoint newer than the notice under $GPU_INFRA_CHECKPOINT_DIR (a COMPLETE file),
+# at most GPU_INFRA_LEAVE_SECONDS (240), and runs it: the node leaves the job before its
+# release, so the others restart from that checkpoint at once. Other settings:
 # GPU_INFRA_METADATA (base URL), GPU_INFRA_NODE_NAME (default the host name).
 set -u
 base=${GPU_INFRA_METADATA:-http://100.100.100.200/latest}
@@ -43,5 +47,17 @@ if [ -n "$restore" ]; then
   [ -z "${GPU_INFRA_REPORT_DIR:-}" ] || put "$GPU_INFRA_REPORT_DIR/$node" \
     "released_at=$at
 restore=$restore" || say "cannot write the report"
+fi
+leave=${GPU_INFRA_LEAVE_COMMAND:-}
+if [ -n "$leave" ]; then
+  waited=0
+  until [ "$waited" -ge "${GPU_INFRA_LEAVE_SECONDS:-240}" ] || [ -n "$(find \
+      "${GPU_INFRA_CHECKPOINT_DIR:-/nonexistent}" -mindepth 2 -maxdepth 2 -name COMPLETE \
+      -newer "$dir/termination-time" 2>/dev/null | head -n 1)" ]; do
+    nap 1
+    waited=$((waited + 1))
+  done
+  say "leaving the job after ${waited} s: $leave"
+  sh -c "$leave" || say "could not leave the job"
 fi
 while :; do nap 3600; done

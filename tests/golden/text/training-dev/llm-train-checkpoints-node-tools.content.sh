@@ -514,18 +514,11 @@ main "$@"
 GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu-infra-torchrun 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
-# shellcheck disable=SC1090,SC1091
 set -eu
-etc=${GPU_INFRA_ROOT:-}/etc/gpu-infra
 [ "$#" -gt 0 ] || { echo "usage: gpu-infra-torchrun SCRIPT [ARGS...]" >&2; exit 2; }
-set -a
-. "$etc/torchrun.env"
-. "$etc/elastic.env"
-if [ -r "$etc/nccl.env" ]; then . "$etc/nccl.env"; fi
-set +a
 exec torchrun --nnodes="${NNODES_MIN:-$NNODES}:$NNODES" --nproc-per-node="$NPROC_PER_NODE" \
-  --rdzv-backend=c10d --rdzv-endpoint="$MASTER_ADDR:$RDZV_PORT" --rdzv-id="$RDZV_ID" \
-  --max-restarts="${GPU_INFRA_MAX_RESTARTS:-$MAX_RESTARTS}" --no-python \
+  --rdzv-backend=c10d --rdzv-endpoint="$RDZV_HOST:$RDZV_PORT" --rdzv-id="$RDZV_ID" \
+  --max-restarts="$MAX_RESTARTS" --no-python \
   "$(dirname "$0")/gpu-infra-resume" "${PYTHON:-python3}" "$@"
 GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu-infra-resume 755 <<'GPU_INFRA_EOF'
@@ -552,6 +545,75 @@ echo "$say no complete checkpoint in $dir" >&2
 fi
 exec "$@"
 GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu-infra-job 755 <<'GPU_INFRA_EOF'
+#!/bin/sh
+set -u
+root=${GPU_INFRA_ROOT:-}
+bin=/opt/gpu-infra/bin
+etc=$root/etc/gpu-infra
+state=$root/var/lib/gpu-infra
+set -a
+# shellcheck source=/dev/null
+. "$etc/elastic.env"
+set +a
+dir=$root$GPU_INFRA_JOB_DIR
+say() { echo "gpu-infra-job: $*"; }
+nap() { sleep "$1" & wait $!; }
+trap 'kill $! 2>/dev/null; exit 0' TERM INT
+run_job() (
+set -a
+# shellcheck source=/dev/null
+. "$dir/job.env"
+set +a
+eval "set -- $JOB_COMMAND"
+"$root$bin/gpu-infra-pull" "$JOB_IMAGE" || exit 75
+opts="--rm --name gpu-infra-job --init --network host --ipc host --gpus all"
+opts="$opts --ulimit memlock=-1 --ulimit stack=67108864 -v $bin:$bin:ro"
+opts="$opts -v $GPU_INFRA_SPOT_NOTICE_DIR:$GPU_INFRA_SPOT_NOTICE_DIR:ro"
+for device in ${GPU_INFRA_JOB_DEVICES:-}; do opts="$opts --device $device"; done
+for path in $GPU_INFRA_JOB_MOUNTS; do opts="$opts -v $path:$path"; done
+if [ -r "$etc/nccl.env" ]; then opts="$opts --env-file $etc/nccl.env"; fi
+for name in NNODES NNODES_MIN NPROC_PER_NODE RDZV_HOST RDZV_PORT RDZV_ID MAX_RESTARTS \
+      GPU_INFRA_CHECKPOINT_DIR GPU_INFRA_SPOT_NOTICE; do
+opts="$opts -e $name"
+done
+# shellcheck disable=SC2086 # the options are words without blanks
+docker run $opts -w "$GPU_INFRA_JOB_WORKDIR" "$JOB_IMAGE" "$bin/gpu-infra-torchrun" "$@"
+)
+say "looking for jobs in $dir"
+while :; do
+id=
+if [ -f "$state/ready" ] && [ -f "$dir/job.env" ]; then
+id=$(sed -n 's/^JOB_ID=//p' "$dir/job.env")
+fi
+if [ -n "$id" ] && [ ! -e "$dir/$id.done" ] && \
+      [ "$id" != "$(cat "$state/job-ended" 2>/dev/null)" ]; then
+say "joining job $id"
+run_job
+code=$?
+case $code in
+0) : > "$dir/$id.done"; echo "$id" > "$state/job-ended"; say "job $id finished" ;;
+75) say "job $id: its image could not be pulled; trying again" ;;
+*) echo "$id" > "$state/job-ended"; say "job $id ended on this node (exit $code)" ;;
+esac
+fi
+nap "${GPU_INFRA_JOB_POLL_SECONDS:-10}"
+done
+GPU_INFRA_EOF
+w /etc/systemd/system/gpu-infra-job.service 644 <<'GPU_INFRA_EOF'
+[Unit]
+Description=gpu-infra: run the fleet's training job in its container on this node
+After=gpu-infra-bootstrap.service docker.service remote-fs.target
+Wants=docker.service
+[Service]
+ExecStart=/opt/gpu-infra/bin/gpu-infra-job
+ExecStop=-/usr/bin/docker stop --time 60 gpu-infra-job
+TimeoutStopSec=90
+Restart=always
+RestartSec=10
+[Install]
+WantedBy=multi-user.target
+GPU_INFRA_EOF
 w /etc/gpu-infra/elastic.env 644 <<'GPU_INFRA_EOF'
 NNODES_MIN=1
 RDZV_PORT=29400
@@ -559,6 +621,13 @@ RDZV_ID=llm-train-gpu
 MAX_RESTARTS=3
 GPU_INFRA_CHECKPOINT_DIR=/mnt/shared/checkpoints
 GPU_INFRA_SPOT_NOTICE=/run/gpu-infra/spot/termination-time
+GPU_INFRA_SPOT_NOTICE_DIR=/run/gpu-infra/spot
+GPU_INFRA_JOB_DIR=/mnt/shared/.gpu-infra/job
+GPU_INFRA_JOB_SHARED=1
+GPU_INFRA_JOB_POLL_SECONDS=10
+GPU_INFRA_JOB_MOUNTS='/mnt/shared /mnt/scratch'
+GPU_INFRA_JOB_WORKDIR=/mnt/shared
+GPU_INFRA_JOB_DEVICES=''
 GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu-infra-spot-watch 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
@@ -589,6 +658,18 @@ say "restore $node with: $restore"
     "released_at=$at
 restore=$restore" || say "cannot write the report"
 fi
+leave=${GPU_INFRA_LEAVE_COMMAND:-}
+if [ -n "$leave" ]; then
+waited=0
+until [ "$waited" -ge "${GPU_INFRA_LEAVE_SECONDS:-240}" ] || [ -n "$(find \
+      "${GPU_INFRA_CHECKPOINT_DIR:-/nonexistent}" -mindepth 2 -maxdepth 2 -name COMPLETE \
+      -newer "$dir/termination-time" 2>/dev/null | head -n 1)" ]; do
+nap 1
+waited=$((waited + 1))
+done
+say "leaving the job after ${waited} s: $leave"
+sh -c "$leave" || say "could not leave the job"
+fi
 while :; do nap 3600; done
 GPU_INFRA_EOF
 w /etc/systemd/system/gpu-infra-spot-watch.service 644 <<'GPU_INFRA_EOF'
@@ -610,6 +691,9 @@ w /etc/gpu-infra/spot-watch.env 644 <<'GPU_INFRA_EOF'
 GPU_INFRA_SPOT_NOTICE_DIR=/run/gpu-infra/spot
 GPU_INFRA_SPOT_POLL_SECONDS=5
 GPU_INFRA_RESTORE_COMMAND='pulumi up --refresh --stack training-dev'
+GPU_INFRA_LEAVE_COMMAND='systemctl stop gpu-infra-job.service'
+GPU_INFRA_LEAVE_SECONDS=240
+GPU_INFRA_CHECKPOINT_DIR=/mnt/shared/checkpoints
 GPU_INFRA_REPORT_DIR=/mnt/shared/.gpu-infra/reclaims
 GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu_infra_health.py 755 <<'GPU_INFRA_EOF'
@@ -971,6 +1055,11 @@ systemctl enable gpu-infra-spot-watch.service
 case "$C " in
   *" /etc/systemd/system/gpu-infra-spot-watch.service "*|*" /opt/gpu-infra/bin/gpu-infra-spot-watch "*|*" /etc/gpu-infra/spot-watch.env "*) systemctl restart --no-block gpu-infra-spot-watch.service ;;
   *) systemctl start --no-block gpu-infra-spot-watch.service ;;
+esac
+systemctl enable gpu-infra-job.service
+case "$C " in
+  *" /etc/systemd/system/gpu-infra-job.service "*|*" /opt/gpu-infra/bin/gpu-infra-job "*|*" /etc/gpu-infra/elastic.env "*) systemctl restart --no-block gpu-infra-job.service ;;
+  *) systemctl start --no-block gpu-infra-job.service ;;
 esac
 systemctl enable gpu-infra-gpu-health.timer
 case "$C " in
