@@ -17,9 +17,9 @@ PACKAGES = ("gpu_infra_facts", "gpu_infra", "gpu_infra_provider", "gpu_infra_pol
             "gpu_infra_tools")
 SOURCE_ROOT = ROOT / "components"
 
-LAYERS = ["gpu_infra_facts", "gpu_infra.catalog", "gpu_infra.schema", "gpu_infra.knowhow",
-          "gpu_infra.blocks", "gpu_infra.nodeplan", "gpu_infra.layouts", "gpu_infra.program",
-          "gpu_infra.testing",
+LAYERS = ["gpu_infra_facts", "gpu_infra.generated", "gpu_infra.catalog", "gpu_infra.schema",
+          "gpu_infra.knowhow", "gpu_infra.blocks", "gpu_infra.nodeplan", "gpu_infra.layouts",
+          "gpu_infra.program", "gpu_infra.testing",
           "gpu_infra_provider",
           "gpu_infra_policies",
           "gpu_infra_tools.interrupt", "gpu_infra_tools.files", "gpu_infra_tools.alibaba",

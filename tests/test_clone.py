@@ -11,6 +11,7 @@ import yaml
 from ruamel.yaml import YAML
 
 from gpu_infra.schema import load_cluster_config
+from gpu_infra_facts.naming import auto_suffix
 from gpu_infra_tools.cli import main
 from gpu_infra_tools.clone import drop_secrets
 from gpu_infra_tools.clone.paths import remove_key
@@ -367,3 +368,43 @@ def test_the_readme_quick_start_clone_runs_and_its_clone_plans(tmp_path, capsys)
                 if r["type"] == "alicloud:cms/alarmContact:AlarmContact"]
     assert len(contacts) == 2 and all(len(name) <= 40 for name in contacts)
     assert "Traceback" not in capsys.readouterr().err
+
+
+def _render_farm(directory: Path, driver: dict) -> None:
+    """rendering-batch as stack `render-a` in `directory`, with `driver` over its GRID
+    route."""
+    document = yaml.safe_load((STACKS_DIR / "Pulumi.rendering-batch.yaml").read_text())
+    fleet = document["config"]["gpu-infra:cluster"]["fleet"]
+    fleet["driver"] = {**fleet["driver"], **driver}
+    (directory / "Pulumi.render-a.yaml").write_text(yaml.safe_dump(document))
+
+
+@pytest.mark.parametrize("suffix", ["none", "auto"])
+def test_a_grid_package_in_the_sources_bucket_moves_to_the_clones(tmp_path, capsys, suffix):
+    """The clone's nodes read only the clone's buckets: the package's URL names the clone's
+    bucket of the same purpose, the note says to upload it, and the clone validates."""
+    _render_farm(tmp_path, {})
+    source = tmp_path / "Pulumi.render-a.yaml"
+    document = yaml.safe_load(source.read_text())
+    document["config"]["gpu-infra:cluster"]["naming"] = {"global_suffix": suffix}
+    if suffix == "auto":  # the source's own bucket, as the source names it
+        hashed = auto_suffix(stack_name="render-a", region="cn-hangzhou", cluster="render-farm")
+        document["config"]["gpu-infra:cluster"]["fleet"]["driver"]["grid_package"] = \
+            f"oss://render-farm-prod-datasets-{hashed}/drivers/grid.run"
+    source.write_text(yaml.safe_dump(document))
+    assert main(["clone", "render-a", "render-b", "--stacks-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    _, cloned = load_cluster_config(tmp_path / "Pulumi.render-b.yaml")
+    own = cloned.bucket_names(cloned.resolved_suffix("render-b"))["datasets"]
+    assert cloned.fleet.driver.grid_package.startswith(f"oss://{own}/")
+    assert f"note: fleet.driver.grid_package: oss://{own}/" in out
+    assert "upload the package there" in out
+
+
+def test_a_granted_grid_package_outside_the_source_stays(tmp_path, capsys):
+    _render_farm(tmp_path, {"grid_package": "oss://acme-drivers/grid.run",
+                            "grid_package_grant": True})
+    assert main(["clone", "render-a", "render-b", "--stacks-dir", str(tmp_path)]) == 0
+    assert "fleet.driver.grid_package" not in capsys.readouterr().out
+    fleet = written(tmp_path, "render-b")["config"]["gpu-infra:cluster"]["fleet"]
+    assert fleet["driver"]["grid_package"] == "oss://acme-drivers/grid.run"

@@ -208,3 +208,51 @@ def test_concurrent_clones_never_share_a_cidr_or_a_name(tmp_path: Path):
     assert len(set(cidrs)) == len(cidrs)  # the source's 10.10.0.0/16 included
     assert len({cluster["name"] for cluster in clusters}) == len(clusters)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp files
+
+
+GENERATORS = sorted(set(re.findall(r"python -m ([a-z_.]+)",
+                                   (PROJECT_DIR / "CONTRIBUTING.md").read_text())) - {"pytest"})
+"""The `python -m` commands the contributing guide names (generated files, price refresh)."""
+PRINTING = [module for module in GENERATORS if module.split(".")[-1] != "refresh_prices"]
+"""Those that print a generated file (refresh_prices is a command of its own, with options)."""
+
+
+def _generator(module: str, stdout: int | None = None, *args: str,
+               **options) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=PROJECT_DIR,
+                          stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          timeout=CASE_BOUND_S * 4, **options)
+
+
+@pytest.mark.parametrize("module", PRINTING)
+def test_a_generator_refuses_an_unknown_argument_and_a_closed_stdout(module: str):
+    """Before any work: an argument it does not take is usage and exit 2 (it was ignored);
+    a closed stdout is one line and exit 2 (it was a traceback, exit 1)."""
+    assert {"gpu_infra_tools.reference.cli", "gpu_infra_provider.codegen"} <= set(GENERATORS)
+    wrong = _generator(module, subprocess.DEVNULL, "--no-such-option")
+    assert wrong.returncode == 2 and "unrecognized arguments: --no-such-option" in wrong.stderr
+    closed = _generator(module, None, pass_fds=(), preexec_fn=lambda: os.close(1))
+    assert closed.returncode == 2, closed.stderr
+    assert closed.stderr.splitlines() == [
+        f"python -m {module}: cannot write the output: standard output is closed"]
+
+
+@pytest.mark.parametrize("module", ["gpu_infra_tools.reference.cli",
+                                    "gpu_infra_tools.reference.stack_file",
+                                    "gpu_infra_provider.schema"])
+def test_a_generator_into_a_full_stdout_is_one_line_and_exit_2(module: str):
+    with open("/dev/full", "w") as full:
+        done = _generator(module, full.fileno())
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        f"python -m {module}: cannot write the output: No space left on device"]
+
+
+def test_the_update_policies_outside_the_repository_is_one_line(tmp_path: Path):
+    done = subprocess.run([sys.executable, "-m", "gpu_infra_tools.review.update_policies"],
+                          cwd=tmp_path, capture_output=True, text=True,
+                          timeout=CASE_BOUND_S * 4)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines() == [
+        "python -m gpu_infra_tools.review.update_policies: stacks: no shipped stacks here; "
+        "run it in the repository's root"]

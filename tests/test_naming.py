@@ -10,9 +10,15 @@ from hypothesis import strategies as st
 
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN
-from gpu_infra_facts.naming import UNIQUE_NAMES, auto_suffix, fit_name, name_problems
+from gpu_infra_facts.naming import (
+    UNIQUE_NAMES,
+    auto_suffix,
+    fit_name,
+    name_problems,
+    resolve_suffix,
+)
 from gpu_infra_facts.regions import REGIONS
-from gpu_infra_facts.types import ALARM_CONTACT
+from gpu_infra_facts.types import ALARM_CONTACT, BUCKET
 
 from .conftest import BASE_INFERENCE, BASE_RENDERING, BASE_TRAINING, cluster_config, merged
 
@@ -91,8 +97,10 @@ def test_every_unique_name_stays_within_its_limits(plan_cluster, base, suffix, c
               "drain_seconds": 120}
              if base is not BASE_TRAINING else {})
     if "driver" in base["fleet"]:  # the GRID package sits in the renamed stack's own bucket
+        bucket = fit_name(BUCKET, f"{cluster_name}-prod-datasets", resolve_suffix(
+            suffix, stack_name="test", region="cn-hangzhou", cluster=cluster_name))
         fleet["driver"] = {**base["fleet"]["driver"],
-                           "grid_package": f"oss://{cluster_name}-prod-datasets/grid.run"}
+                           "grid_package": f"oss://{bucket}/grid.run"}
     contacts = [{"name": contact, "email": "ops@example.com"}] if contact else []
     cluster = merged(base, name=cluster_name, environment="prod",
                      naming={"global_suffix": suffix}, monitoring={"contacts": contacts},

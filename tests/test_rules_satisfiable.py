@@ -44,6 +44,17 @@ def region(stack: str) -> str:
     return name
 
 
+def in_environment(cluster: dict[str, Any], environment: str) -> dict[str, Any]:
+    """`cluster` in `environment`, a GRID package moved into that environment's datasets
+    bucket (bucket names hold the environment; the nodes read only the stack's own)."""
+    moved = merged(cluster, environment=environment)
+    driver = moved["fleet"].get("driver", {})
+    if "grid_package" in driver:
+        key = driver["grid_package"].split("/", 3)[3]
+        driver["grid_package"] = f"oss://{moved['name']}-{environment}-datasets/{key}"
+    return moved
+
+
 def hangzhou(cluster: dict[str, Any]) -> Stack:
     return cluster, "cn-hangzhou"
 
@@ -63,7 +74,7 @@ def ack_edit(stack: str, **edits: Any) -> Stack:
 INTERNET_TLS = {"kind": "alb", "internet_facing": True,
                 "tls": {"certificate_id": "12345678-cn-hangzhou"}}
 MATRIX: dict[str, Stack] = {
-    **{f"{name}-{env}": hangzhou(merged(cluster, environment=env))
+    **{f"{name}-{env}": hangzhou(in_environment(cluster, env))
        for name, cluster in OPTIONAL_FEATURES.items() for env in ("dev", "prod")
        if not (name == "training-cpfs" and env == "prod")},
     **{f"{stack}-as-shipped": (shipped_cluster(stack), region(stack)) for stack in (

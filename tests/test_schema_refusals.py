@@ -98,3 +98,126 @@ def test_the_edges_of_each_rule_stay_accepted(name: str, tmp_path: Path, capsys,
 ])
 def test_image_references_follow_the_distribution_grammar(reference: str, valid: bool):
     assert (reference_problem(reference) is None) == valid
+
+
+GRID = ("fleet", "driver")
+SHIPPED_GRID = yaml.safe_load((STACKS_DIR / "Pulumi.rendering-batch.yaml").read_text())[
+    "config"]["gpu-infra:cluster"]["fleet"]["driver"]
+PACKAGE_KEY = "drivers/grid.run"
+
+
+def _grid_stack(driver: dict, **cluster: object) -> str:
+    """rendering-batch with `driver` settings over its GRID route and `cluster` sections."""
+    document = yaml.safe_load(_edited("rendering-batch", GRID, {**SHIPPED_GRID, **driver}))
+    document["config"]["gpu-infra:cluster"].update(cluster)
+    return yaml.safe_dump(document)
+
+
+def _own_bucket(suffix: str) -> str:
+    """The datasets bucket of rendering-batch saved as stack `own` with `suffix`."""
+    from gpu_infra_facts.naming import fit_name, resolve_suffix
+    from gpu_infra_facts.types import BUCKET
+
+    return fit_name(BUCKET, "render-farm-prod-datasets", resolve_suffix(
+        suffix, stack_name="own", region="cn-hangzhou", cluster="render-farm"))
+
+
+GRID_REFUSED = {
+    "foreign-bucket": (
+        _grid_stack({"grid_package": f"oss://acme-drivers/{PACKAGE_KEY}"}),
+        "fleet.driver.grid_package: bucket acme-drivers is not one of this stack's buckets "
+        "(render-farm-prod-datasets, render-farm-prod-outputs), the only ones its nodes' role "
+        "can read; put the package in one of them, or set fleet.driver.grid_package_grant: "
+        "true"),
+    "own-bucket-without-its-suffix": (
+        _grid_stack({"grid_package": f"oss://render-farm-prod-datasets/{PACKAGE_KEY}"},
+                    naming={"global_suffix": "auto"}),
+        f"is not one of this stack's buckets ({_own_bucket('auto')}, "),
+    "another-environments-bucket": (
+        _grid_stack({"grid_package": f"oss://render-farm-prod-datasets/{PACKAGE_KEY}"},
+                    environment="dev"),
+        "bucket render-farm-prod-datasets is not one of this stack's buckets "
+        "(render-farm-dev-datasets"),
+    "grant-of-a-wildcard": (
+        _grid_stack({"grid_package": "oss://acme-drivers/drivers/*.run",
+                     "grid_package_grant": True}),
+        "fleet.driver.grid_package: a key with * or ? cannot be granted"),
+    "grant-without-grid": (
+        _edited("training-dev", ("fleet", "driver"), {"grid_package_grant": True}),
+        "fleet.driver.grid_package: only used with route grid"),
+}
+"""A GRID package the nodes' role could not read: stack file, what stderr must say."""
+
+
+@pytest.mark.parametrize("name", GRID_REFUSED)
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_a_grid_package_the_nodes_cannot_read_is_refused(name: str, command: str,
+                                                         tmp_path: Path, capsys, monkeypatch):
+    text, expect = GRID_REFUSED[name]
+    run_in_process(Case("refused", name, (command, "{d}/Pulumi.own.yaml"),
+                        {"Pulumi.own.yaml": text}, expect=expect), tmp_path, capsys,
+                   monkeypatch)
+
+
+@pytest.mark.parametrize("suffix", ["none", "auto", "acme01"])
+def test_a_grid_package_in_the_stacks_own_bucket_is_accepted(suffix: str, tmp_path: Path,
+                                                             capsys, monkeypatch):
+    text = _grid_stack({"grid_package": f"oss://{_own_bucket(suffix)}/{PACKAGE_KEY}"},
+                       naming={"global_suffix": suffix})
+    run_in_process(Case("accepted", suffix, ("validate", "{d}/Pulumi.own.yaml"),
+                        {"Pulumi.own.yaml": text}, code=0), tmp_path, capsys, monkeypatch)
+
+
+def _oss_statements(resources: list) -> list[dict]:
+    """The statements of every RAM policy of the plan that name an OSS resource."""
+    import json
+
+    return [statement for r in resources if r.type == "alicloud:ram/policy:Policy"
+            for statement in json.loads(r.inputs["policyDocument"])["Statement"]
+            if any(arn.startswith("acs:oss:") for arn in statement["Resource"])]
+
+
+def test_a_granted_grid_package_is_readable_by_the_nodes_role_and_nothing_more(tmp_path):
+    """With grid_package_grant the role may GetObject that one object (and the stack's own
+    buckets as before); without it, the policy names no object outside the stack."""
+    from gpu_infra_tools.plan.engine import run_plan
+
+    granted = tmp_path / "Pulumi.own.yaml"
+    granted.write_text(_grid_stack({"grid_package": f"oss://acme-drivers/{PACKAGE_KEY}",
+                                    "grid_package_grant": True}))
+    statements = _oss_statements(run_plan(granted).resources)
+    outside = [s for s in statements if any("acme-drivers" in r for r in s["Resource"])]
+    assert outside == [{"Effect": "Allow", "Action": ["oss:GetObject"],
+                        "Resource": [f"acs:oss:*:*:acme-drivers/{PACKAGE_KEY}"]}]
+    assert any("acs:oss:*:*:render-farm-prod-datasets/*" in s["Resource"] for s in statements)
+    own = tmp_path / "Pulumi.plain.yaml"
+    own.write_text(_edited("rendering-batch", ("name",), "render-farm"))
+    arns = [arn for s in _oss_statements(run_plan(own).resources) for arn in s["Resource"]]
+    assert arns and all(arn.split(":")[4].startswith("render-farm-prod-") for arn in arns)
+
+
+def test_a_layout_refuses_a_grid_package_its_nodes_cannot_read():
+    """A library or provider user's RenderFarm gets the same verdict as the stack file: an
+    ERROR finding at fleet.driver.grid_package, nothing built."""
+    from gpu_infra.layouts import RenderFarm
+    from gpu_infra.layouts.judgement import GRID_PACKAGE_UNREADABLE, LayoutConfigError
+    from gpu_infra_tools.plan.engine import run_under_mocks
+
+    from .conftest import BASE_RENDERING, cluster_config, merged
+
+    config = cluster_config(merged(BASE_RENDERING, fleet={**BASE_RENDERING["fleet"], "driver": {
+        **BASE_RENDERING["fleet"]["driver"], "grid_package": "oss://acme-drivers/grid.run"}}))
+    raised: list[LayoutConfigError] = []
+
+    def program() -> None:
+        try:
+            RenderFarm("r01", config=config, stack_name="dev", project="p")
+        except LayoutConfigError as error:
+            raised.append(error)
+
+    resources, _ = run_under_mocks(config, "dev", program)
+    [error] = raised
+    assert [(f.validator, f.path) for f in error.findings] == [
+        (GRID_PACKAGE_UNREADABLE, "fleet.driver.grid_package")]
+    assert "acme-drivers is not one of this stack's buckets (r01-dev-datasets" in str(error)
+    assert not [r for r in resources if r.custom]

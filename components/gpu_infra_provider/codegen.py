@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
+from gpu_infra.generated import print_generated
 from gpu_infra.schema import (
     ImageConfig,
     InferenceConfig,
@@ -152,6 +153,11 @@ def render() -> str:
                           "__all__ = [\n" + "".join(f'    "{n}",\n' for n in names) + "]"]) + "\n"
 
 
-if __name__ == "__main__":
+def write_args() -> str:
+    """Write args.py (ARGS_PATH); the line saying so."""
     ARGS_PATH.write_text(render(), encoding="utf-8")
-    sys.stdout.write(f"wrote {ARGS_PATH}\n")
+    return f"wrote {ARGS_PATH}\n"
+
+
+if __name__ == "__main__":
+    sys.exit(print_generated(write_args, "gpu_infra_provider.codegen", __doc__))

@@ -15,6 +15,7 @@ from typing import Any
 from pulumi.provider.experimental.component import ComponentProvider
 
 import gpu_infra
+from gpu_infra.generated import print_generated
 from gpu_infra_provider.components import COMPONENTS, PACKAGE
 
 SDK_REQUIRES = ("pulumi",)
@@ -83,4 +84,4 @@ def schema_text() -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(schema_text())
+    sys.exit(print_generated(schema_text, "gpu_infra_provider.schema", __doc__))

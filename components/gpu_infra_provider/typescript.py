@@ -9,6 +9,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
+from gpu_infra.generated import print_generated
 from gpu_infra_provider.schema import schema_text
 
 PRIMITIVES = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean"}
@@ -80,4 +81,5 @@ def render(schema: Mapping[str, Any]) -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(render(json.loads(schema_text())))
+    sys.exit(print_generated(lambda: render(json.loads(schema_text())),
+                             "gpu_infra_provider.typescript", __doc__))

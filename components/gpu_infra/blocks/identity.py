@@ -11,6 +11,7 @@ import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.schema.security import SecurityConfig
+from gpu_infra_facts.node_apis import actions
 from gpu_infra_facts.types import KEY_PAIR, RAM_POLICY, RAM_ROLE
 
 ECS_SERVICE = "ecs.aliyuncs.com"
@@ -56,15 +57,22 @@ def trust_policy(service: str = ECS_SERVICE) -> str:
         {"Action": "sts:AssumeRole", "Effect": "Allow", "Principal": {"Service": [service]}}]})
 
 
-def access_policy(bucket_names: Sequence[str], kms_key_arn: str | None) -> str | None:
-    """The RAM policy document granting OSS_ACTIONS on `bucket_names` (bucket and objects)
-    and KMS_ACTIONS on `kms_key_arn`; None when there is nothing to grant."""
+def access_policy(bucket_names: Sequence[str], kms_key_arn: str | None,
+                  read_objects: Sequence[tuple[str, str]] = ()) -> str | None:
+    """The RAM policy document granting OSS_ACTIONS on `bucket_names` (bucket and objects),
+    the node's OSS read (gpu_infra_facts.node_apis: GetObject) on each (bucket, key) of
+    `read_objects` (objects outside the stack's buckets, default none) and KMS_ACTIONS on
+    `kms_key_arn`; None when there is nothing to grant."""
     statements: list[dict[str, Any]] = []
     if bucket_names:
         resources = [arn for bucket in bucket_names
                      for arn in (f"acs:oss:*:*:{bucket}", f"acs:oss:*:*:{bucket}/*")]
         statements.append({"Effect": "Allow", "Action": list(OSS_ACTIONS),
                            "Resource": resources})
+    if read_objects:
+        statements.append({"Effect": "Allow", "Action": list(actions("oss", "GetObject")),
+                           "Resource": [f"acs:oss:*:*:{bucket}/{key}"
+                                        for bucket, key in read_objects]})
     if kms_key_arn:
         statements.append({"Effect": "Allow", "Action": list(KMS_ACTIONS),
                            "Resource": [kms_key_arn]})
@@ -100,10 +108,13 @@ class InstanceRole(pulumi.ComponentResource):
 
     def __init__(self, name: str, *, bucket_names: Sequence[str], conventions: Conventions,
                  kms_key_arn: pulumi.Input[str] | None = None,
+                 read_objects: Sequence[tuple[str, str]] = (),
                  trust: pulumi.Input[str] | None = None,
                  description: str = "Assumed by the cluster's ECS instances",
                  opts: pulumi.ResourceOptions | None = None):
-        """`trust`: the trust policy document (default: ECS instances, trust_policy())."""
+        """`read_objects`: (bucket, key) of objects outside the stack's buckets the
+        instances read (default none); `trust`: the trust policy document (default: ECS
+        instances, trust_policy())."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         role_name = child_name(name, "role")
@@ -115,9 +126,9 @@ class InstanceRole(pulumi.ComponentResource):
         self.role_name: pulumi.Output[str] = self.role.role_name
         self.policy: alicloud.ram.Policy | None = None
         self.attachment: alicloud.ram.RolePolicyAttachment | None = None
-        if bucket_names or kms_key_arn is not None:
+        if bucket_names or read_objects or kms_key_arn is not None:
             document = pulumi.Output.from_input(kms_key_arn).apply(
-                lambda arn: access_policy(list(bucket_names), arn))
+                lambda arn: access_policy(list(bucket_names), arn, read_objects))
             policy_name = child_name(name, "policy")
             self.policy = alicloud.ram.Policy(
                 policy_name, policy_name=conventions.unique_name(RAM_POLICY, policy_name),

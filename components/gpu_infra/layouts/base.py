@@ -31,14 +31,19 @@ from gpu_infra.blocks.storage.disks import DataDisks
 from gpu_infra.blocks.storage.filesystem import SharedFileSystem, mount_command
 from gpu_infra.knowhow import Finding
 from gpu_infra.layouts.judgement import judge_layout_config
-from gpu_infra.nodeplan.plans import NodePlan, gpu_fleet_name, gpu_health_name, node_plan
+from gpu_infra.nodeplan.plans import (
+    NodePlan,
+    gpu_fleet_name,
+    gpu_health_name,
+    grid_package,
+    node_plan,
+)
 from gpu_infra.schema import ClusterCommon, FleetCluster
 from gpu_infra.schema.ack import Platform
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
 from gpu_infra.schema.registry import layout_name
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
-from gpu_infra_facts.naming import resolve_suffix
 
 FLOW_LOG_STORE = "vpc-flow"
 """The store of the stack's log project the VPC's flow log writes to (`network.flow_logs`)."""
@@ -69,7 +74,7 @@ class Layout(pulumi.ComponentResource):
         The config is judged first (layouts.judgement: the validators `gpu-infra validate`
         runs, `suppress:` honoured): an ERROR raises LayoutConfigError before anything is
         registered; WARNING and INFO findings go to Pulumi's log (`findings` keeps them)."""
-        self.findings = judge_layout_config(name, config)
+        self.findings = judge_layout_config(name, config, global_suffix)
         super().__init__(self.TYPE, name, None, opts)
         self.stack_name = stack_name
         self.conventions = Conventions(
@@ -99,9 +104,7 @@ class LayoutBase(Layout):
         """`config`: the validated cluster config; `stack_name` and `project`: the Pulumi
         stack and project (for tags)."""
         super().__init__(name, config=config, stack_name=stack_name, project=project,
-                         global_suffix=resolve_suffix(
-                             config.naming.global_suffix, stack_name=stack_name,
-                             region=config.region, cluster=config.name),
+                         global_suffix=config.resolved_suffix(stack_name),
                          opts=opts)
         self.cluster = cluster = config
         plan = node_plan(config)
@@ -186,8 +189,11 @@ class LayoutBase(Layout):
             opts=self.child) if self.cluster.kms_encryption else None
         self.kms_key_id = self.kms_key.key_id if self.kms_key else None
         names = bucket_names(self.cluster, self.conventions)
+        driver = self.cluster.fleet.driver
+        grid = grid_package(driver) if driver.grid_package_grant else None
         self.role = InstanceRole(
             f"{name}-node", bucket_names=list(names.values()),
+            read_objects=[(grid.bucket, grid.key)] if grid else [],
             kms_key_arn=self.kms_key.key_arn if self.kms_key else None,
             conventions=self.conventions,
             opts=self.child) if self.node_plan.BOOTSTRAPS else None

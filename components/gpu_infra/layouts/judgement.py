@@ -15,6 +15,12 @@ import pulumi
 from gpu_infra.knowhow import Finding, Level, errors_in
 from gpu_infra.nodeplan import judge_stack
 from gpu_infra.schema import ClusterCommon, ClusterConfig
+from gpu_infra.schema.node import GRID_PACKAGE_PATH
+from gpu_infra.schema.stack import ClusterBase
+
+GRID_PACKAGE_UNREADABLE = "grid-package-unreadable"
+"""The finding of a GRID package the nodes' role cannot read (checked by the loader too,
+which knows the stack name; the validators do not)."""
 
 
 class LayoutConfigError(pulumi.RunError):
@@ -48,8 +54,11 @@ def judged_already(config: ClusterCommon, findings: list[Finding]) -> Iterator[N
         _JUDGED.reset(token)
 
 
-def judge_layout_config(name: str, config: ClusterCommon) -> list[Finding]:
-    """The findings of `config` (judge_stack, or judged_already's for this very object);
+def judge_layout_config(name: str, config: ClusterCommon,
+                        global_suffix: str | None) -> list[Finding]:
+    """The findings of `config` (judge_stack, or judged_already's for this very object),
+    and an ERROR GRID_PACKAGE_UNREADABLE when its GRID package lies in a bucket the nodes'
+    role cannot read (the stack's bucket names end in `global_suffix`, the resolved one);
     each WARNING logged with pulumi.log.warn, each INFO with pulumi.log.info.
 
     Raises LayoutConfigError when any finding is an ERROR (nothing is logged then: the
@@ -61,6 +70,11 @@ def judge_layout_config(name: str, config: ClusterCommon) -> list[Finding]:
     else:
         # a layout's CONFIG is one of ClusterConfig's models (tests/test_layout_registry.py)
         findings = judge_stack(cast(ClusterConfig, config))
+    problem = (config.grid_package_problem(global_suffix)
+               if isinstance(config, ClusterBase) else None)
+    if problem:
+        findings = [*findings, Finding(GRID_PACKAGE_UNREADABLE, Level.ERROR,
+                                       GRID_PACKAGE_PATH, problem)]
     errors = errors_in(findings)
     if errors:
         raise LayoutConfigError(name, errors)

@@ -17,9 +17,11 @@ from pydantic import BaseModel, ValidationError
 from gpu_infra.schema.base import SECRET_PLACEHOLDER
 from gpu_infra.schema.document import load_plain, read_text
 from gpu_infra.schema.environments import environment_names, with_environment
+from gpu_infra.schema.node import GRID_PACKAGE_PATH
 from gpu_infra.schema.problems import ConfigError, shorten
 from gpu_infra.schema.registry import CLUSTER_ADAPTER, LAYOUT_MODELS, ClusterConfig
 from gpu_infra.schema.secrets import misplaced_secrets, model_in, plaintext_credentials
+from gpu_infra.schema.stack import ClusterBase
 
 PROJECT = "gpu-infra"
 CLUSTER_KEY = f"{PROJECT}:cluster"
@@ -160,6 +162,15 @@ def own_image_problems(cluster: ClusterConfig, stack_name: str) -> list[str]:
             if getattr(choice, "from_stack", None) == stack_name]
 
 
+def stack_bucket_problems(cluster: ClusterConfig, stack_name: str) -> list[str]:
+    """A GRID package in a bucket the nodes' role cannot read (ClusterBase.
+    grid_package_problem, with the bucket names the stack gets as `stack_name`)."""
+    if not isinstance(cluster, ClusterBase):
+        return []
+    problem = cluster.grid_package_problem(cluster.resolved_suffix(stack_name))
+    return [f"{CLUSTER_KEY}.{GRID_PACKAGE_PATH}: {problem}"] if problem else []
+
+
 def load_cluster_config(path: Path, environment: Mapping[str, Any] | None = None
                         ) -> tuple[StackFile, ClusterConfig]:
     """Read the stack file at `path` (with the resolved ESC `environment`, see
@@ -167,7 +178,8 @@ def load_cluster_config(path: Path, environment: Mapping[str, Any] | None = None
     them)."""
     stack_file = read_stack_file(path, environment)
     cluster = parse_secure_cluster(stack_file)
-    problems = own_image_problems(cluster, stack_file.name)
+    problems = (own_image_problems(cluster, stack_file.name)
+                + stack_bucket_problems(cluster, stack_file.name))
     if problems:
         raise ConfigError(str(path), problems)
     problems = misplaced_secrets(type(cluster), CLUSTER_KEY, stack_file.secret_keys)

@@ -27,6 +27,8 @@ from gpu_infra_facts.node_stack import (
 )
 
 OSS_URL = re.compile(r"^oss://(?P<bucket>[a-z0-9][a-z0-9-]{1,61}[a-z0-9])/(?P<key>\S+)$")
+GRID_PACKAGE_PATH = "fleet.driver.grid_package"
+"""Where a fleet's GRID package is set, under the cluster."""
 SHA256 = r"^[0-9a-f]{64}$"
 STACK_NAME = r"^[A-Za-z0-9_.-]{1,100}$"
 """A Pulumi stack name (letters, digits, hyphens, underscores, periods)."""
@@ -103,10 +105,17 @@ class DriverConfig(StrictModel):
     cudnn: str | None = Field(default=None, pattern=VERSION_3)
     """cuDNN version the auto-install installs. Default: the family's pin."""
     grid_package: str | None = Field(default=None, pattern=OSS_URL.pattern)
-    """The GRID driver package (.run) for vws families, as oss://<bucket>/<key> in one of the
-    stack's buckets (the nodes' role can read only those). Required with grid."""
+    """The GRID driver package (.run) for vws families, as oss://<bucket>/<key>: in one of
+    the stack's buckets (the nodes' role reads those; their names end in the stack's global
+    suffix), or anywhere with grid_package_grant. Required with grid."""
     grid_package_sha256: str | None = Field(default=None, pattern=SHA256)
     """SHA256 of grid_package, checked on the node. Default none (not checked)."""
+    grid_package_grant: bool = False
+    """grid_package lies outside the stack's buckets: grant the nodes' role read
+    (oss:GetObject) on that one object. The nodes read it over the stack region's internal
+    OSS endpoint with the role's credentials, so the bucket must be in the stack's region and
+    in its account (or its owner's bucket policy must allow the role). Default false:
+    grid_package must be in one of the stack's buckets, which the role reads already."""
 
     @model_validator(mode="after")
     def _route_fields(self) -> DriverConfig:
@@ -116,8 +125,12 @@ class DriverConfig(StrictModel):
                 problems.append("grid_package: required with route grid")
             if self.version is None:
                 problems.append("version: required with route grid (the GRID driver's)")
-        elif self.grid_package is not None or self.grid_package_sha256 is not None:
+        elif (self.grid_package is not None or self.grid_package_sha256 is not None
+              or self.grid_package_grant):
             problems.append("grid_package: only used with route grid")
+        if self.grid_package_grant and re.search(r"[*?]", self.grid_package or ""):
+            problems.append("grid_package: a key with * or ? cannot be granted (RAM reads them "
+                            "as wildcards, granting more than the package); rename the object")
         if self.route in ("preinstalled", "grid") and (self.cuda or self.cudnn):
             problems.append("cuda: only the auto_install route installs CUDA and cuDNN")
         if problems:

@@ -27,6 +27,7 @@ from gpu_infra.schema.logs import LogsConfig
 from gpu_infra.schema.monitoring import MonitoringConfig
 from gpu_infra.schema.naming import NamingConfig
 from gpu_infra.schema.network import NetworkConfig
+from gpu_infra.schema.node import OSS_URL
 from gpu_infra.schema.problems import choice_problems, shorten
 from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.serving import ServingConfig
@@ -38,7 +39,7 @@ from gpu_infra_facts.allowed import (
     VaultKey,
 )
 from gpu_infra_facts.load_balancers import MAX_LISTENERS, ZONES_RANGE
-from gpu_infra_facts.naming import UNIQUE_NAMES
+from gpu_infra_facts.naming import UNIQUE_NAMES, fit_name, resolve_suffix
 from gpu_infra_facts.quotas import SECURITY_GROUP_RULES
 from gpu_infra_facts.regions import REGIONS, ZONES, ZONES_CHECKED, known_zone, zone_belongs_to
 from gpu_infra_facts.tags import (
@@ -346,11 +347,56 @@ class ClusterBase(ClusterCommon):
         `<cluster name>-<environment>` (then `-<purpose>` and the global suffix)."""
         return self.storage.buckets.bucket_prefix or f"{self.name}-{self.environment}"
 
+    @property
+    def bucket_purposes(self) -> tuple[BucketPurpose, ...]:
+        """The buckets the stack creates: `storage.buckets.purposes`, else the layout's
+        default purposes."""
+        purposes = self.storage.buckets.purposes
+        return self.default_bucket_purposes if purposes is None else tuple(purposes)
+
+    @property
+    def bucket_base_names(self) -> dict[str, str]:
+        """Purpose -> `<bucket_name_prefix>-<purpose>`, each bucket's name before the global
+        suffix."""
+        return {purpose: f"{self.bucket_name_prefix}-{purpose}"
+                for purpose in self.bucket_purposes}
+
+    def bucket_names(self, global_suffix: str | None) -> dict[str, str]:
+        """Purpose -> the cloud name of each bucket the stack creates, with `global_suffix`
+        (the resolved one, resolved_suffix) and shortened as every unique name is
+        (gpu_infra_facts.naming.fit_name)."""
+        return {purpose: fit_name(BUCKET, base, global_suffix)
+                for purpose, base in self.bucket_base_names.items()}
+
+    def resolved_suffix(self, stack_name: str) -> str | None:
+        """What `naming.global_suffix` stands for in the Pulumi stack `stack_name` (None:
+        no suffix)."""
+        return resolve_suffix(self.naming.global_suffix, stack_name=stack_name,
+                              region=self.region, cluster=self.name)
+
+    def grid_package_problem(self, global_suffix: str | None) -> str | None:
+        """What is wrong with `fleet.driver.grid_package` when its bucket is none the nodes'
+        role can read: the role reads the stack's own buckets (names with `global_suffix`),
+        and the object it is granted with `grid_package_grant`; None when nothing is."""
+        driver = getattr(getattr(self, "fleet", None), "driver", None)
+        if driver is None or driver.grid_package_grant:
+            return None
+        match = OSS_URL.match(driver.grid_package or "")
+        if match is None:
+            return None
+        names = sorted(self.bucket_names(global_suffix).values())
+        if match["bucket"] in names:
+            return None
+        return (f"bucket {match['bucket']} is not one of this stack's buckets "
+                f"({', '.join(names) or 'it creates none'}), the only ones its nodes' role "
+                "can read; put the package in one of them, or set "
+                "fleet.driver.grid_package_grant: true to grant the role read on this object "
+                "(a bucket of this account, in the stack's region)")
+
     def _backup_bucket_problems(self) -> list[str]:
         """`storage.backup.buckets` only names buckets the stack creates (Cloud Backup binds
         to a bucket by name: one the stack lacks is no backup at all)."""
-        purposes = self.storage.buckets.purposes
-        created = self.default_bucket_purposes if purposes is None else tuple(purposes)
+        created = self.bucket_purposes
         return [f"storage.backup.buckets[{index}]: {bucket} is not a bucket this stack "
                 f"creates (it creates {', '.join(created) or 'none'}); add it to "
                 "storage.buckets.purposes, or back up only what exists"

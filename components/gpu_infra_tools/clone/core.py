@@ -32,11 +32,17 @@ from gpu_infra.schema import (
     read_stack_file,
 )
 from gpu_infra.schema.document import load_plain, load_round_trip
-from gpu_infra.schema.loader import layout_model, parse_secure_cluster, stack_name_of
+from gpu_infra.schema.loader import (
+    layout_model,
+    parse_secure_cluster,
+    stack_bucket_problems,
+    stack_name_of,
+)
 from gpu_infra.schema.network import NetworkConfig
+from gpu_infra.schema.node import GRID_PACKAGE_PATH, OSS_URL
 from gpu_infra.schema.problems import shorten
 from gpu_infra.schema.secrets import may_be_secure, plaintext_credentials
-from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN
+from gpu_infra.schema.stack import CLUSTER_NAME_PATTERN, ClusterBase
 from gpu_infra_facts.ack import DEFAULT_SERVICE_CIDR
 from gpu_infra_facts.credentials import PROVIDER_CREDENTIAL_KEYS
 from gpu_infra_facts.naming import AUTO_SUFFIX, NO_SUFFIX
@@ -58,6 +64,7 @@ REGISTRY_NAMESPACE = ConfigPath(CLUSTER_KEY, ("ack", "registry", "namespace"))
 DEFAULT_VPC_CIDR: IPv4Network = NetworkConfig.model_fields["vpc_cidr"].default
 NETWORK = ConfigPath(CLUSTER_KEY, ("network",))
 FLEET = ConfigPath(CLUSTER_KEY, ("fleet",))
+GRID_PACKAGE = ConfigPath(CLUSTER_KEY, tuple(GRID_PACKAGE_PATH.split(".")))
 LOCK_TIMEOUT_S = 60.0
 """Longest wait for another clone into the same stacks directory."""
 
@@ -134,8 +141,10 @@ def clone_stack(source: Path, new_stack: str, stacks_dir: Path, *, name: str | N
         problems += _lay_out_network(config, source_cluster, overrides, pool, others, clone)
     if problems:
         raise ConfigError(where, problems)
+    _move_grid_package(config, overrides, stack_name_of(source), new_stack, clone,
+                       load_plain(_dump(dumper, document), where)["config"])
     clone.text = _header(source) + _dump(dumper, document)
-    clone.cluster = _validate(clone, where)
+    clone.cluster = _validate(clone, where, new_stack)
     return clone
 
 
@@ -274,6 +283,36 @@ def _set_global_suffix(config: CommentedMap, overrides: Sequence[Override],
                        "clone's bucket, RAM and other account-wide names end in a hash of "
                        "its stack name, region and cluster name")
     return []
+
+
+def _move_grid_package(config: CommentedMap, overrides: Sequence[Override],
+                       source_stack: str, new_stack: str, clone: Clone,
+                       plain: dict[str, Any]) -> None:
+    """A GRID package in one of the source's own buckets moves to the clone's bucket of the
+    same purpose (the clone's nodes read only their own buckets, and its bucket names
+    differ), unless overridden; a note says to upload it there. `plain`: the clone's config
+    as plain data."""
+    source = clone.source_cluster
+    if not isinstance(source, ClusterBase) or any(
+            _related(override.path, GRID_PACKAGE) for override in overrides):
+        return
+    driver = getattr(getattr(source, "fleet", None), "driver", None)
+    match = OSS_URL.match(getattr(driver, "grid_package", None) or "")
+    own = {bucket: purpose for purpose, bucket in
+           source.bucket_names(source.resolved_suffix(source_stack)).items()}
+    if match is None or match["bucket"] not in own:
+        return
+    target = parse_cluster_config(_with_placeholders(plain, clone.secrets), str(clone.path))
+    if not isinstance(target, ClusterBase):
+        return
+    bucket = target.bucket_names(target.resolved_suffix(new_stack))[own[match["bucket"]]]
+    url = f"oss://{bucket}/{match['key']}"
+    if bucket != match["bucket"]:
+        apply(config, GRID_PACKAGE, url)
+        clone.notes.append(f"{GRID_PACKAGE_PATH}: {url} (was in the source's "
+                           f"{own[match['bucket']]} bucket; the clone's nodes read only the "
+                           "clone's buckets): upload the package there before the fleet "
+                           "starts nodes")
 
 
 def _drop_encryption(document: CommentedMap, clone: Clone) -> None:
@@ -541,9 +580,10 @@ def _cidr(value: Any) -> IPv4Network | None:
         return None
 
 
-def _validate(clone: Clone, where: str) -> ClusterConfig:
-    """Validate the text exactly as the loader will read it, secrets stood in by the
-    placeholder; validator ERRORs are problems too, WARNINGs become notes."""
+def _validate(clone: Clone, where: str, new_stack: str) -> ClusterConfig:
+    """Validate the text exactly as the loader will read it as stack `new_stack`, secrets
+    stood in by the placeholder; validator ERRORs are problems too, WARNINGs become
+    notes."""
     config = load_plain(clone.text, where)["config"]
     with_secrets = _with_placeholders(config, clone.secrets)
     credentials = plaintext_credentials(layout_model(with_secrets), CLUSTER_KEY, with_secrets,
@@ -551,6 +591,9 @@ def _validate(clone: Clone, where: str) -> ClusterConfig:
     if credentials:  # before the schema, whose problems may quote a value
         raise ConfigError(where, credentials)
     cluster = parse_cluster_config(with_secrets, where)
+    problems = stack_bucket_problems(cluster, new_stack)
+    if problems:
+        raise ConfigError(where, problems)
     findings = judge_stack(cluster)
     errors = [finding.line() for finding in findings if finding.level is Level.ERROR]
     if errors:

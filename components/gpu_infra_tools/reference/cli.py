@@ -12,6 +12,7 @@ import argparse
 import inspect
 import sys
 
+from gpu_infra.generated import print_generated
 from gpu_infra_tools import cli
 
 HEADER = """\
@@ -110,4 +111,4 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(render())
+    sys.exit(print_generated(render, "gpu_infra_tools.reference.cli", __doc__))

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
+from gpu_infra.generated import print_generated
 from gpu_infra.schema.base import field_descriptions
 from gpu_infra.schema.editor import models_reached
 from gpu_infra.schema.environment import PROFILES, EnvironmentProfile
@@ -219,4 +220,4 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(render())
+    sys.exit(print_generated(render, "gpu_infra_tools.reference.stack_file", __doc__))

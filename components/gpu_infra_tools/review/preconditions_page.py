@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from gpu_infra.generated import print_generated
 from gpu_infra_facts.types import NODE_POOL
 from gpu_infra_facts.update_preconditions import (
     all_preconditions,
@@ -100,4 +101,4 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(render())
+    sys.exit(print_generated(render, "gpu_infra_tools.review.preconditions_page", __doc__))

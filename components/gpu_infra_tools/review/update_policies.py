@@ -8,6 +8,7 @@ Regenerate: `.venv/bin/python -m gpu_infra_tools.review.update_policies > docs/u
 
 from __future__ import annotations
 
+import errno
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from gpu_infra.generated import print_generated
 from gpu_infra_facts.types import NODE_POOL
 from gpu_infra_facts.update_semantics import covered_types, provider_source, semantics
 from gpu_infra_tools.plan.engine import run_plan
@@ -172,7 +174,11 @@ def edited_stack(edit: FieldEdit, directory: Path, stacks_dir: Path = STACKS_DIR
 
 
 def generate(stacks_dir: Path = STACKS_DIR) -> str:
-    """Plan every shipped stack and every edit, and render the table."""
+    """Plan every shipped stack and every edit, and render the table; FileNotFoundError
+    when `stacks_dir` (default: `stacks` in the working directory) is missing."""
+    if not stacks_dir.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "no shipped stacks here; run it in the "
+                                "repository's root", str(stacks_dir))
     bases = {stack: review(run_plan(stacks_dir / f"Pulumi.{stack}.yaml")).to_json()
              for stack in {edit.stack_name for edit in EDITS.values()}}
     reports = {}
@@ -184,4 +190,4 @@ def generate(stacks_dir: Path = STACKS_DIR) -> str:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(generate())
+    sys.exit(print_generated(generate, "gpu_infra_tools.review.update_policies", __doc__))

@@ -355,10 +355,19 @@ export interface DriverConfig {
      */
     cudnn?: string;
     /**
-     * The GRID driver package (.run) for vws families, as oss://<bucket>/<key> in one of the
-     * stack's buckets (the nodes' role can read only those). Required with grid.
+     * The GRID driver package (.run) for vws families, as oss://<bucket>/<key>: in one of
+     * the stack's buckets (the nodes' role reads those; their names end in the stack's global
+     * suffix), or anywhere with grid_package_grant. Required with grid.
      */
     gridPackage?: string;
+    /**
+     * grid_package lies outside the stack's buckets: grant the nodes' role read
+     * (oss:GetObject) on that one object. The nodes read it over the stack region's internal
+     * OSS endpoint with the role's credentials, so the bucket must be in the stack's region and
+     * in its account (or its owner's bucket policy must allow the role). Default false:
+     * grid_package must be in one of the stack's buckets, which the role reads already.
+     */
+    gridPackageGrant?: boolean;
     /**
      * SHA256 of grid_package, checked on the node. Default none (not checked).
      */

@@ -32,16 +32,14 @@ def bucket_prefix(cluster: FleetCluster) -> str:
 
 def bucket_purposes(cluster: FleetCluster) -> list[str]:
     """`buckets.purposes`, else the layout's default purposes."""
-    purposes = cluster.storage.buckets.purposes
-    return list(purposes if purposes is not None else cluster.default_bucket_purposes)
+    return list(cluster.bucket_purposes)
 
 
 def bucket_names(cluster: FleetCluster, conventions: Conventions) -> dict[str, str]:
     """Purpose -> bucket name (`<prefix>-<purpose>`, plus the stack's global suffix) of
     every bucket the cluster has."""
-    prefix = bucket_prefix(cluster)
-    return {purpose: conventions.unique_name(BUCKET, f"{prefix}-{purpose}")
-            for purpose in bucket_purposes(cluster)}
+    return {purpose: conventions.unique_name(BUCKET, base)
+            for purpose, base in cluster.bucket_base_names.items()}
 
 
 def log_bucket_name(cluster: FleetCluster, conventions: Conventions) -> str | None:
