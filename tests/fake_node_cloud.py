@@ -8,10 +8,15 @@ a RAM policy document, by default the stack's node policy given to FakeNodeCloud
 action on a resource no statement allows is refused (403 Forbidden.RAM). Statements match
 actions and resources by wildcard and honour `acs:ResourceTag/<key>` StringEquals conditions.
 
-MNS (the job queue) takes ChangeMessageVisibility as its API reference documents it: PUT
-/queues/<queue>/messages?ReceiptHandle=<handle>&VisibilityTimeout=<1-43200>, signed with the
-MNS signature (x-mns-version 2015-06-06) and the STS token in `security-token`, authorized as
-mns:ChangeMessageVisibility on acs:mns:<region>:<account>:/queues/<queue>/messages.
+MNS (the job queue) takes SendMessage, ReceiveMessage, ChangeMessageVisibility and
+DeleteMessage as its API reference documents them (tests/mns_queues.py plays the queues),
+each signed with the MNS signature (x-mns-version 2015-06-06) and the STS token in
+`security-token`, authorized as mns:<operation> on
+acs:mns:<region>:<account>:/queues/<queue>/messages. A receipt handle a test puts in
+`in_flight` stands for a message received earlier (the drain's hand-back).
+
+OSS PutObject (PUT /oss/<bucket>/<key>) stores the object (Standard) when its Content-MD5
+matches the body (else 400 InvalidDigest), authorized as oss:PutObject.
 
 OSS GetObject is served path-style (GET /oss/<bucket>/<key>; config OSS_URL points the node
 there) and checked as "Include a V1 signature in the Authorization header" documents it: the
@@ -40,6 +45,9 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlparse
+from xml.etree import ElementTree
+
+from .mns_queues import NO_MESSAGE, Queues, changed_xml, error_xml, md5_hex, received_xml
 
 TOKEN = "metadata-token"
 ACCOUNT = "1234567890123456"
@@ -85,6 +93,10 @@ class CloudState:
     """Receipt handle -> queue of each received, undeleted message."""
     visibility: list[tuple[str, str, int]] = field(default_factory=list)
     """(queue, receipt handle, seconds) of each accepted ChangeMessageVisibility."""
+    queues: Queues = field(default_factory=Queues)
+    """The MNS queues' messages (SendMessage, ReceiveMessage, DeleteMessage)."""
+    puts: list[tuple[str, str]] = field(default_factory=list)
+    """(bucket, key) of each accepted PutObject."""
     objects: dict[tuple[str, str], tuple[bytes, str]] = field(default_factory=dict)
     """(bucket, key) -> (content, storage class: Standard, Archive, ...)."""
     metadata_delay: float = 0.0
@@ -136,44 +148,84 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_PUT(self) -> None:
-        if self.path.startswith("/mns/") and self.state.fails_now("mns"):
-            self._send(503, "<Error><Code>ServiceUnavailable</Code></Error>")
+        if self.path.startswith("/oss/"):
+            self._oss_put(unquote(urlparse(self.path).path.removeprefix("/oss")))
             return
         if self.path.startswith("/mns/"):
-            with self.state.lock:
-                status, body = self._mns(self.path.removeprefix("/mns"))
-            self._send(status, body)
+            self._serve_mns("PUT")
             return
         if not self._slow_metadata():
             self._send(200, TOKEN)
 
-    def _mns(self, resource: str) -> tuple[int, str]:
-        """ChangeMessageVisibility on `resource` (the signed path and query)."""
+    def do_DELETE(self) -> None:
+        self._serve_mns("DELETE")
+
+    def do_POST(self) -> None:
+        self._serve_mns("POST")
+
+    def _serve_mns(self, verb: str) -> None:
+        if self.state.fails_now("mns"):
+            self._send(503, "<Error><Code>ServiceUnavailable</Code></Error>")
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode() if length else ""
+        resource = self.path.removeprefix("/mns")
+        if verb == "GET":  # a long poll: the queue's lock is taken per look
+            status, answer = self._mns(verb, resource, body)
+        else:
+            with self.state.lock:
+                status, answer = self._mns(verb, resource, body)
+        if status == 204:
+            self.send_response(204)
+            self.end_headers()
+            return
+        self._send(status, answer)
+
+    def _mns(self, verb: str, resource: str, body: str) -> tuple[int, str]:
+        """One MNS operation on `resource` (the signed path and query)."""
         state, url = self.state, urlparse(resource)
-        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        query = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
         parts = url.path.strip("/").split("/")
         if len(parts) != 3 or parts[0] != "queues" or parts[2] != "messages":
-            return 404, "<Code>QueueNotExist</Code>"
-        expected = hmac_sha1("secret", header_string_to_sign("PUT", self.headers, "x-mns-",
+            return 404, error_xml("QueueNotExist", "The queue name you provided is not exist.")
+        expected = hmac_sha1("secret", header_string_to_sign(verb, self.headers, "x-mns-",
                                                              resource))
         if self.headers.get("Authorization") != f"MNS STS.key:{expected}":
-            return 403, "<Code>SignatureDoesNotMatch</Code>"
+            return 403, error_xml("SignatureDoesNotMatch", "signature mismatch")
+        operation = {"GET": "ReceiveMessage", "PUT": "ChangeMessageVisibility",
+                     "DELETE": "DeleteMessage", "POST": "SendMessage"}[verb]
         token = self.headers.get("security-token", "")
         caller, queue = token.removeprefix("token-of-"), parts[1]
         policy = state.caller_policies.get(caller, state.policy)
         arn = f"acs:mns:{state.region}:{ACCOUNT}:/queues/{queue}/messages"
         if not token or (policy is not None and not allowed(
-                policy, "mns:ChangeMessageVisibility", arn, {})):
-            state.denied.append((caller, "mns:ChangeMessageVisibility", arn))
-            return 403, "<Code>AccessDenied</Code>"
+                policy, f"mns:{operation}", arn, {})):
+            state.denied.append((caller, f"mns:{operation}", arn))
+            return 403, error_xml("AccessDenied", "denied")
+        if verb == "GET":
+            received = state.queues.receive(queue, int(query.get("waitseconds", "0")))
+            return (200, received_xml(received)) if received else (404, NO_MESSAGE)
+        if verb == "POST":
+            text = ElementTree.fromstring(body).findtext(
+                "{http://mns.aliyuncs.com/doc/v1/}MessageBody") or ""
+            message_id = state.queues.send(queue, text)
+            return 201, (f"<Message><MessageId>{message_id}</MessageId>"
+                         f"<MessageBodyMD5>{md5_hex(text)}</MessageBodyMD5></Message>")
+        receipt = query.get("ReceiptHandle", "")
+        if verb == "DELETE":
+            return (204, "") if state.queues.delete(queue, receipt) else (404, NO_MESSAGE)
         seconds = int(query.get("VisibilityTimeout", "0"))
         if not 1 <= seconds <= 43200:
-            return 400, "<Code>InvalidArgument</Code>"
-        receipt = query.get("ReceiptHandle", "")
-        if state.in_flight.get(receipt) != queue:
-            return 404, "<Code>MessageNotExist</Code>"
+            return 400, error_xml("InvalidArgument", "VisibilityTimeout out of range")
+        if state.in_flight.get(receipt) == queue:
+            state.visibility.append((queue, receipt, seconds))
+            return 200, f"<ChangeVisibility><ReceiptHandle>{receipt}-2</ReceiptHandle>" \
+                        "</ChangeVisibility>"
+        changed = state.queues.change(queue, receipt, seconds)
+        if changed is None:
+            return 404, NO_MESSAGE
         state.visibility.append((queue, receipt, seconds))
-        return 200, "<ChangeVisibility/>"
+        return 200, changed_xml(changed)
 
     def do_GET(self) -> None:
         url = urlparse(self.path)
@@ -189,6 +241,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if parts[0] == "oss":
             self._oss(unquote(url.path.removeprefix("/oss")))
+            return
+        if parts[0] == "mns":
+            self._serve_mns("GET")
             return
         if self._slow_metadata():
             return
@@ -243,6 +298,37 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(content)))
         self.end_headers()
         self.wfile.write(content)
+
+    def _oss_put(self, resource: str) -> None:
+        """PutObject of /<bucket>/<key>, signed (Content-MD5 and Content-Type as sent),
+        authorized as oss:PutObject, its Content-MD5 checked against the body."""
+        state = self.state
+        bucket, _, key = resource.lstrip("/").partition("/")
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if state.fails_now("oss"):
+            self._send(503, "<Error><Code>ServiceUnavailable</Code></Error>")
+            return
+        expected = hmac_sha1("secret", header_string_to_sign("PUT", self.headers, "x-oss-",
+                                                             resource))
+        token = self.headers.get("x-oss-security-token", "")
+        if not token or self.headers.get("Authorization") != f"OSS STS.key:{expected}":
+            self._send(403, "<Error><Code>SignatureDoesNotMatch</Code></Error>")
+            return
+        caller = token.removeprefix("token-of-")
+        policy = state.caller_policies.get(caller, state.policy)
+        arn = f"acs:oss:*:{ACCOUNT}:{bucket}/{key}"
+        if policy is not None and not allowed(policy, "oss:PutObject", arn, {}):
+            state.denied.append((caller, "oss:PutObject", arn))
+            self._send(403, "<Error><Code>AccessDenied</Code></Error>")
+            return
+        digest = base64.b64encode(hashlib.md5(body).digest()).decode()
+        if self.headers.get("Content-MD5") not in (None, digest):
+            self._send(400, "<Error><Code>InvalidDigest</Code></Error>")
+            return
+        with state.lock:
+            state.objects[(bucket, key)] = (body, "Standard")
+            state.puts.append((bucket, key))
+        self._send(200, "")
 
     def _caller(self, params: dict[str, str]) -> str:
         return params["SecurityToken"].removeprefix("token-of-")

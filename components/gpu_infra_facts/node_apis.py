@@ -21,7 +21,8 @@ GetSecretParameter (oos 2019-06-01: `acs:oos:{regionId}:{accountId}:parameter/{n
 permissions to call the GetSecretValue API operation of KMS", whose resource type is
 `acs:kms:{regionId}:{accountId}:secret/{secretName}`: OOS keeps the secret under a name of
 its own, so the grant covers the region's secrets, UNCONFIRMED which secret ARN OOS checks);
-OSS GetObject (`acs:oss:*:{account}:{bucket}/{object}`); MNS ReceiveMessage, DeleteMessage,
+OSS GetObject and PutObject (`acs:oss:*:{account}:{bucket}/{object}`; a render node writes its
+frames to the outputs bucket); MNS ReceiveMessage, DeleteMessage,
 ChangeMessageVisibility (`acs:mns:{regionId}:{accountId}:/queues/{queueName}/messages`).
 Instance metadata (100.100.100.200) needs no RAM grant and has no row.
 """
@@ -71,6 +72,7 @@ NODE_APIS: tuple[NodeApi, ...] = (
     _own("oos", "GetSecretParameter", "acs:oos:{region}:{account}:secretparameter/{name}",
          Grant("kms:GetSecretValue", "acs:kms:{region}:{account}:secret/*")),
     _own("oss", "GetObject", "acs:oss:*:{account}:{name}/*"),
+    _own("oss", "PutObject", "acs:oss:*:{account}:{name}/*"),
     *(_own("mns", operation, QUEUE_MESSAGES) for operation in (
         "ReceiveMessage", "DeleteMessage", "ChangeMessageVisibility")),
 )

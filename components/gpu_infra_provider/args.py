@@ -1204,6 +1204,27 @@ class InferenceConfig(TypedDict):
     autoscaler (ACK only). Default none: the stack installs no server."""
 
 
+class WorkerConfig(TypedDict):
+    """The render worker every node runs (a systemd unit): one job at a time from the stack's
+    job queue, rendered with `docker run --gpus` in `image`, what the command writes to
+    /output uploaded to the outputs bucket, the message deleted only after that."""
+
+    image: str
+    """Container image, e.g. the stack's registry's `render` repository. Required."""
+    command: NotRequired[list[str]]
+    """The render command and its first arguments; each job's `args` follow. Default: the
+    image's entrypoint."""
+    environment: NotRequired[dict[str, str]]
+    """Environment variables of every render (no secrets: a render that needs one reads it
+    with the node's RAM role, e.g. from KMS Secrets Manager). Each job's `env` adds to them.
+    Default none."""
+    gpus: NotRequired[int]
+    """GPUs each render gets (`docker run --gpus N`). Default: every GPU of the node."""
+    max_attempts: NotRequired[int]
+    """Receives of one job before the queue moves it to the dead-letter queue
+    (`<fleet>-jobs-dead`): a failing render, or one handed back by a drain, counts. Default 5."""
+
+
 class RenderingConfig(TypedDict):
     """A render farm: a spot-heavy auto-scaling fleet of graphics instances."""
 
@@ -1255,6 +1276,9 @@ class RenderingConfig(TypedDict):
     commitment, the rest at list price, spot at spot price. Default none."""
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
+    worker: NotRequired[WorkerConfig]
+    """The render worker every node runs on the jobs of the stack's job queue. Default none:
+    the nodes run no worker (you bring your own)."""
 
 
 class ImageBuildConfig(TypedDict):
@@ -1379,4 +1403,5 @@ __all__ = [
     "TargetTracking",
     "TrainingConfig",
     "TrainingFleet",
+    "WorkerConfig",
 ]

@@ -56,6 +56,7 @@ class ScalingLayout(LayoutBase):
             publisher_logs=self.logs.store(FUNCTION_STORE)
             if self.logs and self.cluster.stack_publishes_queue_metric else None,
             drain_ports=self.drain_ports(), hands_back_jobs=self.node_plan.returns_jobs(),
+            dead_letter_after=self.node_plan.dead_letter_after(),
             contact_group=self.alerting.contact_group_name if self.alerting else None,
             resource_group_id=self.alerting.resource_group_id if self.alerting else None,
             opts=self.child)

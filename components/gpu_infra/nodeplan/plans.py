@@ -21,6 +21,7 @@ from gpu_infra.blocks.bootstrap import (
     ElasticLaunch,
     GpuHealthCheck,
     GridPackage,
+    RenderWorker,
     SharedFsMount,
     SpotWatch,
     health_group_name,
@@ -40,7 +41,9 @@ from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra.schema.node import OSS_URL, DriverConfig
 from gpu_infra_facts import jobs
 from gpu_infra_facts.file_systems import NFS_OPTIONS
+from gpu_infra_facts.naming import child_name, fit_name
 from gpu_infra_facts.node_stack import ERDMA_DEVICE_DIR
+from gpu_infra_facts.types import BUCKET, MNS_QUEUE
 
 RECLAIM_REPORT_DIR = f"{SHARED_FS_MOUNT_POINT}/.gpu-infra/reclaims"
 """Where a reclaimed spot node leaves its report (release time, restore command)."""
@@ -135,7 +138,10 @@ class NodePlan:
             scaling_group_id=scaling_group_id, lifecycle_hook_id=lifecycle_hook_id,
             log_machine_id=machine_group_id(fleet_name, global_suffix)
             if cluster.logs.enabled else None,
-            gpu_health=self.gpu_health_check(), returns_jobs=self.returns_jobs(), **launch)
+            gpu_health=self.gpu_health_check(), returns_jobs=self.returns_jobs(),
+            render_worker=self.render_worker(fleet_name, global_suffix,
+                                             shared_fs=shared_fs_source is not None),
+            **launch)
         return spec if node_tools_bucket is None else with_node_tools(spec, node_tools_bucket)
 
     def gpu_health_check(self) -> GpuHealthCheck | None:
@@ -161,6 +167,35 @@ class NodePlan:
         return (self.BOOTSTRAPS and cluster.layout == "rendering"
                 and getattr(fleet, "drain_seconds", None) is not None
                 and cluster.stack_publishes_queue_metric)
+
+    def render_worker(self, fleet_name: str, global_suffix: str | None, *,
+                      shared_fs: bool) -> RenderWorker | None:
+        """The render worker of a render farm with a `worker` (and the stack's job queue):
+        jobs from `<fleet>-jobs-queue`, frames to the outputs bucket, each job's output
+        directory on the first data disk (else under /var/lib/gpu-infra), the shared file
+        system mounted at its own path. None otherwise."""
+        cluster = self.cluster
+        worker = getattr(cluster, "worker", None)
+        queue = cluster.fleet.queue_scaling if hasattr(cluster.fleet, "queue_scaling") else None
+        if worker is None or queue is None or not self.returns_jobs():
+            return None
+        disks = cluster.storage.disks
+        return RenderWorker(
+            queue=fit_name(MNS_QUEUE, child_name(child_name(fleet_name, "jobs"), "queue"),
+                           global_suffix),
+            image=worker.image, command=tuple(worker.command), environment=worker.environment,
+            gpus=str(worker.gpus or "all"),
+            bucket=fit_name(BUCKET, f"{cluster.bucket_name_prefix}-outputs", global_suffix),
+            visibility_seconds=queue.job_timeout_seconds,
+            work_dir=f"{DATA_ROOT}/{disks[0].name}/gpu-infra-render" if disks
+            else f"{STATE_ROOT}/render",
+            mounts=(SHARED_FS_MOUNT_POINT,) if shared_fs else ())
+
+    def dead_letter_after(self) -> int | None:
+        """Receives of one job before the job queue moves it to its dead-letter queue: the
+        render worker's `max_attempts`; None without a render worker."""
+        worker = getattr(self.cluster, "worker", None)
+        return worker.max_attempts if worker is not None and self.returns_jobs() else None
 
     def uses_erdma(self) -> bool:
         """Whether the nodes use eRDMA: training fleets as they ask (auto: where the family

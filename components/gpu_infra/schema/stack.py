@@ -32,6 +32,7 @@ from gpu_infra.schema.problems import choice_problems, shorten
 from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.serving import ServingConfig
 from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
+from gpu_infra.schema.worker import WorkerConfig
 from gpu_infra_facts.allowed import (
     ACK_PREPAID_MONTHS,
     ESS_DATA_DISK_GIB,
@@ -704,6 +705,9 @@ class RenderingConfig(ClusterBase):
     default_bucket_purposes: ClassVar[tuple[BucketPurpose, ...]] = ("datasets", "outputs")
     fleet: ScalingFleet
     """The scaling GPU fleet. Required."""
+    worker: WorkerConfig | None = None
+    """The render worker every node runs on the jobs of the stack's job queue. Default none:
+    the nodes run no worker (you bring your own)."""
 
     @property
     def health_check_types(self) -> list[HealthCheckType]:
@@ -730,9 +734,34 @@ class RenderingConfig(ClusterBase):
         if "LOAD_BALANCER" in (self.fleet.health_checks or ()):
             problems.append("fleet.health_checks: LOAD_BALANCER needs a load balancer; a "
                             "render farm has none (use ECS)")
+        problems += self._worker_problems()
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+
+    def _worker_problems(self) -> list[str]:
+        """A worker takes its jobs from the stack's queue, writes to the outputs bucket and
+        hands jobs back through the drain."""
+        worker = self.worker
+        if worker is None:
+            return []
+        problems = []
+        if not self.stack_publishes_queue_metric:
+            problems.append("worker: takes its jobs from the stack's job queue; set "
+                            "fleet.queue_scaling (publisher: stack, the default)")
+        if self.fleet.drain_seconds is None:
+            problems.append("worker: needs fleet.drain_seconds (how long a scale-in lets a "
+                            "frame finish before it is handed back), e.g. 900")
+        purposes = self.storage.buckets.purposes
+        if purposes is not None and "outputs" not in purposes:
+            problems.append("worker: writes its frames to the outputs bucket; add outputs to "
+                            "storage.buckets.purposes")
+        smallest = min(self.gpu_types.gpus_per_node(name) for name in self.fleet.instance_types)
+        if worker.gpus is not None and worker.gpus > smallest:
+            problems.append(f"worker.gpus: {worker.gpus} GPUs do not fit the fleet's smallest "
+                            f"instance type ({smallest} GPUs); allowed 1 to {smallest}")
+        return problems
 
 
 def ess_disk_problems(cluster: InferenceConfig | RenderingConfig) -> list[str]:

@@ -1738,6 +1738,38 @@ export interface TrainingFleet {
     systemDiskPerformanceLevel?: string;
 }
 
+/**
+ * The render worker every node runs (a systemd unit): one job at a time from the stack's
+ * job queue, rendered with `docker run --gpus` in `image`, what the command writes to
+ * /output uploaded to the outputs bucket, the message deleted only after that.
+ */
+export interface WorkerConfig {
+    /**
+     * The render command and its first arguments; each job's `args` follow. Default: the
+     * image's entrypoint.
+     */
+    command?: string[];
+    /**
+     * Environment variables of every render (no secrets: a render that needs one reads it
+     * with the node's RAM role, e.g. from KMS Secrets Manager). Each job's `env` adds to them.
+     * Default none.
+     */
+    environment?: {[key: string]: string};
+    /**
+     * GPUs each render gets (`docker run --gpus N`). Default: every GPU of the node.
+     */
+    gpus?: number;
+    /**
+     * Container image, e.g. the stack's registry's `render` repository. Required.
+     */
+    image: string;
+    /**
+     * Receives of one job before the queue moves it to the dead-letter queue
+     * (`<fleet>-jobs-dead`): a failing render, or one handed back by a drain, counts. Default 5.
+     */
+    maxAttempts?: number;
+}
+
 export interface GpuNodesArgs {
     /**
      * The nodes: instance type, count, capacity, image and driver.
@@ -2115,6 +2147,11 @@ export interface RenderFarmArgs {
      * keys and values of at most 128 characters without http:// or https://).
      */
     tags?: {[key: string]: string};
+    /**
+     * The render worker every node runs on the jobs of the stack's job queue. Default none:
+     * the nodes run no worker (you bring your own).
+     */
+    worker?: WorkerConfig;
 }
 
 /**

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import posixpath
 import re
 import shlex
@@ -157,6 +158,42 @@ class NodeTools:
 
 
 @dataclass(frozen=True)
+class RenderWorker:
+    """The render worker of a render farm's nodes (gpu_infra_render.py, gpu-infra-render.service,
+    settings in /etc/gpu-infra/render.json, all from the node tools): one job at a time from
+    `queue`, rendered in `image` with `--gpus gpus`, its files to `bucket`."""
+
+    queue: str
+    """The fleet's MNS job queue."""
+    image: str
+    command: tuple[str, ...]
+    """The render command and its first arguments (the job's `args` follow); empty: the
+    image's entrypoint."""
+    environment: Mapping[str, str]
+    gpus: str
+    """`docker run --gpus`: `all`, or a count."""
+    bucket: str
+    """The outputs bucket the frames go to."""
+    visibility_seconds: int
+    """The queue's job timeout: the worker renews it every third of it."""
+    work_dir: str
+    """Where each job's /output directory lives on the node."""
+    mounts: tuple[str, ...] = ()
+    """Node paths mounted at the same path in the container (the shared file system)."""
+    devices: tuple[str, ...] = ()
+    """Device paths passed with `--device` (eRDMA's /dev/infiniband where the family has it)."""
+
+    def settings(self) -> str:
+        """/etc/gpu-infra/render.json: what the worker reads."""
+        return json.dumps({"queue": self.queue, "image": self.image,
+                           "command": list(self.command), "environment": dict(self.environment),
+                           "gpus": self.gpus, "bucket": self.bucket,
+                           "visibility_seconds": self.visibility_seconds,
+                           "work_dir": self.work_dir, "mounts": list(self.mounts),
+                           "devices": list(self.devices)}, indent=1, sort_keys=True) + "\n"
+
+
+@dataclass(frozen=True)
 class NodeTrustNames:
     """The OOS parameters a training fleet's trust comes from, which the stack writes and the
     node role may only read (blocks.compute.trust): the fleet's SSH user key and host key
@@ -236,6 +273,8 @@ class BootstrapSpec:
     node_tools: NodeTools | None = None
     """Where the installer of the node tools is (node_tools_files: the job launcher, the
     spot watcher, the GPU health check); None: the nodes get none of them."""
+    render_worker: RenderWorker | None = None
+    """The render worker the nodes run (delivered with the node tools); None: none."""
 
     @property
     def cluster(self) -> bool:
@@ -259,6 +298,7 @@ class BootstrapSpec:
         steps += [step for step in self.install_steps() if step != "logs_install"]
         steps += ["nccl_env"] if self.erdma else []
         steps += ["cluster_ssh"] if self.cluster else []
+        steps += ["render_worker"] if self.render_worker else []
         steps += ["health"]
         steps += ["cluster_peers"] if self.cluster else []
         return steps
@@ -278,6 +318,7 @@ STEP_FILES = {
     "node_tools": "job_tools.sh",  # the file keeps the name it had when only jobs used it
     "cloudmonitor": "cloudmonitor.sh", "cluster_ssh": "cluster.sh", "cluster_peers": "cluster.sh",
     "health": "health.sh", "logs": "logs.sh", "logs_install": "logs.sh",
+    "render_worker": "render.sh",
 }
 """Step -> the file defining step_<name>."""
 HEALTH_NEEDS = ("gpu_driver.sh", "erdma.sh", "fabric_manager.sh", "cloudmonitor.sh")
@@ -644,6 +685,15 @@ def gpu_health_files(check: GpuHealthCheck) -> dict[str, tuple[str, int]]:
             "/etc/systemd/system/gpu-infra-gpu-health.timer": (timer, 0o644)}
 
 
+def render_files(worker: RenderWorker) -> dict[str, tuple[str, int]]:
+    """The render worker, its unit and its settings (the render_worker step starts it)."""
+    return {f"{INSTALL_DIR}/bin/gpu_infra_render.py": (
+                strip_python(step_source("gpu_infra_render.py")), 0o755),
+            "/etc/systemd/system/gpu-infra-render.service": (
+                unit_source("gpu-infra-render.service"), 0o644),
+            "/etc/gpu-infra/render.json": (worker.settings(), 0o644)}
+
+
 UNIT_FILES = {
     "gpu-infra-spot-watch.service": (f"{INSTALL_DIR}/bin/gpu-infra-spot-watch",
                                      "/etc/gpu-infra/spot-watch.env"),
@@ -671,10 +721,12 @@ def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
              **launch_files(spec.elastic, spec.spot_watch)}
     if spec.gpu_health:
         files.update(gpu_health_files(spec.gpu_health))
-    if spec.returns_jobs:
+    if spec.returns_jobs or spec.render_worker:
         files[f"{INSTALL_DIR}/bin/gpu_infra_queue.py"] = (
             strip_python(step_source("gpu_infra_queue.py")), 0o755)
-    if spec.gpu_health or spec.returns_jobs:  # their shared part
+    if spec.render_worker:
+        files.update(render_files(spec.render_worker))
+    if spec.gpu_health or spec.returns_jobs or spec.render_worker:  # their shared part
         files[f"{INSTALL_DIR}/bin/gpu_infra_node.py"] = api_module("gpu_infra_node")
     files.update(gpu_checks_module())
     files.update(cluster_files(spec))
@@ -795,9 +847,9 @@ def user_data_size(text: str) -> int:
 
 
 __all__ = ["CONFIG_RUN_SECONDS", "CONFIG_WAIT_SECONDS", "DATA_ROOT", "JOB_UNIT",
-           "NODE_OBJECTS_PREFIX", "BakeTask",
-           "BootstrapSpec", "ElasticLaunch", "GpuHealthCheck", "GridPackage", "NodeTools",
-           "NodeTrustNames", "SharedFsMount", "SpotWatch", "bake_tasks", "config_command",
-           "config_script", "drain_command", "gpu_health_files", "launch_files", "node_files",
-           "node_release", "node_script", "node_tools_files", "node_tools_installer",
+           "NODE_OBJECTS_PREFIX", "BakeTask", "BootstrapSpec", "ElasticLaunch",
+           "GpuHealthCheck", "GridPackage", "NodeTools", "NodeTrustNames", "RenderWorker",
+           "SharedFsMount", "SpotWatch", "bake_tasks", "config_command", "config_script",
+           "drain_command", "gpu_health_files", "launch_files", "node_files", "node_release",
+           "node_script", "node_tools_files", "node_tools_installer", "render_files",
            "trust_names", "unpack_user_data", "user_data", "user_data_size", "with_node_tools"]

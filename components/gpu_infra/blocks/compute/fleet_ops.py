@@ -40,6 +40,9 @@ from gpu_infra_facts.types import MNS_QUEUE, RAM_ROLE, SERVICE_METRIC_ALARM_RULE
 
 QUEUE_POLL_SECONDS = 30
 """Long-poll wait of ReceiveMessage on a job queue (the MNS maximum)."""
+MAX_RETENTION_SECONDS = 604800
+"""The longest an MNS queue keeps a message (message_retention_period: 60 to 604800 s,
+pulumi-alicloud ServiceQueue; the default is 345600, 4 days)."""
 JOB_CALLS = ("ReceiveMessage", "DeleteMessage", "ChangeMessageVisibility")
 """What a node does with the messages of its fleet's job queue (their grants:
 gpu_infra_facts.node_apis)."""
@@ -62,13 +65,18 @@ def account_id(parent: pulumi.Resource) -> pulumi.Output[str]:
 
 
 def work_queue(queue_name: str, *, visibility_seconds: int, conventions: Conventions,
-               parent: pulumi.Resource) -> alicloud.message.ServiceQueue:
+               parent: pulumi.Resource, retention_seconds: int | None = None,
+               dlq_policy: alicloud.message.ServiceQueueDlqPolicyArgs | None = None,
+               ) -> alicloud.message.ServiceQueue:
     """An MNS queue whose message, once received, stays invisible to other receivers for
-    `visibility_seconds` (a job's time limit)."""
+    `visibility_seconds` (a job's time limit); `retention_seconds`: how long a message is
+    kept (default None: the MNS default, 4 days); `dlq_policy`: where jobs received too
+    often go (default None: nowhere)."""
     return alicloud.message.ServiceQueue(
         queue_name, queue_name=conventions.unique_name(MNS_QUEUE, queue_name),
         polling_wait_seconds=QUEUE_POLL_SECONDS,
-        visibility_timeout=visibility_seconds, tags=conventions.tags_for(queue_name),
+        visibility_timeout=visibility_seconds, message_retention_period=retention_seconds,
+        dlq_policy=dlq_policy, tags=conventions.tags_for(queue_name),
         opts=fixed_name(parent))
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pulumi
 import pulumi_alicloud as alicloud
 
-from gpu_infra.blocks.compute.fleet_ops import work_queue
+from gpu_infra.blocks.compute.fleet_ops import MAX_RETENTION_SECONDS, work_queue
 from gpu_infra.blocks.conventions import Conventions, child_name, fixed_name
 from gpu_infra.blocks.identity import RAM_POLICY_VERSION, role_policy, trust_policy
 from gpu_infra.blocks.logs import LogTarget
@@ -80,9 +80,13 @@ class QueueMetricPublisher(pulumi.ComponentResource):
     trusts Function Compute only and may only put custom metrics and read metrics (neither
     action takes a resource scope) and, with `logs`, write the function's logs to that one
     store (Function Compute writes them with the function's role), where each run's output
-    and traceback land.
+    and traceback land. With `dead_letter_after`, the queue `<name>-dead` (messages kept 7
+    days, the MNS maximum) takes every job received that many times without being deleted
+    (the job queue's dead-letter policy: SMQ "Dead-letter queue"; pulumi-alicloud
+    ServiceQueue `dlq_policy`).
 
-    Attributes: `job_queue`, `job_queue_name`, `role`, `function`, `trigger`.
+    Attributes: `job_queue`, `job_queue_name`, `dead_letter_queue` (or None), `role`,
+    `function`, `trigger`.
     """
 
     TYPE = "gpu-infra:compute:QueueMetricPublisher"
@@ -90,15 +94,26 @@ class QueueMetricPublisher(pulumi.ComponentResource):
     def __init__(self, name: str, *, queue: QueueScaling, fleet: str,
                  metric_group_id: pulumi.Input[str], conventions: Conventions,
                  logs: LogTarget | None = None, account: pulumi.Input[str] | None = None,
+                 dead_letter_after: int | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`name`: the fleet's component name; `fleet`: the metric's dimension value;
         `logs`: the store the function's logs go to (default None: none), in `account`
-        (the stack's, for the role's grant; required with `logs`)."""
+        (the stack's, for the role's grant; required with `logs`); `dead_letter_after`:
+        receives before a job goes to the dead-letter queue (default None: no such queue)."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        self.job_queue = work_queue(child_name(name, "queue"),
-                                    visibility_seconds=queue.job_timeout_seconds,
-                                    conventions=conventions, parent=self)
+        self.dead_letter_queue = None
+        dlq_policy = None
+        if dead_letter_after is not None:
+            self.dead_letter_queue = work_queue(
+                child_name(name, "dead"), visibility_seconds=queue.job_timeout_seconds,
+                conventions=conventions, parent=self, retention_seconds=MAX_RETENTION_SECONDS)
+            dlq_policy = alicloud.message.ServiceQueueDlqPolicyArgs(
+                enabled=True, dead_letter_target_queue=self.dead_letter_queue.queue_name,
+                max_receive_count=dead_letter_after)
+        self.job_queue = work_queue(
+            child_name(name, "queue"), visibility_seconds=queue.job_timeout_seconds,
+            conventions=conventions, parent=self, dlq_policy=dlq_policy)
         self.job_queue_name: pulumi.Output[str] = self.job_queue.queue_name
         role_name = child_name(name, "publisher-role")
         self.role = alicloud.ram.Role(

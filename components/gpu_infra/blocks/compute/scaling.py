@@ -97,6 +97,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  hands_back_jobs: bool = False,
                  resource_group_id: pulumi.Input[str] | None = None,
                  publisher_logs: LogTarget | None = None,
+                 dead_letter_after: int | None = None,
                  opts: pulumi.ResourceOptions | None = None):
         """`health_check_types` and `scale_in_percent`: the layout's effective values
         (schema defaults by layout); `contact_group`: who hears of a missing queue metric.
@@ -108,7 +109,8 @@ class GpuScalingGroup(pulumi.ComponentResource):
         rules to them); None: the account's default one. `publishes_queue_metric`: the
         stack publishes the queue metric from its job queue (the layout's effective
         `queue_scaling.publisher`); `publisher_logs`: where the publisher's logs go (default
-        None: nowhere)."""
+        None: nowhere); `dead_letter_after`: receives of one job before the job queue moves
+        it to its dead-letter queue (default None: no dead-letter queue)."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spot = config.uses_spot
@@ -168,6 +170,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
         self.metric_group: alicloud.cms.MonitorGroup | None = None
         self.missing_data_alarm = None
         self.publisher = None
+        self.dead_letter_after = dead_letter_after
         self._queue_scaling(name, config, conventions, scale_in_percent, contact_group,
                             account, child, publishes_queue_metric, publisher_logs)
         self.scheduled_tasks = [
@@ -344,7 +347,8 @@ class GpuScalingGroup(pulumi.ComponentResource):
             self.publisher = QueueMetricPublisher(
                 child_name(name, "jobs"), queue=queue, fleet=name,
                 metric_group_id=pulumi.Output.from_input(group_id).apply(str),
-                conventions=conventions, logs=publisher_logs, account=account, opts=child)
+                conventions=conventions, logs=publisher_logs, account=account,
+                dead_letter_after=self.dead_letter_after, opts=child)
         if contact_group is not None and queue.missing_data_minutes is not None:
             self.missing_data_alarm = missing_metric_alarm(
                 name, queue, queue.missing_data_minutes,

@@ -216,7 +216,7 @@ def config():
     key, _, value = words[0].partition("=")
     values[key] = value
  return values
-def fetch(what, make, seconds=15, target=None):
+def fetch(what, make, seconds=15, target=None, absent=()):
  for attempt in range(TRIES):
   last = attempt == TRIES - 1
   try:
@@ -229,6 +229,8 @@ def fetch(what, make, seconds=15, target=None):
     return None
   except urllib.error.HTTPError as error:
    code = error_code(error)
+   if code in absent:
+    return None
    if last or error.code < 500 and error.code != 429 and "Throttling" not in code:
     print(f"gpu-infra-api: {what} failed: {error.code} {code}{HINTS.get(code, '')}",
      file=sys.stderr)
@@ -284,17 +286,20 @@ def call(product, endpoint, action, **params):
   signature = encode(rpc_signature(query, creds["AccessKeySecret"]))
   return f"{base}/?{canonical(query)}&Signature={signature}"
  return json.loads(fetch(f"{product} {action}", make))
-def rest(service, operation, verb, url, resource, headers=None, target=None):
+def rest(service, operation, verb, url, resource, headers=None, target=None, body=None,
+ absent=()):
  def make():
   creds = credentials()
   sent = dict(headers or {}, Date=email.utils.formatdate(usegmt=True))
+  if body is not None:
+   sent["Content-Length"] = str(len(body))
   sent["x-oss-security-token" if service == "oss" else "security-token"] = \
   creds["SecurityToken"]
   signature = header_signature(creds["AccessKeySecret"], verb, sent, resource,
    f"x-{service}-")
   sent["Authorization"] = f"{service.upper()} {creds['AccessKeyId']}:{signature}"
-  return urllib.request.Request(url, headers=sent, method=verb)
- return fetch(f"{service} {operation} {resource}", make, 60, target)
+  return urllib.request.Request(url, data=body, headers=sent, method=verb)
+ return fetch(f"{service} {operation} {resource}", make, 60, target, absent)
 def tag(cfg, pairs):
  params = {"RegionId": cfg["REGION"], "ResourceType": "instance",
   "ResourceId.1": metadata("instance-id")}
@@ -311,10 +316,12 @@ def event(cfg, status, step, path):
   **{"EventInfo.1.EventName": "gpu-infra-node-" + status,
   "EventInfo.1.Content": content,
   "EventInfo.1.Time": str(int(time.time() * 1000))})
-def oss_get(cfg, bucket, key, target):
+def oss_url(cfg, bucket, key):
  base = cfg.get("OSS_URL", "https://{b}.oss-{r}-internal.aliyuncs.com")
- rest("oss", "GetObject", "GET", base.format(b=bucket, r=cfg["REGION"]) + "/" +
-  urllib.parse.quote(key), f"/{bucket}/{key}", target=target)
+ return base.format(b=bucket, r=cfg["REGION"]) + "/" + urllib.parse.quote(key)
+def oss_get(cfg, bucket, key, target):
+ rest("oss", "GetObject", "GET", oss_url(cfg, bucket, key), f"/{bucket}/{key}",
+  target=target)
 def main(argv):
  cfg = config()
  command, args = (argv[0], argv[1:]) if argv else ("", [])

@@ -692,23 +692,46 @@ for its visibility timeout. Each job is one line of output; exit 1 when any coul
 returned (that one returns when its visibility ends)."""
 import os
 import sys
-from typing import Any, List
+import xml.etree.ElementTree as ElementTree
+from typing import Any, Dict, List, Optional
 MNS_VERSION = "2015-06-06"
 VISIBLE_AGAIN_SECONDS = 1
 CONTENT_TYPE = "text/xml;charset=utf-8"
 """What the request sends and signs (MNS signs the Content-Type line; a request without one
 would get urllib's own for a body)."""
+NO_MESSAGE = ("MessageNotExist",)
+"""ReceiveMessage's answer when no message arrived within its wait (404 MessageNotExist);
+ChangeMessageVisibility's and DeleteMessage's for a receipt handle that is no longer valid
+(the message was received again, handed back or deleted)."""
 def endpoint(node: Any) -> str:
  cfg = node.config()
  if cfg.get("MNS_ENDPOINT"):
   return str(cfg["MNS_ENDPOINT"])
  account = node.metadata("owner-account-id").strip()
  return "https://{}.mns.{}-internal.aliyuncs.com".format(account, cfg["REGION"])
-def visible_again(node: Any, base: str, queue: str, receipt: str) -> None:
+HEADERS = {"Content-Type": CONTENT_TYPE, "x-mns-version": MNS_VERSION}
+"""What every MNS request of the node sends besides the Date and its signature (gpu-infra-api's
+rest signs exactly the headers it sends, Content-Type included, with bounded retries; an
+answer of MessageNotExist is None, any other refusal exits with one line)."""
+def _fields(answer: bytes) -> Dict[str, str]:
+ root = ElementTree.fromstring(answer)
+ return {child.tag.rsplit("}", 1)[-1]: child.text or "" for child in root}
+def receive(node: Any, base: str, queue: str, wait_seconds: int) -> Optional[Dict[str, str]]:
+ resource = "/queues/{}/messages?waitseconds={}".format(queue, wait_seconds)
+ answer = node.rest("mns", "ReceiveMessage", "GET", base + resource, resource, HEADERS,
+  absent=NO_MESSAGE)
+ return None if answer is None else _fields(answer)
+def visible_again(node: Any, base: str, queue: str, receipt: str,
+ seconds: int = VISIBLE_AGAIN_SECONDS) -> Optional[str]:
  resource = "/queues/{}/messages?ReceiptHandle={}&VisibilityTimeout={}".format(
-  queue, receipt, VISIBLE_AGAIN_SECONDS)
- node.rest("mns", "ChangeMessageVisibility", "PUT", base + resource, resource,
-  {"Content-Type": CONTENT_TYPE, "x-mns-version": MNS_VERSION})
+  queue, receipt, seconds)
+ answer = node.rest("mns", "ChangeMessageVisibility", "PUT", base + resource, resource,
+  HEADERS, absent=NO_MESSAGE)
+ return None if answer is None else _fields(answer).get("ReceiptHandle")
+def delete(node: Any, base: str, queue: str, receipt: str) -> bool:
+ resource = "/queues/{}/messages?ReceiptHandle={}".format(queue, receipt)
+ return node.rest("mns", "DeleteMessage", "DELETE", base + resource, resource, HEADERS,
+  absent=NO_MESSAGE) is not None
 def main(argv: List[str]) -> int:
  if len(argv) < 3 or argv[0] != "return":
   raise SystemExit(__doc__)
@@ -722,7 +745,8 @@ def main(argv: List[str]) -> int:
     receipt = handle.readline().strip()
    if not receipt:
     raise ValueError("no receipt handle")
-   visible_again(node, base, queue, receipt)
+   if visible_again(node, base, queue, receipt) is None:
+    raise ValueError("the message was no longer in flight")
    print("returned {} to {}".format(name, queue))
   except (OSError, ValueError, SystemExit) as error:
    failed += 1

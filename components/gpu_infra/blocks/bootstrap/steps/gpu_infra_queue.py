@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-# gpu_infra_queue: the drain's hand-back of unfinished jobs to the fleet's job queue (the node
-# tools install it on fleets whose drain hands jobs back). Python 3.6+ standard library; the
-# node's credentials and settings are gpu-infra-api's (gpu_infra_node.api).
+# gpu_infra_queue: the fleet's job queue (MNS, the queue API of "Simple Message Queue (formerly
+# MNS)", x-mns-version 2015-06-06) as the node tools use it: the render worker receives,
+# renews and deletes its jobs, the drain hands unfinished ones back. Python 3.6+ standard
+# library; the node's credentials and settings are gpu-infra-api's (gpu_infra_node.api).
 """usage: gpu_infra_queue.py return QUEUE JOB_FILE...
 
 Makes each job's message visible in the MNS queue QUEUE again at once: ChangeMessageVisibility
@@ -14,13 +15,18 @@ returned (that one returns when its visibility ends)."""
 
 import os
 import sys
-from typing import Any, List
+import xml.etree.ElementTree as ElementTree
+from typing import Any, Dict, List, Optional
 
 MNS_VERSION = "2015-06-06"
 VISIBLE_AGAIN_SECONDS = 1
 CONTENT_TYPE = "text/xml;charset=utf-8"
 """What the request sends and signs (MNS signs the Content-Type line; a request without one
 would get urllib's own for a body)."""
+NO_MESSAGE = ("MessageNotExist",)
+"""ReceiveMessage's answer when no message arrived within its wait (404 MessageNotExist);
+ChangeMessageVisibility's and DeleteMessage's for a receipt handle that is no longer valid
+(the message was received again, handed back or deleted)."""
 
 
 def endpoint(node: Any) -> str:
@@ -33,14 +39,48 @@ def endpoint(node: Any) -> str:
     return "https://{}.mns.{}-internal.aliyuncs.com".format(account, cfg["REGION"])
 
 
-def visible_again(node: Any, base: str, queue: str, receipt: str) -> None:
-    """One ChangeMessageVisibility call through the node client (gpu-infra-api's rest: MNS
-    signature over the headers it sends, Content-Type included, bounded retries); exits
-    with one line when MNS refuses it."""
+HEADERS = {"Content-Type": CONTENT_TYPE, "x-mns-version": MNS_VERSION}
+"""What every MNS request of the node sends besides the Date and its signature (gpu-infra-api's
+rest signs exactly the headers it sends, Content-Type included, with bounded retries; an
+answer of MessageNotExist is None, any other refusal exits with one line)."""
+
+
+def _fields(answer: bytes) -> Dict[str, str]:
+    """The child elements of an MNS XML answer, by local name (namespace dropped)."""
+    root = ElementTree.fromstring(answer)
+    return {child.tag.rsplit("}", 1)[-1]: child.text or "" for child in root}
+
+
+def receive(node: Any, base: str, queue: str, wait_seconds: int) -> Optional[Dict[str, str]]:
+    """One message of `queue` (ReceiveMessage: GET /queues/QUEUE/messages?waitseconds=N, a
+    long poll of up to N s, 0 to 30): its MessageId, ReceiptHandle, MessageBody,
+    DequeueCount, ...; None when none arrived. The message stays invisible to other
+    receivers for the queue's VisibilityTimeout."""
+    resource = "/queues/{}/messages?waitseconds={}".format(queue, wait_seconds)
+    answer = node.rest("mns", "ReceiveMessage", "GET", base + resource, resource, HEADERS,
+                       absent=NO_MESSAGE)
+    return None if answer is None else _fields(answer)
+
+
+def visible_again(node: Any, base: str, queue: str, receipt: str,
+                  seconds: int = VISIBLE_AGAIN_SECONDS) -> Optional[str]:
+    """ChangeMessageVisibility: the message becomes visible `seconds` from now (default 1,
+    at once). Returns the new receipt handle MNS answers with (the old one stops being
+    valid), None when `receipt` was no longer valid. The handle goes into the query as
+    received, as Alibaba's MNS SDK for Python sends it (mns_client.change_message_visibility)."""
     resource = "/queues/{}/messages?ReceiptHandle={}&VisibilityTimeout={}".format(
-        queue, receipt, VISIBLE_AGAIN_SECONDS)
-    node.rest("mns", "ChangeMessageVisibility", "PUT", base + resource, resource,
-              {"Content-Type": CONTENT_TYPE, "x-mns-version": MNS_VERSION})
+        queue, receipt, seconds)
+    answer = node.rest("mns", "ChangeMessageVisibility", "PUT", base + resource, resource,
+                       HEADERS, absent=NO_MESSAGE)
+    return None if answer is None else _fields(answer).get("ReceiptHandle")
+
+
+def delete(node: Any, base: str, queue: str, receipt: str) -> bool:
+    """DeleteMessage (DELETE /queues/QUEUE/messages?ReceiptHandle=...): the job is done.
+    False when `receipt` was no longer valid (the message may run again elsewhere)."""
+    resource = "/queues/{}/messages?ReceiptHandle={}".format(queue, receipt)
+    return node.rest("mns", "DeleteMessage", "DELETE", base + resource, resource, HEADERS,
+                     absent=NO_MESSAGE) is not None
 
 
 def main(argv: List[str]) -> int:
@@ -58,7 +98,8 @@ def main(argv: List[str]) -> int:
                 receipt = handle.readline().strip()
             if not receipt:
                 raise ValueError("no receipt handle")
-            visible_again(node, base, queue, receipt)
+            if visible_again(node, base, queue, receipt) is None:
+                raise ValueError("the message was no longer in flight")
             print("returned {} to {}".format(name, queue))
         except (OSError, ValueError, SystemExit) as error:
             failed += 1
