@@ -158,3 +158,71 @@ def test_land_keeps_main_when_the_gate_fails(repo: Path, tmp_path: Path) -> None
     assert result.returncode == 1
     assert "the gate failed" in result.stdout
     assert git(repo, "rev-parse", "main") == before
+
+
+def test_conflicts_only_in_generated_files_are_regenerated(repo: Path, tmp_path: Path) -> None:
+    """Two branches that each re-record a generated file conflict in it; the landing keeps
+    main's copy, regenerates it from the merged sources, and the revert check lets the
+    regenerated file replace main's lines."""
+    generate = "mkdir -p gen && cat ./*.src > gen/out.txt"
+    git(repo, "checkout", "-q", "-b", "work")
+    commit(repo, "second.src", "a source line of the branch\n", "source")
+    subprocess.run(generate, shell=True, cwd=repo, check=True)
+    git(repo, "add", "gen")
+    git(repo, "commit", "-q", "-m", "record")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "first.src", "a source line landed on main\n", "main's source")
+    subprocess.run(generate, shell=True, cwd=repo, check=True)
+    git(repo, "add", "gen")
+    git(repo, "commit", "-q", "-m", "main's record")
+    message = tmp_path / "message"
+    message.write_text("Work with a record\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "true",
+           "LAND_GENERATED": "gen/", "LAND_REGENERATE": generate}
+    result = subprocess.run(["bash", str(LAND), "work", str(message)], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "conflicted only in generated files; regenerated: gen/out.txt" in result.stdout
+    assert (repo / "gen" / "out.txt").read_text() == (
+        "a source line landed on main\na source line of the branch\n")
+    assert "Intended-revert" not in git(repo, "log", "-1", "--format=%B")
+
+
+def test_a_failed_regeneration_is_a_conflict(repo: Path, tmp_path: Path) -> None:
+    git(repo, "checkout", "-q", "-b", "work")
+    commit(repo, "gen.txt", "the branch's record\n", "record")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "gen.txt", "main's record\n", "main's record")
+    message = tmp_path / "message"
+    message.write_text("Work\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "true",
+           "LAND_GENERATED": "gen", "LAND_REGENERATE": "false"}
+    before = git(repo, "rev-parse", "main")
+    result = subprocess.run(["bash", str(LAND), "work", str(message)], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "does not merge cleanly onto main; conflicts in: gen.txt" in result.stderr
+    assert git(repo, "rev-parse", "main") == before
+
+
+def test_the_changelog_keeps_both_sides_entries(repo: Path, tmp_path: Path) -> None:
+    """The repository's .gitattributes merges CHANGELOG.md as a union: two branches that each
+    add an entry at the top both land."""
+    (repo / ".gitattributes").write_text((ROOT / ".gitattributes").read_text())
+    commit(repo, "CHANGELOG.md", "# Changelog\n\n## Unreleased\n\n## 0.1.0\n", "log")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attributes")
+    git(repo, "checkout", "-q", "-b", "work")
+    commit(repo, "CHANGELOG.md", "# Changelog\n\n## Unreleased\n\n- the branch's entry\n\n"
+           "## 0.1.0\n", "entry")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "CHANGELOG.md", "# Changelog\n\n## Unreleased\n\n- main's entry\n\n"
+           "## 0.1.0\n", "main's entry")
+    message = tmp_path / "message"
+    message.write_text("Work\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "true"}
+    result = subprocess.run(["bash", str(LAND), "work", str(message)], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    changelog = (repo / "CHANGELOG.md").read_text()
+    assert "- main's entry\n" in changelog and "- the branch's entry\n" in changelog
