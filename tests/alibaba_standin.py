@@ -11,6 +11,9 @@ What it imitates:
 - the OSS V1 signature (OSS "Include a V1 signature in the Authorization header") and
   GetBucketInfo's answers: 200 BucketInfo XML, 404 NoSuchBucket, 403 AccessDenied;
 - the ECS metadata service's RAM-role keys (token first);
+- MNS SendMessage (POST /queues/<queue>/messages, the MNS signature: the OSS V1 lines with the
+  x-mns- headers, "MNS AccessKeyId:Signature"; 201 with MessageId and MessageBodyMD5, 404
+  QueueNotExist for a queue the account lacks) into `Account.queues`;
 - each API's answer in the shape of its API reference's response example (cited at each
   builder), filled from the account state.
 What it does not imitate: pagination beyond one page, throttling, RAM permissions per action,
@@ -32,11 +35,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from xml.etree import ElementTree
 
 KEY_ID, SECRET = "LTAI-standin-key", "standin-secret"
 ROLE_KEYS = {"Code": "Success", "AccessKeyId": "STS.standin-role", "AccessKeySecret": SECRET,
              "SecurityToken": "standin-token", "Expiration": "2099-01-01T00:00:00Z"}
-VERSIONS = {"2014-05-26": "ecs", "2015-12-15": "cs", "2016-01-20": "kms", "2019-01-01": "cms"}
+VERSIONS = {"2014-05-26": "ecs", "2015-12-15": "cs", "2016-01-20": "kms", "2019-01-01": "cms",
+            "2015-04-01": "sts"}
+ACCOUNT_ID = "1234567890123456"
 MAX_SKEW_SECONDS = 15 * 60
 
 
@@ -92,6 +98,8 @@ class Account:
     """Action -> (HTTP status, error code) to answer instead."""
     garbage: dict[str, Any] = field(default_factory=dict)
     """Action -> a JSON document answered with 200 instead (a hostile or changed API)."""
+    queues: dict[str, list[str]] = field(default_factory=dict)
+    """MNS queue -> the bodies sent to it (a queue not listed does not exist)."""
 
 
 class StandIn:
@@ -121,6 +129,8 @@ class StandIn:
                 self.answer(200, "meta-token", "text/plain")
 
             def do_POST(self) -> None:
+                if self.path.startswith("/queues/"):
+                    return self.answer(*stand_in.mns(self), "text/xml")
                 self.answer(*stand_in.api(self), "application/json")
 
             def do_GET(self) -> None:
@@ -201,6 +211,35 @@ class StandIn:
             return error(400, "SignatureNonceUsed")
         self.nonces.add(nonce)
         return None
+
+    def mns(self, request: BaseHTTPRequestHandler) -> tuple[int, str]:
+        """SendMessage, its MNS signature recomputed from the documented lines."""
+        path = urllib.parse.urlsplit(request.path).path
+        headers = {name.lower(): value for name, value in request.headers.items()}
+        body = request.rfile.read(int(headers.get("content-length") or 0)).decode()
+        own = "".join(f"{n}:{headers[n].strip()}\n" for n in sorted(headers)
+                      if n.startswith("x-mns-"))
+        to_sign = "\n".join(["POST", headers.get("content-md5", ""),
+                             headers.get("content-type", ""), headers.get("date", ""),
+                             f"{own}{path}"])
+        digest = base64.b64encode(hmac.new(SECRET.encode(), to_sign.encode(),
+                                           hashlib.sha1).digest()).decode()
+        key_id = headers.get("authorization", "").removeprefix("MNS ").split(":")[0]
+        if headers.get("authorization") != f"MNS {key_id}:{digest}" or \
+                key_id not in (KEY_ID, ROLE_KEYS["AccessKeyId"]) or \
+                headers.get("x-mns-version") != "2015-06-06":
+            return 403, "<Error><Code>SignatureDoesNotMatch</Code></Error>"
+        queue = path.split("/")[2]
+        self.requests.append(("SendMessage", {"queue": queue}))
+        if queue not in self.account.queues:
+            return 404, ("<Error><Code>QueueNotExist</Code><Message>The queue name you "
+                         "provided is not exist.</Message></Error>")
+        text = ElementTree.fromstring(body).findtext(
+            "{http://mns.aliyuncs.com/doc/v1/}MessageBody") or ""
+        self.account.queues[queue].append(text)
+        return 201, (f"<Message><MessageId>msg-{len(self.account.queues[queue])}</MessageId>"
+                     f"<MessageBodyMD5>{hashlib.md5(text.encode()).hexdigest().upper()}"
+                     "</MessageBodyMD5></Message>")
 
     def oss(self, request: BaseHTTPRequestHandler) -> tuple[int, str]:
         bucket = urllib.parse.urlsplit(request.path).path.strip("/")
@@ -391,7 +430,16 @@ def _price(account: Account, query: dict[str, str]) -> tuple[int, str]:
         "Rules": {"Rule": []}}})
 
 
+def _caller_identity(account: Account, query: dict[str, str]) -> tuple[int, str]:
+    # STS GetCallerIdentity response example (help.aliyun.com/zh/ram/developer-reference/
+    # api-sts-2015-04-01-getcalleridentity)
+    return _ok({"IdentityType": "Account", "AccountId": ACCOUNT_ID, "RequestId": "standin",
+                "PrincipalId": ACCOUNT_ID, "UserId": ACCOUNT_ID,
+                "Arn": f"acs:ram::{ACCOUNT_ID}:root"})
+
+
 HANDLERS: dict[tuple[str, str], Callable[[Account, dict[str, str]], tuple[int, str]]] = {
+    ("sts", "GetCallerIdentity"): _caller_identity,
     ("ecs", "DescribeAvailableResource"): _available_resource,
     ("ecs", "DescribeAccountAttributes"): _account_attributes,
     ("ecs", "DescribeInstanceTypes"): _instance_types,

@@ -70,6 +70,15 @@ def test_oss_signature_matches_the_documented_example():
         "OSS 44CF9590006BF252F707:26NBxoKdsyly4EDv6inkoDft/yA="
 
 
+def test_mns_signature_matches_the_documented_example():
+    """MNS's example (GET /MyQueue, TestAccessSecret; the page masks the last 4 characters
+    of "uwx3yeWoILzgmvesW0BQSgfM****"): the same lines as OSS's, with the x-mns- headers."""
+    value = oss_authorization("TestAccessKeyId", "TestAccessSecret", "GET",
+                              {"Date": "Thu, 09 Jul 2015 03:01:34 GMT",
+                               "x-mns-version": "2015-06-06"}, "/MyQueue", scheme="MNS")
+    assert value.startswith("MNS TestAccessKeyId:uwx3yeWoILzgmvesW0BQSgfM")
+
+
 @pytest.fixture
 def no_network(monkeypatch):
     """Any connection fails the test."""

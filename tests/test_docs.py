@@ -192,6 +192,8 @@ NEEDS_THE_CLOUD = {
     "publish-queue-metric": "sends PutCustomMetric to CloudMonitor: needs Alibaba Cloud "
                             "credentials and the network (tests/test_metric_publisher.py runs "
                             "it against a fake CloudMonitor)",
+    "submit": "sends MNS SendMessage to a render farm's queue: needs Alibaba Cloud credentials "
+              "and the network (tests/test_submit.py runs it against a loopback stand-in)",
     "preflight": "reads the account: needs Alibaba Cloud credentials and the network "
                  "(tests/test_preflight.py runs it against a loopback stand-in)",
     "--live-prices": "reads the account's prices: needs credentials and the network "

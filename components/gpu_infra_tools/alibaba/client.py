@@ -1,5 +1,6 @@
-"""A small read-only Alibaba Cloud API client: RPC and ROA calls signed with V3
-(ACS3-HMAC-SHA256) and OSS GetBucketInfo signed with OSS V1.
+"""A small Alibaba Cloud API client: RPC and ROA calls signed with V3 (ACS3-HMAC-SHA256), OSS
+GetBucketInfo signed with OSS V1, and MNS SendMessage (the one call that writes: a job for a
+render farm's queue) signed with the MNS signature.
 
 Every argument is checked before any network call (`ClientError`). The endpoint is the
 product's public one (gpu_infra_facts.openapi) unless the client is given `endpoint`, one base
@@ -21,9 +22,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
+from xml.sax.saxutils import escape
 
 from gpu_infra.blocks.functions.rpc import Credentials
-from gpu_infra_facts.openapi import BUCKET_NAME_PATTERN, OSS_HOST, PRODUCTS
+from gpu_infra_facts.openapi import (
+    BUCKET_NAME_PATTERN,
+    MNS_HOST,
+    MNS_NAMESPACE,
+    MNS_VERSION,
+    OSS_HOST,
+    PRODUCTS,
+)
 from gpu_infra_tools.alibaba.signing import EMPTY_SHA256, oss_authorization, v3_authorization
 
 TIMEOUT_SECONDS = 20
@@ -31,6 +40,11 @@ REGION_PATTERN = re.compile(r"^[a-z]{2,3}(-[a-z0-9]+){1,3}$")
 ACTION_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9]{2,80}$")
 PARAMETER_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.]{0,100}$")
 ENDPOINT_PATTERN = re.compile(r"^https?://[A-Za-z0-9.\-\[\]:]+/?$")
+QUEUE_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,255}$")
+"""MNS queue names: up to 256 letters, digits and hyphens, starting with a letter or digit."""
+ACCOUNT_ID_PATTERN = re.compile(r"^[0-9]{1,20}$")
+MAX_MESSAGE_BYTES = 65536
+"""The largest message body MNS takes (a queue's MaximumMessageSize: 1024 to 65536 bytes)."""
 
 
 CREDENTIAL_CODES = ("InvalidAccessKeyId.NotFound", "InvalidAccessKeyId.Inactive",
@@ -163,6 +177,49 @@ class AlibabaClient:
         except ElementTree.ParseError:
             code = ""
         return status, code
+
+
+    def account_id(self) -> str:
+        """The account of the credentials (STS GetCallerIdentity's AccountId)."""
+        account = str(self.rpc("sts", "GetCallerIdentity").get("AccountId", ""))
+        if not ACCOUNT_ID_PATTERN.match(account):
+            raise ApiError("GetCallerIdentity", 200, "UnexpectedAnswer", "no AccountId")
+        return account
+
+    def send_message(self, account_id: str, queue: str, body: str) -> str:
+        """MNS SendMessage of `body` to `queue` of `account_id`'s MNS in the region (POST
+        /queues/<queue>/messages, `<Message><MessageBody>`; 201 with its MessageId)."""
+        if not ACCOUNT_ID_PATTERN.match(account_id):
+            raise ClientError(f"account id {account_id!r} is not an Alibaba Cloud account id")
+        if not QUEUE_NAME_PATTERN.match(queue):
+            raise ClientError(f"queue {queue!r} is not an MNS queue name")
+        if len(body.encode()) > MAX_MESSAGE_BYTES:
+            raise ClientError(f"a message of {len(body.encode())} bytes is over MNS's "
+                              f"{MAX_MESSAGE_BYTES}")
+        resource = f"/queues/{queue}/messages"
+        base = self._base(MNS_HOST.format(account=account_id, region=self.region))
+        data = (f'<?xml version="1.0" encoding="UTF-8"?><Message xmlns="{MNS_NAMESPACE}">'
+                f"<MessageBody>{escape(body)}</MessageBody></Message>").encode()
+        headers = {"Content-Type": "text/xml;charset=utf-8",
+                   "Date": email.utils.formatdate(usegmt=True), "x-mns-version": MNS_VERSION}
+        if self.credentials.security_token:
+            headers["security-token"] = self.credentials.security_token
+        headers["Authorization"] = oss_authorization(
+            self.credentials.access_key_id, self.credentials.access_key_secret, "POST",
+            headers, resource, scheme="MNS")
+        self.calls.append("SendMessage")
+        status, answer = _send("SendMessage", urllib.request.Request(
+            base.rstrip("/") + resource, data=data, headers=headers, method="POST"))
+        try:
+            document = ElementTree.fromstring(answer)
+        except ElementTree.ParseError:
+            raise ApiError("SendMessage", status, "NotXml",
+                           answer[:200].decode(errors="replace")) from None
+        found = {child.tag.rsplit("}", 1)[-1]: child.text or "" for child in document}
+        if status >= 400 or not found.get("MessageId"):
+            raise ApiError("SendMessage", status, found.get("Code") or str(status),
+                           found.get("Message", ""))
+        return found["MessageId"]
 
 
 def _product(product: str, style: str) -> None:

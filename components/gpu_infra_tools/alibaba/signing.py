@@ -8,6 +8,8 @@
 - OSS V1 (`OSS AccessKeyId:Signature`), OSS "Include a V1 signature in the Authorization
   header": base64(HMAC-SHA1(secret, VERB \\n Content-MD5 \\n Content-Type \\n Date \\n
   CanonicalizedOSSHeaders CanonicalizedResource)).
+- MNS (`MNS AccessKeyId:Signature`), Simple Message Queue (formerly MNS) "Sign requests": the
+  same lines with the `x-mns-` headers.
 
 The tests pin both to the documentation's worked examples.
 """
@@ -71,21 +73,23 @@ def v3_authorization(access_key_id: str, access_key_secret: str, method: str, pa
             f"SignedHeaders={';'.join(signed_header_names(headers))},Signature={signature}")
 
 
-def oss_string_to_sign(method: str, headers: Mapping[str, str], resource: str) -> str:
-    """The OSS V1 string to sign; `resource` is the CanonicalizedResource
-    (`/bucket/?bucketInfo`)."""
+def oss_string_to_sign(method: str, headers: Mapping[str, str], resource: str,
+                       prefix: str = "x-oss-") -> str:
+    """The OSS V1 string to sign (MNS's with `prefix` x-mns-); `resource` is the
+    CanonicalizedResource (`/bucket/?bucketInfo`, `/queues/<queue>/messages`)."""
     lowered = {name.lower(): value.strip() for name, value in headers.items()}
-    oss_headers = "".join(f"{name}:{lowered[name]}\n" for name in sorted(lowered)
-                          if name.startswith("x-oss-"))
+    own_headers = "".join(f"{name}:{lowered[name]}\n" for name in sorted(lowered)
+                          if name.startswith(prefix))
     return "\n".join([method.upper(), lowered.get("content-md5", ""),
                       lowered.get("content-type", ""), lowered.get("date", ""),
-                      oss_headers + resource])
+                      own_headers + resource])
 
 
 def oss_authorization(access_key_id: str, access_key_secret: str, method: str,
-                      headers: Mapping[str, str], resource: str) -> str:
-    """The OSS V1 `Authorization` header value."""
+                      headers: Mapping[str, str], resource: str, scheme: str = "OSS") -> str:
+    """The OSS V1 `Authorization` header value; with `scheme` MNS, MNS's."""
+    prefix = f"x-{scheme.lower()}-"
     digest = hmac.new(access_key_secret.encode(),
-                      oss_string_to_sign(method, headers, resource).encode(),
+                      oss_string_to_sign(method, headers, resource, prefix).encode(),
                       hashlib.sha1).digest()
-    return f"OSS {access_key_id}:{base64.b64encode(digest).decode()}"
+    return f"{scheme} {access_key_id}:{base64.b64encode(digest).decode()}"

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 COMMANDS = {"validate": "validate", "schema": "schema", "plan": "plan", "job": "job",
             "policy": "policy",
             "clone": "clone", "catalog": "catalog", "cost": "cost", "preflight": "preflight",
-            "publish-queue-metric": "publish", "pr-comment": "pr_comment",
+            "publish-queue-metric": "publish", "submit": "submit", "pr-comment": "pr_comment",
             "completion": "completion"}
 """Command name -> its module in this package; each module has `add_parser(subparsers)`,
 `run(args) -> int`, a docstring (the description in `--help`) and EXAMPLES (command lines

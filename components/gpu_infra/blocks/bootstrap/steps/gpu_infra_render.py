@@ -105,7 +105,7 @@ def docker_command(settings: Dict[str, Any], job: Dict[str, Any], name: str,
     for device in settings.get("devices", []):
         command += ["--device", device]
     for mount in settings.get("mounts", []):
-        command += ["--volume", "{0}:{0}".format(mount)]
+        command += ["--volume", "{}:{}".format(ROOT + mount, mount)]
     command += ["--volume", "{}:{}".format(output_dir, OUTPUT_MOUNT)]
     for key in sorted(environment(settings, job, name)):
         command += ["--env", key]
@@ -136,6 +136,8 @@ class Worker:
         self.queue = settings["queue"]
         self.pulled = False
         self.stopping = False
+        self.receipt = ""
+        """The newest receipt handle of the job in flight (renewals replace it)."""
 
     def may_take_work(self) -> bool:
         """The node passed its readiness check and is neither draining nor unhealthy."""
@@ -147,11 +149,15 @@ class Worker:
         """The image, once per worker start (gpu-infra-pull: the registry's token from
         the node role, retries, one line on failure)."""
         if not self.pulled:
-            done = subprocess.run([BIN_DIR + "/gpu-infra-pull", self.settings["image"]])
-            self.pulled = done.returncode == 0
+            try:
+                status = subprocess.run([BIN_DIR + "/gpu-infra-pull",
+                                         self.settings["image"]]).returncode
+            except OSError as error:
+                status = error.errno or 1
+            self.pulled = status == 0
             if not self.pulled:
                 say("could not pull", self.settings["image"], "(exit {}); trying again in {} s"
-                    .format(done.returncode, RETRY_SECONDS))
+                    .format(status, RETRY_SECONDS))
         return self.pulled
 
     def run_forever(self) -> None:
@@ -205,9 +211,10 @@ class Worker:
             self.hand_back(None, receipt, "not a job")
             return
         job_file = os.path.join(JOBS_DIR, job_id)
+        self.receipt = receipt
         with open(job_file, "w", encoding="utf-8") as handle:
             handle.write(receipt + "\n")
-        output_dir = os.path.join(self.settings["work_dir"], job_id)
+        output_dir = os.path.join(ROOT + self.settings["work_dir"], job_id)
         shutil.rmtree(output_dir, ignore_errors=True)
         os.makedirs(output_dir)
         try:
@@ -227,29 +234,30 @@ class Worker:
         while not finished(process):
             if not os.path.exists(job_file):  # the drain handed it back
                 self.stop_container(name, process)
+                # the drain may have read the handle a renewal has just replaced: return the
+                # message with the newest one too (MessageNotExist when the drain's worked)
+                self.queue_api.visible_again(self.node, self.base, self.queue, self.receipt)
                 say("job", job_id, "handed back by the drain after {:.0f} s".format(
                     time.time() - started))
                 return
             if self.stopping:
                 self.stop_container(name, process)
-                self.hand_back(job_id, self.read_receipt(job_id), "the worker stopped")
+                self.hand_back(job_id, self.receipt, "the worker stopped")
                 return
             if time.time() - renewed >= renew_every:
-                self.renew(job_id, job_file)
+                self.renew(job_file)
                 renewed = time.time()
         seconds = time.time() - started
         if process.returncode != 0:
             say("job", job_id, "failed: exit {} after {:.0f} s; it runs again in {} s".format(
                 process.returncode, seconds, RETRY_SECONDS))
-            self.hand_back(job_id, self.read_receipt(job_id), "failed", RETRY_SECONDS)
+            self.hand_back(job_id, self.receipt, "failed", RETRY_SECONDS)
             return
         uploaded = self.upload(job_id, job["output"], output_dir)
         if uploaded is None:
-            self.hand_back(job_id, self.read_receipt(job_id), "upload failed", RETRY_SECONDS)
+            self.hand_back(job_id, self.receipt, "upload failed", RETRY_SECONDS)
             return
-        receipt = self.read_receipt(job_id)
-        if receipt is None or not self.queue_api.delete(self.node, self.base, self.queue,
-                                                        receipt):
+        if not self.queue_api.delete(self.node, self.base, self.queue, self.receipt):
             say("job", job_id, "rendered, but its message was no longer ours (it may run "
                 "again)")
         else:
@@ -257,14 +265,13 @@ class Worker:
                 seconds, uploaded, self.settings["bucket"], job["output"]))
         remove(job_file)
 
-    def renew(self, job_id: str, job_file: str) -> None:
+    def renew(self, job_file: str) -> None:
         """ChangeMessageVisibility by the job timeout; the new receipt handle replaces the
-        first line of the job file in place (so a drain that moved the file meanwhile
-        hands back with the valid one)."""
-        receipt = self.read_receipt(job_id)
-        fresh = receipt and self.queue_api.visible_again(
-            self.node, self.base, self.queue, receipt, self.settings["visibility_seconds"])
+        first line of the job file in place (a drain that moved the file reads it there)."""
+        fresh = self.queue_api.visible_again(self.node, self.base, self.queue, self.receipt,
+                                             self.settings["visibility_seconds"])
         if fresh:
+            self.receipt = fresh
             with contextlib.suppress(OSError), open(job_file, "r+", encoding="utf-8") as handle:
                 handle.write(fresh + "\n")  # (a file handed back meanwhile: the loop notices)
                 handle.truncate()
