@@ -175,6 +175,11 @@ def _stack_cases() -> list[Case]:
                 argv = (*words, stack)
             cases.append(Case(f"stack-{name}", command, argv, {"Pulumi.dir.yaml/keep": ""},
                               expect=expect))
+        [stack] = [a for a in COMMANDS[command]._actions if a.dest == "stack"]
+        position = _stack_position(command, words)
+        cases.append(Case("stack-empty", command,
+                          (*words[:position], "", *words[position + 1:]),
+                          expect=f"argument {stack.metavar}: empty; give a value"))
     return cases
 
 

@@ -5,6 +5,7 @@ no traceback, nothing written (tests/hostile.py)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from gpu_infra_tools.cli import main
 from .conftest import PROJECT_DIR
 from .hostile import TRAINING, Case, billion_laughs, run_in_process
 from .shipped import plan_shipped_once
+from .test_cli_every_command import COMMANDS, sample
 
 BASE = {"base.json": json.dumps({"resources": []})}
 AGAINST = ("plan", "training-dev", "--against", "{d}/base.json")
@@ -56,6 +58,65 @@ CASES = [
          ("pr-comment", "--base", "HEAD", "--out", "{d}/c.md", "--sarif-dir", "{d}/f"),
          {"f": "x"}, expect="argument --sarif-dir: {d}/f: is a file, not a directory"),
 ]
+ARGUMENT_CASES = [
+    Case("arguments", "gpu-memory-nan", ("catalog", "--gpu-memory", "nan"),
+         expect="--gpu-memory: nan; must be a finite number above 0"),
+    Case("arguments", "gpu-memory-infinite", ("catalog", "--recommend", "--gpu-memory", "inf"),
+         expect="--gpu-memory: inf; must be a finite number above 0"),
+    Case("arguments", "gpu-model-empty", ("catalog", "--gpu-model", " "),
+         expect="argument --gpu-model: empty; give a value"),
+    Case("arguments", "against-empty", ("plan", "training-dev", "--against", ""),
+         expect="argument --against: empty"),
+    Case("arguments", "clone-name-empty",
+         ("clone", "training-dev", "copy", "--stacks-dir", "{d}", "--name", ""),
+         expect="argument --name: empty"),
+    Case("arguments", "cost-endpoint-unused",
+         ("cost", "training-dev", "--endpoint", "https://proxy.example.com"),
+         expect="--endpoint: only used with --live-prices"),
+    Case("arguments", "catalog-metadata-endpoint-unused",
+         ("catalog", "--metadata-endpoint", "http://127.0.0.1:9"),
+         expect="--metadata-endpoint: only used with --live-prices"),
+]
+"""Arguments that were silently ignored or taken as numbers nothing can be: refused while
+parsing or before any work (the account options before any credential lookup)."""
+
+ENDPOINT_OPTIONS = [(command, action.option_strings[0]) for command, parser in COMMANDS.items()
+                    for action in parser._actions
+                    if getattr(action.type, "__name__", "") == "endpoint"]
+"""Every URL option of every command (an endpoint_url type), enumerated from the parser."""
+
+
+@pytest.mark.parametrize("case", ARGUMENT_CASES, ids=[case.id for case in ARGUMENT_CASES])
+def test_a_hostile_argument_is_one_line(case: Case, tmp_path: Path, capsys, monkeypatch):
+    run_in_process(case, tmp_path, capsys, monkeypatch)
+
+
+@pytest.mark.parametrize("url, problem", [
+    ("http://10.0.0.1", "http only to a loopback address; use https"),
+    ("a b", "not an https:// URL with a host"),
+    ("https://user:pw@proxy.example.com", "give scheme, host, port and path only"),
+    ("file:///etc/passwd", "not an https:// URL with a host"),
+])
+@pytest.mark.parametrize("command, option", ENDPOINT_OPTIONS)
+def test_every_url_option_refuses_what_would_send_credentials_astray(
+        command: str, option: str, url: str, problem: str, tmp_path: Path, capsys, monkeypatch):
+    """Refused while parsing: no credential is looked up, no request made."""
+    assert {("cost", "--endpoint"), ("preflight", "--metadata-endpoint"),
+            ("publish-queue-metric", "--endpoint")} <= set(ENDPOINT_OPTIONS)
+    if option == "--metadata-endpoint" and url == "http://10.0.0.1":
+        problem = "http only to a loopback address"  # 100.100.100.200 is the one exception
+    monkeypatch.setattr(argparse.Namespace, "run", _never_run, raising=False)
+    argv = [word.replace("{d}", str(tmp_path)).replace("{endpoint}", "https://x.example.com")
+            for word in sample(command)]
+    run_in_process(Case("url", f"{command}{option}", (*argv, option, url),
+                        expect=f"argument {option}: {url!r}: {problem}"),
+                   tmp_path, capsys, monkeypatch)
+
+
+def _never_run(*_args: object) -> int:
+    raise AssertionError("the command ran after a bad URL")
+
+
 GIT_CASES = [
     Case("pr-comment", "base-not-a-commit",
          ("pr-comment", "--base", "no-such-revision", "--out", "{d}/comment.md"),

@@ -70,6 +70,11 @@ HOSTILE_STACKS: dict[str, tuple[str | bytes, str]] = {
                     "gpu-infra:cluster.name: string should match pattern"),
     "tab-indent": (replaced(TRAINING, "    name: llm-train", "\tname: llm-train"),
                    "malformed YAML"),
+    "nul-character": (replaced(TRAINING, "Owner: ml-platform", "Owner: ml\0platform"),
+                      "malformed YAML: character U+0000 is not allowed (YAML takes printable "
+                      "characters only)"),
+    "bell-character": (replaced(TRAINING, "Owner: ml-platform", "Owner: ml\aplatform"),
+                       "malformed YAML: character U+0007 is not allowed"),
     "empty-file": ("", "config: missing"),
     "config-a-list": ("config: [1, 2]\n", "config: missing"),
     "cluster-a-string": ("config:\n  alicloud:region: cn-hangzhou\n  gpu-infra:cluster: x\n",

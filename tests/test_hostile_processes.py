@@ -256,3 +256,25 @@ def test_the_update_policies_outside_the_repository_is_one_line(tmp_path: Path):
     assert done.stderr.splitlines() == [
         "python -m gpu_infra_tools.review.update_policies: stacks: no shipped stacks here; "
         "run it in the repository's root"]
+
+
+@pytest.mark.parametrize("stdout", ["full", "closed"])
+def test_refresh_prices_into_a_full_or_closed_stdout_is_one_line(stdout: str, tmp_path: Path):
+    """It was a traceback (full) or exit 0 with the prices lost (closed); a closed stdout
+    is found before any request."""
+    from .alibaba_standin import KEY_ID, SECRET, Account, serving
+
+    env = {**os.environ, "ALIBABA_CLOUD_ACCESS_KEY_ID": KEY_ID,
+           "ALIBABA_CLOUD_ACCESS_KEY_SECRET": SECRET, "HOME": str(tmp_path)}
+    env.pop("ALIBABA_CLOUD_ECS_METADATA", None)
+    kind = "ecs.gn7i-c8g1.2xlarge"
+    with serving(Account(prices={kind: 9.1})) as stand_in, open("/dev/full", "w") as full:
+        done = _generator("gpu_infra_tools.cli.refresh_prices",
+                          full.fileno() if stdout == "full" else None, "--region",
+                          "cn-beijing", "--type", kind, "--dry-run", "--endpoint",
+                          stand_in.url, env=env,
+                          preexec_fn=(lambda: os.close(1)) if stdout == "closed" else None)
+        requests = len(stand_in.requests)
+    why = "No space left on device" if stdout == "full" else "standard output is closed"
+    assert (done.returncode, done.stderr) == (2, f"gpu-infra: cannot write the output: {why}\n")
+    assert (requests == 0) == (stdout == "closed")

@@ -151,6 +151,15 @@ NONSENSE: dict[str, tuple[str, dict[str, Any] | str, str]] = {
                          "ERROR prod-without-kms: security.kms_encryption: false in prod"),
     "inference-without-client-cidrs": ("plan-only", merged(BASE_INFERENCE, security={
         "service_ports": [8000], "client_cidrs": []}), f"{P}.security.client_cidrs: missing"),
+    "lifecycle-days-beyond-exact": (
+        "numbers", merged(BASE_INFERENCE, storage={"buckets": {"lifecycle": {
+            "archive_days": 10**30}}}),
+        f"{P}.storage.buckets.lifecycle.archive_days: {10**30} is beyond the integers Pulumi "
+        "carries exactly (±9,007,199,254,740,991)"),
+    "group-id-beyond-exact": (
+        "numbers", queue(metric_name="pending", scale_out_threshold=4,
+                         cloud_monitor_group_id=2**53),
+        f"{P}.fleet.queue_scaling.cloud_monitor_group_id: {2**53} is beyond the integers"),
 }
 """Stacks no command may accept, by kind (plan-only: validate said valid, then the plan
 failed), and the line stderr must hold."""

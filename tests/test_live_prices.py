@@ -179,3 +179,30 @@ def test_catalog_live_prices(keys, capsys):
     assert "no live price for ecs.gn7i-c16g1.4xlarge (on_demand)" in captured.err
     assert main(["catalog", "--gpu-model", "A10"]) == 0
     assert "(live)" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, expect", [
+    (bytes(range(256)), "can't decode byte 0x80"),
+    ("families: [1, 2]\n", "not a GPU catalog (families: <family>: sizes: [{type: ...}])"),
+    ("families: {gn7i: {sizes: [\n", "malformed YAML at line 2"),
+])
+def test_refresh_refuses_a_catalog_it_cannot_rewrite_before_asking_the_cloud(
+        keys, tmp_path, capsys, content, expect):
+    """The catalog is read and checked first: a request for prices that can never be
+    written was a wasted round of DescribePrice (and `--catalog` took any path)."""
+    target = tmp_path / "gpu_catalog.yaml"
+    target.write_bytes(content if isinstance(content, bytes) else content.encode())
+    with serving(Account(prices={A10: 9.1})) as stand_in:
+        code = refresh(["--region", "cn-beijing", "--catalog", str(target), "--endpoint",
+                        stand_in.url])
+    err = capsys.readouterr().err
+    assert (code, stand_in.requests, stand_in.metadata_hits) == (2, [], 0), err
+    assert err.startswith(f"--catalog: {target}: ") and expect in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_refresh_refuses_an_unknown_region_before_asking_the_cloud(keys, capsys):
+    with serving(Account(prices={A10: 9.1})) as stand_in:
+        assert refresh(["--region", "mars-1", "--endpoint", stand_in.url]) == 2
+        assert stand_in.requests == []
+    assert capsys.readouterr().err == "--region: unknown region 'mars-1'\n"

@@ -38,6 +38,7 @@ from ruamel.yaml.events import (
     StreamEndEvent,
 )
 from ruamel.yaml.parser import Parser
+from ruamel.yaml.reader import ReaderError
 
 from gpu_infra.schema.problems import ConfigError, shorten
 
@@ -209,6 +210,8 @@ def _checked_load(loader: YAML, text: str, source: str, root: str = "") -> Any:
         return loader.load(text)
     except MarkedYAMLError as error:
         raise ConfigError(source, [_syntax_problem(source, error)]) from None
+    except ReaderError as error:
+        raise ConfigError(source, [_character_problem(source, text, error)]) from None
     except YAMLError as error:
         raise ConfigError(source, [f"{source}: malformed YAML: {shorten(str(error))}"]) from None
     finally:
@@ -242,6 +245,18 @@ def _syntax_problem(source: str, error: MarkedYAMLError) -> str:
     where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
     what = error.problem or error.context or "cannot parse"
     return f"{source}{where}: malformed YAML: {what}"
+
+
+def _character_problem(source: str, text: str, error: ReaderError) -> str:
+    """`source:line:column: malformed YAML: ...` for a character YAML does not allow (a NUL,
+    a control character), where ruamel names a position in its own two-line message."""
+    position = min(int(error.position), len(text))
+    line = text.count("\n", 0, position) + 1
+    column = position - text.rfind("\n", 0, position)
+    character = error.character
+    code = ord(character) if isinstance(character, (bytes, str)) else int(character)
+    return (f"{source}:{line}:{column}: malformed YAML: character U+{code:04X} is not "
+            "allowed (YAML takes printable characters only)")
 
 
 def decode(data: bytes, source: str, kind: str = "stack file") -> str:

@@ -122,9 +122,35 @@ def parse_cluster_config(config: dict[str, Any], source: str = "stack") -> Clust
     if problems or not isinstance(cluster, dict):
         raise ConfigError(source, problems)
     try:
-        return CLUSTER_ADAPTER.validate_python({**cluster, "region": config[REGION_KEY]})
+        parsed = CLUSTER_ADAPTER.validate_python({**cluster, "region": config[REGION_KEY]})
     except ValidationError as error:
         raise ConfigError(source, format_validation_error(error)) from None
+    problems = inexact_integers(cluster, CLUSTER_KEY)  # after the fields' own bounds
+    if problems:
+        raise ConfigError(source, problems)
+    return parsed
+
+
+MAX_EXACT_INTEGER = 2**53 - 1
+"""The largest integer every program of the stack carries exactly: Pulumi sends property
+values as google.protobuf.Value, whose numbers are doubles (struct.proto `number_value`),
+and the TypeScript SDK's numbers are JavaScript's (Number.MAX_SAFE_INTEGER)."""
+
+
+def inexact_integers(value: Any, path: str) -> list[str]:
+    """One problem per integer below `path` that Pulumi could not pass on exactly (beyond
+    ±MAX_EXACT_INTEGER): no field of the stack means such a number."""
+    if isinstance(value, dict):
+        return [problem for key, item in value.items()
+                for problem in inexact_integers(item, f"{path}.{key}")]
+    if isinstance(value, list):
+        return [problem for index, item in enumerate(value)
+                for problem in inexact_integers(item, f"{path}[{index}]")]
+    if isinstance(value, int) and not isinstance(value, bool) and \
+            abs(value) > MAX_EXACT_INTEGER:
+        return [f"{shorten(path, 200)}: {shorten(str(value), 40)} is beyond the integers "
+                f"Pulumi carries exactly (±{MAX_EXACT_INTEGER:,})"]
+    return []
 
 
 def layout_model(config: dict[str, Any]) -> type[BaseModel] | None:

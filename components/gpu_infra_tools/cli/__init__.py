@@ -11,7 +11,6 @@ half-written is left behind); 70 an internal error (a bug: one line, please repo
 from __future__ import annotations
 
 import argparse
-import errno
 import functools
 import importlib
 import sys
@@ -22,8 +21,12 @@ from types import ModuleType
 from typing import TYPE_CHECKING, NoReturn
 
 from gpu_infra.schema.problems import shorten
-from gpu_infra_tools.cli.common import EXIT_BAD_INPUT, EXIT_INTERNAL, stdout_failed
-from gpu_infra_tools.cli.streams import DiagnosticStream, fill_closed_streams
+from gpu_infra_tools.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    stdout_failed,
+    with_standard_streams,
+)
 from gpu_infra_tools.interrupt import exit_on_interrupt
 
 if TYPE_CHECKING:
@@ -125,15 +128,7 @@ def _describe(parser: argparse.ArgumentParser, command: ModuleType) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gpu-infra` console script."""
-    stdout_closed = fill_closed_streams()
-    stderr = sys.stderr
-    sys.stderr = DiagnosticStream(stderr)
-    try:
-        if stdout_closed:  # started with `>&-`: the output would be lost
-            return stdout_failed(OSError(errno.EBADF, "standard output is closed"))
-        return _run(argv)
-    finally:
-        sys.stderr = stderr
+    return with_standard_streams(lambda: _run(argv))
 
 
 def _run(argv: Sequence[str] | None) -> int:

@@ -9,9 +9,15 @@ never waited on.
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import math
 import os
 import stat
+import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
+
+from gpu_infra.schema.problems import shorten
 
 STDOUT = Path("-")
 """An output file argument of `-`: write to standard output."""
@@ -141,3 +147,61 @@ def _check_writable_directory(directory: Path, target: Path) -> None:
         raise _refuse(target, f"{directory} is not a directory")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise _refuse(target, f"cannot write in {directory}: Permission denied")
+
+
+LOOPBACK_NAMES = ("localhost",)
+"""Host names that are loopback addresses (besides 127.0.0.0/8 and ::1)."""
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or a name) is this machine."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host in LOOPBACK_NAMES
+
+
+def number_between(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a finite number from `low` to `high` (NaN and infinities refused)."""
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}, not a number") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: must be a finite number "
+                                              f"from {low:.15g} to {high:.15g}")
+        return value
+    return number
+
+
+def endpoint_url(http_to: Callable[[str], bool] = is_loopback) -> Callable[[str], str]:
+    """An argparse type: an https URL with a host and nothing but a port and path; http only
+    to a host `http_to` allows (default a loopback address: a local fake or proxy), since the
+    requests carry credentials that must not cross a network in clear."""
+    def endpoint(text: str) -> str:
+        try:
+            url = urllib.parse.urlsplit(text)
+            host, port = url.hostname, url.port
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: not a URL ({error})"
+                                              ) from None
+        if url.scheme not in ("https", "http") or not host:
+            raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: not an https:// URL "
+                                              "with a host")
+        if url.scheme == "http" and not http_to(host):
+            raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: http only to a loopback "
+                                              "address; use https")
+        if url.username or url.password or url.query or url.fragment or port == 0:
+            raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: give scheme, host, port "
+                                              "and path only")
+        return text
+    return endpoint
+
+
+def non_empty(text: str) -> str:
+    """An argparse type: a text that is not empty or blank (an empty value would be taken as
+    the option not given, silently)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty; give a value")
+    return text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -15,7 +16,12 @@ from gpu_infra.schema.registry import LAYOUT_MODELS, LAYOUT_NAMES
 from gpu_infra_facts.regions import REGIONS
 from gpu_infra_tools.alibaba.client import ApiError
 from gpu_infra_tools.alibaba.prices import read_live_prices
-from gpu_infra_tools.cli.account import account_client, add_account_arguments
+from gpu_infra_tools.cli.account import (
+    account_client,
+    add_account_arguments,
+    unused_account_options,
+)
+from gpu_infra_tools.cli.arguments import non_empty
 from gpu_infra_tools.cli.common import EXIT_BAD_INPUT
 from gpu_infra_tools.cli.output import add_output_arguments, emit
 
@@ -43,8 +49,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "catalog", help="list GPU instance types, or recommend some for a workload")
     parser.add_argument("--use", choices=catalog.USES, help="only types for this use")
-    parser.add_argument("--gpu-model", help="only GPU models with these words, e.g. A10 or "
-                        "'A100 80GB' (exit 2 when no model in the catalog has them)")
+    parser.add_argument("--gpu-model", type=non_empty,
+                        help="only GPU models with these words, e.g. A10 or 'A100 80GB' (exit "
+                             "2 when no model in the catalog has them)")
     parser.add_argument("--recommend", action="store_true",
                         help="rank instance types for the workload described below")
     parser.add_argument("--layout", choices=LAYOUT_NAMES, default="training",
@@ -69,13 +76,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Print the table or the recommendations; exit 2 on bad input."""
-    problems = []
+    problems = unused_account_options(args)
     if args.region not in REGIONS:
         problems.append(f"--region: unknown region {args.region!r}")
     if args.gpus < 1:
         problems.append(f"--gpus: {args.gpus}; at least 1")
-    if args.gpu_memory is not None and args.gpu_memory <= 0:
-        problems.append(f"--gpu-memory: {args.gpu_memory:g}; must be above 0")
+    if args.gpu_memory is not None and not (math.isfinite(args.gpu_memory)
+                                            and args.gpu_memory > 0):
+        problems.append(f"--gpu-memory: {args.gpu_memory:g}; must be a finite number above 0")
     if args.recommend and args.gpu_memory is None:
         problems.append("--gpu-memory: required with --recommend")
     if args.top < 1:

@@ -10,7 +10,7 @@ from ipaddress import IPv4Network
 
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.problems import shorten
-from gpu_infra_tools.cli.arguments import InputDirectory
+from gpu_infra_tools.cli.arguments import InputDirectory, non_empty
 from gpu_infra_tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -42,12 +42,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     """Register the command."""
     parser = subparsers.add_parser(
         "clone", help="write a new stack file from an existing one (new name, free CIDR)")
-    parser.add_argument("stack", metavar="SOURCE",
+    parser.add_argument("stack", metavar="SOURCE", type=non_empty,
                         help="stack to clone: a name in the stacks directory or a file path")
-    parser.add_argument("new", metavar="NEW", help="name of the new stack")
+    parser.add_argument("new", metavar="NEW", type=non_empty, help="name of the new stack")
     parser.add_argument("--stacks-dir", type=InputDirectory(), default=None,
                         help="directory of Pulumi.<stack>.yaml files (default: PROJECT/stacks)")
-    parser.add_argument("--name", help="cluster name (default: derived from NEW)")
+    parser.add_argument("--name", type=non_empty,
+                        help="cluster name (default: derived from NEW)")
     parser.add_argument("--set", dest="overrides", action="append", default=[],
                         metavar="PATH=VALUE", help=SET_HELP)
     parser.add_argument("--pool", type=_network, default=DEFAULT_POOL,

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import io
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gpu_infra.schema import ClusterConfig, ConfigError, load_cluster_config, resolve_stack_path
 from gpu_infra.schema.environments import read_pulumi_config
 from gpu_infra.schema.loader import PROJECT, StackFile, read_stack_file
-from gpu_infra_tools.cli.arguments import InputDirectory, InputFile
+from gpu_infra_tools.cli.arguments import InputDirectory, InputFile, non_empty
+from gpu_infra_tools.cli.streams import DiagnosticStream, fill_closed_streams
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_INTERNAL = 70
@@ -34,7 +37,7 @@ def project_dir() -> Path:
 
 def add_stack_argument(parser: argparse.ArgumentParser) -> None:
     """The STACK positional, --stacks-dir and --environment-values options."""
-    parser.add_argument("stack", metavar="STACK",
+    parser.add_argument("stack", metavar="STACK", type=non_empty,
                         help="stack name in the stacks directory, or a path to a stack file")
     parser.add_argument("--stacks-dir", type=InputDirectory(), default=None,
                         help="directory of Pulumi.<stack>.yaml files (default: PROJECT/stacks)")
@@ -114,6 +117,29 @@ def stdout_failed(error: OSError) -> int:
         return EXIT_PIPE_CLOSED
     print(f"gpu-infra: cannot write the output: {error.strerror or error}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+def with_standard_streams(run: Callable[[], int]) -> int:
+    """Run a command (`run` returns its exit code) with its standard streams made safe
+    (cli.streams): a closed stdout is one line and exit 2 before any work, an output that
+    cannot be written (stdout full, the reader gone) is stdout_failed's, and a stderr that
+    cannot be written loses the messages, never the exit code."""
+    stdout_closed = fill_closed_streams()
+    stderr = sys.stderr
+    sys.stderr = DiagnosticStream(stderr)
+    try:
+        if stdout_closed:  # started with `>&-`: the output would be lost
+            return stdout_failed(OSError(errno.EBADF, "standard output is closed"))
+        try:
+            code = run()
+            sys.stdout.flush()  # a full disk behind stdout shows here, not at exit
+        except OSError as error:
+            if error.filename is not None:  # a file, not stdout: the command's own problem
+                raise
+            return stdout_failed(error)
+        return code
+    finally:
+        sys.stderr = stderr
 
 
 def report_problems(error: ConfigError, what: str = "invalid stack") -> int:

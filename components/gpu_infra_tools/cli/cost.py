@@ -20,7 +20,12 @@ from pathlib import Path
 from gpu_infra.schema import ConfigError, resolve_stack_path
 from gpu_infra_tools.alibaba.client import ApiError
 from gpu_infra_tools.alibaba.prices import LivePrices, read_live_prices
-from gpu_infra_tools.cli.account import account_client, add_account_arguments
+from gpu_infra_tools.cli.account import (
+    account_client,
+    add_account_arguments,
+    unused_account_options,
+)
+from gpu_infra_tools.cli.arguments import non_empty
 from gpu_infra_tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -79,7 +84,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "cost", help="cost estimate of a stack's offline plan, or the difference to another")
     add_stack_argument(parser)
     base = parser.add_mutually_exclusive_group()
-    base.add_argument("--compare", metavar="BASE",
+    base.add_argument("--compare", metavar="BASE", type=non_empty,
                       help="show the difference from stack BASE (name or path) to STACK")
     base.add_argument("--compare-revision", metavar="REV",
                       help="show the difference from the same stack file at git revision REV "
@@ -169,6 +174,11 @@ def _gpu_prices(estimate: Estimate) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the estimate or the difference (`--format`, to `--output`); exit 0, 1 (program
     failed) or 2 (bad input)."""
+    unused = unused_account_options(args)
+    if unused:
+        for problem in unused:
+            print(problem, file=sys.stderr)
+        return EXIT_BAD_INPUT
     path = stack_path(args)
     try:
         plan = _plan(path, args)

@@ -12,7 +12,7 @@ from typing import Any
 from gpu_infra.schema import ConfigError
 from gpu_infra.schema.document import MAX_DOCUMENT_BYTES
 from gpu_infra_policies.config import MAX_CONFIG_BYTES, PolicyConfigError, load_policy_config
-from gpu_infra_tools.cli.arguments import InputFile, OutputFile, is_stdout
+from gpu_infra_tools.cli.arguments import InputFile, OutputFile, is_stdout, non_empty
 from gpu_infra_tools.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -73,7 +73,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--policy-config", type=InputFile(MAX_CONFIG_BYTES), metavar="FILE",
                         help="policy rule levels and thresholds, the JSON file given to "
                              "`pulumi preview --policy-pack-config` (default: rule defaults)")
-    parser.add_argument("--against", metavar="BASE",
+    parser.add_argument("--against", metavar="BASE", type=non_empty,
                         help="change report against BASE: a `plan --json` file, or a git "
                              "revision (the same stack file planned by the program at that "
                              "revision); exit 1 on an unacknowledged dangerous change in prod")

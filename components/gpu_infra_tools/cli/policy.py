@@ -7,7 +7,7 @@ import argparse
 
 from gpu_infra_policies.coverage import coverage_markdown, stack_coverage
 from gpu_infra_policies.rules import JUDGING_RULES
-from gpu_infra_tools.cli.arguments import InputDirectory
+from gpu_infra_tools.cli.arguments import InputDirectory, non_empty
 from gpu_infra_tools.cli.common import stack_path
 from gpu_infra_tools.cli.output import add_output_arguments, emit
 from gpu_infra_tools.cli.planned import plan_or_exit_code
@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "policy", help="what the policy rules review: types and concerns (coverage)")
     parser.add_argument("action", choices=("coverage",),
                         help="coverage: the types the rules review, or a stack's types")
-    parser.add_argument("stack", metavar="STACK", nargs="?",
+    parser.add_argument("stack", metavar="STACK", nargs="?", type=non_empty,
                         help="stack name or stack file: report its plan's resource types")
     parser.add_argument("--stacks-dir", type=InputDirectory(), default=None,
                         help="directory of Pulumi.<stack>.yaml files (default: PROJECT/stacks)")

@@ -16,14 +16,11 @@ from __future__ import annotations
 
 import argparse
 import gc
-import ipaddress
-import math
 import re
 import shlex
 import subprocess
 import sys
 import time
-import urllib.parse
 from collections.abc import Callable
 
 from gpu_infra.blocks.functions.rpc import (
@@ -35,6 +32,7 @@ from gpu_infra.blocks.functions.rpc import (
 from gpu_infra.schema.compute import METRIC_NAME_PATTERN
 from gpu_infra.schema.problems import shorten
 from gpu_infra_facts.regions import REGIONS
+from gpu_infra_tools.cli.arguments import endpoint_url, number_between
 from gpu_infra_tools.cli.common import EXIT_FAILED, EXIT_OK
 
 COMMAND_TIMEOUT_SECONDS = 30
@@ -75,7 +73,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
                              f"{MAX_INTERVAL_SECONDS} (default 60)")
     parser.add_argument("--count", type=_count, default=None,
                         help="rounds with --command, 1 or more (default: run until stopped)")
-    parser.add_argument("--endpoint", type=_endpoint, default=None,
+    parser.add_argument("--endpoint", type=endpoint_url(), default=None,
                         help="CloudMonitor endpoint URL: https, or http to a loopback address "
                              "(default https://metrics.REGION.aliyuncs.com/)")
     parser.set_defaults(run=run)
@@ -168,23 +166,8 @@ def _region(text: str) -> str:
     return text
 
 
-def _number(text: str, low: float, high: float) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}, not a number") from None
-    if not math.isfinite(value) or not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: must be a finite number "
-                                          f"from {low:.15g} to {high:.15g}")
-    return value
-
-
-def _queue_length(text: str) -> float:
-    return _number(text, 0, MAX_QUEUE_LENGTH)
-
-
-def _interval(text: str) -> float:
-    return _number(text, 0, MAX_INTERVAL_SECONDS)
+_queue_length = number_between(0, MAX_QUEUE_LENGTH)
+_interval = number_between(0, MAX_INTERVAL_SECONDS)
 
 
 def _count(text: str) -> int:
@@ -207,33 +190,3 @@ def _command(text: str) -> list[str]:
         raise argparse.ArgumentTypeError("empty; give the command that prints the queue "
                                           "length")
     return words
-
-
-LOOPBACK_HOSTS = ("localhost",)
-
-
-def _endpoint(text: str) -> str:
-    """An https URL with a host (http only to a loopback address: a local fake or proxy;
-    the request carries an STS token that must not cross a network in clear)."""
-    try:
-        url = urllib.parse.urlsplit(text)
-        host, port = url.hostname, url.port
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: not a URL ({error})") from None
-    if url.scheme not in ("https", "http") or not host:
-        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: not an https:// URL with a "
-                                          "host")
-    if url.scheme == "http" and not _is_loopback(host):
-        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: http only to a loopback "
-                                          "address; use https")
-    if url.username or url.password or url.query or url.fragment or port == 0:
-        raise argparse.ArgumentTypeError(f"{shorten(text, 80)!r}: give scheme, host, port "
-                                          "and path only")
-    return text
-
-
-def _is_loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host in LOOPBACK_HOSTS

@@ -18,17 +18,21 @@ import argparse
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import yaml
 
 from gpu_infra import catalog
 from gpu_infra.catalog import CatalogPrice
+from gpu_infra.schema.document import MAX_DOCUMENT_BYTES
+from gpu_infra.schema.problems import shorten
+from gpu_infra_facts.regions import REGIONS
 from gpu_infra_tools.alibaba.client import ApiError
 from gpu_infra_tools.alibaba.prices import read_live_prices
 from gpu_infra_tools.cli.account import account_client, add_account_arguments
+from gpu_infra_tools.cli.arguments import InputFile
+from gpu_infra_tools.cli.common import with_standard_streams
 from gpu_infra_tools.cost.prices import price_book
-from gpu_infra_tools.files import OutputError, write_text_atomically
+from gpu_infra_tools.files import OutputError, check_writable_target, write_text_atomically
 
 PRICE_FIELD = re.compile(r"price:\s*\{[^{}]*\}")
 
@@ -74,8 +78,12 @@ def rewrite_prices(text: str, prices: Mapping[str, CatalogPrice]) -> str:
 def read_back(text: str) -> dict[str, dict[str, object]]:
     """Type -> its `price` mapping, as the catalog loader reads the text."""
     document = yaml.safe_load(text)
-    return {size["type"]: size.get("price") or {} for family in document["families"].values()
-            for size in family["sizes"]}
+    try:
+        return {size["type"]: size.get("price") or {}
+                for family in document["families"].values() for size in family["sizes"]}
+    except (KeyError, TypeError, AttributeError):
+        raise RewriteError("not a GPU catalog (families: <family>: sizes: [{type: ...}])"
+                           ) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,16 +94,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--region", required=True, help="the region whose prices to read")
     parser.add_argument("--type", action="append", dest="types", metavar="TYPE",
                         help="only this instance type (repeatable; default every catalog type)")
-    parser.add_argument("--catalog", type=Path, default=catalog.CATALOG_FILE,
+    parser.add_argument("--catalog", type=InputFile(MAX_DOCUMENT_BYTES),
+                        default=catalog.CATALOG_FILE,
                         help="the catalog file to rewrite (default the package's)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the prices read, write nothing")
     add_account_arguments(parser)
     args = parser.parse_args(argv)
-    known = {entry.type for entry in catalog.entries()}
-    unknown = [t for t in args.types or [] if t not in known]
-    if unknown:
-        print(f"--type: not in the catalog: {', '.join(unknown)}", file=sys.stderr)
+    try:  # everything the rewrite needs, before any credential or request
+        original = args.catalog.read_text(encoding="utf-8")
+        known = set(read_back(original))
+        if not args.dry_run:
+            check_writable_target(args.catalog)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RewriteError, OutputError) as error:
+        mark = getattr(error, "problem_mark", None)
+        why = (f"malformed YAML at line {mark.line + 1}: {getattr(error, 'problem', '')}"
+               if mark is not None else str(error).splitlines()[0])
+        print(f"--catalog: {args.catalog}: {shorten(why)}", file=sys.stderr)
+        return 2
+    problems = [f"--type: not in the catalog: {', '.join(unknown)}"
+                for unknown in [[t for t in args.types or [] if t not in known]] if unknown]
+    if args.region not in REGIONS:
+        problems.append(f"--region: unknown region {shorten(args.region, 40)!r}")
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
         return 2
     account = account_client(args, args.region, "refresh")
     if isinstance(account, int):
@@ -118,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.dry_run:
         return 0
     try:
-        text = rewrite_prices(args.catalog.read_text(encoding="utf-8"), prices)
+        text = rewrite_prices(original, prices)
         written = read_back(text)
         wrong = [t for t, p in prices.items()
                  if written.get(t, {}).get("cny_per_hour") != p.cny_per_hour]
@@ -134,4 +157,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(with_standard_streams(main))
