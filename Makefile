@@ -5,12 +5,13 @@ BIN    := $(VENV)/bin
 STACK  ?= training-dev
 BENCH_OUT ?= .bench
 # Processes the fast tier runs its tests in (pytest-xdist); 0 runs them in this one, which
-# costs less CPU when the cores are busy with other work. The fast tier keeps compiled modules
+# costs less CPU when the cores are busy with other work. Both tiers keep compiled modules
 # and pytest's rewritten tests in __pycache__ (untracked) even where PYTHONDONTWRITEBYTECODE is
 # set: without them every run compiles the sources and rewrites every test module again, in
-# each worker (about 5 s of CPU a worker). `--dist loadscope` keeps the tests of one module in
-# one worker, so its module fixtures and the plans its tests share (tests/shipped.py) are
-# made once, not in both.
+# each worker (about 5 s of CPU a worker) and in each Python process a test starts (a third
+# of a second each). `--dist loadscope` keeps the tests of one module in one worker, and the
+# modules of a group (tests/scheduling.py), so the fixtures and plans they share (module
+# fixtures, tests/shipped.py, one mypy run for every program) are made once, not in both.
 FAST_WORKERS ?= 2
 # Processes `make test` runs its tests in (both cores of a CI runner; 0 runs them in this
 # one), and extra pytest flags (tools/land stops at the third failure: --maxfail=3).
@@ -37,7 +38,7 @@ $(NODE_TOOLS): package.json package-lock.json
 test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test suite, docs build included (the gate CI runs)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest $(if $(TEST_WORKERS),-n $(TEST_WORKERS) --dist loadscope) $(TEST_FLAGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest $(if $(TEST_WORKERS),-n $(TEST_WORKERS) --dist loadscope) $(TEST_FLAGS)
 
 test-fast: $(BIN)/gpu-infra $(NODE_TOOLS)  ## while editing: lint and the tests not marked slow (under 30 s)
 	$(BIN)/ruff check .

@@ -8,14 +8,15 @@ import importlib
 import inspect
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
 
-from gpu_infra_tools.plan.engine import Plan, run_plan
-
 from .process_guard import guarded, no_processes
+
+if TYPE_CHECKING:  # imported where used: xdist's controller loads this file and runs no test
+    from gpu_infra_tools.plan.engine import Plan
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 STACKS_DIR = PROJECT_DIR / "stacks"
@@ -65,6 +66,26 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `--dist loadscope` (make test, make test-fast) a module's tests go to one
+    worker, and so do the modules of a group that share set-up (tests/scheduling.py)."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from .scheduling import ModulesAndGroups
+
+    return ModulesAndGroups(config, log)
+
+
+@pytest.fixture(scope="session")
+def strict_mypy(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
+    """`mypy --strict`'s report lines on each program tests/strict_programs.py lists, by file
+    name; one run per test process, for the modules of the group "strict-mypy" (one worker:
+    tests/scheduling.py)."""
+    from .strict_programs import type_check
+
+    return type_check(tmp_path_factory.mktemp("strict-programs"))
+
+
 def utc_in(days: float) -> str:
     """An ESS launch time (`YYYY-MM-DDThh:mmZ`) `days` from now: schedules must lie within
     the next 90 days, so tests cannot use fixed dates."""
@@ -100,6 +121,8 @@ def plan_cluster(tmp_path: Path, request: pytest.FixtureRequest):
     files) is not planned again: the test gets a fresh copy of that plan (tests/shipped.py).
     A test that uses monkeypatch (itself or through a fixture) may have changed what the
     program does, so its plans are always made afresh."""
+    from gpu_infra_tools.plan.engine import run_plan
+
     from .shipped import planned_once
 
     plan = run_plan if "monkeypatch" in request.fixturenames else planned_once

@@ -10,7 +10,6 @@ from fnmatch import fnmatchcase
 import pytest
 import yaml
 
-from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review import review
 from gpu_infra_tools.review.acknowledgements import Acknowledgements
 from gpu_infra_tools.review.changes import ChangeReport, change_report
@@ -19,6 +18,7 @@ from gpu_infra_tools.review.update_policies import edited_stack, render
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 from .golden import golden_record
+from .shipped import planned_once
 
 pytestmark = pytest.mark.slow  # plans an edited training-prod (86 resources) per case
 
@@ -31,14 +31,15 @@ DOCS = PROJECT_DIR / "docs" / "update-policies.md"
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    """report(edit, acknowledgements=None) -> ChangeReport; each edit is planned once."""
+    """report(edit, acknowledgements=None) -> ChangeReport; each edit is planned once (in a
+    test process: tests/shipped.py)."""
     directory = tmp_path_factory.mktemp("edits")
     reviews: dict[str, object] = {}
 
     def _report(edit: str, acknowledgements: Acknowledgements | None = None) -> ChangeReport:
         if edit not in reviews:
             stack_file = edited_stack(EDITS[edit], directory / edit, STACKS_DIR)
-            reviews[edit] = review(run_plan(stack_file))
+            reviews[edit] = review(planned_once(stack_file))
         return change_report(reviews[edit], base_record(EDITS[edit].stack_name), "golden",
                              acknowledgements)
 
@@ -224,7 +225,7 @@ def inline_plan(tmp_path_factory):
     data["config"]["gpu-infra:cluster"]["storage"]["inline_disks"] = True
     stack = tmp_path_factory.mktemp("inline") / "Pulumi.training-prod.yaml"
     stack.write_text(yaml.safe_dump(data))
-    return stack, review(run_plan(stack))
+    return stack, review(planned_once(stack))
 
 
 def test_dropping_inline_disks_replaces_the_nodes_and_says_so_first(report, inline_plan):
@@ -232,7 +233,7 @@ def test_dropping_inline_disks_replaces_the_nodes_and_says_so_first(report, inli
     replaces every node (data_disks is ForceNew), and the report says why before anything."""
     _, inline = inline_plan
     base = {"resources": [r.to_json() for r in inline.plan.resources]}
-    result = change_report(review(run_plan(STACKS_DIR / "Pulumi.training-prod.yaml")), base,
+    result = change_report(review(planned_once(STACKS_DIR / "Pulumi.training-prod.yaml")), base,
                            "inline")
     nodes = {c.name: c for c in result.changes if fnmatchcase(c.name, NODES)}
     assert {c.change for c in nodes.values()} == {"replace"}
@@ -256,7 +257,7 @@ def test_inline_disks_keep_running_nodes_as_they_are(inline_plan, tmp_path):
     edited = tmp_path / "Pulumi.training-prod.yaml"
     edited.write_text(yaml.safe_dump(data))
     base = {"resources": [r.to_json() for r in inline.plan.resources]}
-    result = change_report(review(run_plan(edited)), base, "inline")
+    result = change_report(review(planned_once(edited)), base, "inline")
     assert not [c for c in result.changes if c.custom and c.change != "same"]
 
 
@@ -487,7 +488,7 @@ def test_scale_in_in_prod_takes_two_documented_steps(report, tmp_path):
     acknowledged = Acknowledgements.model_validate({"acknowledge": [
         {"rule": "replaces-gpu-nodes", "resources": ["llm-pretrain-gpu-node-00[67]"],
          "reason": "shrink to six nodes"}]})
-    step2 = change_report(review(run_plan(stack)), step1_record, "step 1", acknowledged)
+    step2 = change_report(review(planned_once(stack)), step1_record, "step 1", acknowledged)
     expect(step2, {"llm-pretrain-gpu-node-00[67]": ("delete", False, []),
                    "llm-pretrain-gpu-node-00[67]-role": ("delete", False, []),
                    "llm-pretrain-gpu-node-00[67]-scratch*": ("delete", False, []),
@@ -524,7 +525,7 @@ def test_push_user_data_gives_replaced_nodes_the_current_bootstrap(tmp_path):
     fleet.update(erdma="off", push_user_data=True)
     stack = tmp_path / "Pulumi.training-prod.yaml"
     stack.write_text(yaml.safe_dump(data))
-    planned = review(run_plan(stack))
+    planned = review(planned_once(stack))
     node = next(r for r in planned.plan.resources if r.name == "llm-pretrain-gpu-node-000")
     assert "userData" not in node.ignore_changes
     result = change_report(planned, base_record("training-prod"), "golden")

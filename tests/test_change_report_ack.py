@@ -12,7 +12,6 @@ import pytest
 from gpu_infra_facts import types as t
 from gpu_infra_facts.update_preconditions import preconditions
 from gpu_infra_facts.update_semantics import semantics
-from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review import review
 from gpu_infra_tools.review.changes import ChangeReport, change_report
 from gpu_infra_tools.review.field_edits import EDITS
@@ -20,6 +19,7 @@ from gpu_infra_tools.review.update_policies import edited_stack, policies_of
 
 from .conftest import STACKS_DIR
 from .golden import golden_record
+from .shipped import planned_once
 from .test_change_report import expect, report, rules
 
 pytestmark = pytest.mark.slow  # plans an edited ACK stack per case
@@ -107,8 +107,8 @@ def test_a_fleet_past_one_deployment_set_adds_a_pool_and_keeps_the_first(report)
 
 def test_a_pool_removed_releases_its_nodes(tmp_path):
     """Back from 24 nodes to 4: the second pool is deleted with its nodes."""
-    base = review(run_plan(edited_stack(EDITS["ack-new-pool"], tmp_path, STACKS_DIR))).to_json()
-    result = change_report(review(run_plan(STACKS_DIR / "Pulumi.training-ack.yaml")), base,
+    base = review(planned_once(edited_stack(EDITS["ack-new-pool"], tmp_path, STACKS_DIR))).to_json()
+    result = change_report(review(planned_once(STACKS_DIR / "Pulumi.training-ack.yaml")), base,
                            "24 nodes")
     expect(result, {POOL: ("update", False, ["desiredSize"]),
                     f"{POOL}-001": ("delete", False, []),
@@ -135,7 +135,7 @@ def test_autoscaler_owned_size_is_not_drift():
         base = copy.deepcopy(golden_record(stack))
         (record,) = [r for r in base["resources"] if r["name"] == pool]
         record["inputs"]["desiredSize"] = "7"
-        result = change_report(review(run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")), base,
+        result = change_report(review(planned_once(STACKS_DIR / f"Pulumi.{stack}.yaml")), base,
                                "the autoscaler moved it")
         changed = {c.name: c.change for c in result.changes if c.change != "same"}
         assert changed == ({pool: "update"} if drifts else {}), stack
@@ -236,7 +236,7 @@ def test_a_volume_replaced_under_its_name_takes_its_claim(tmp_path):
     base = copy.deepcopy(golden_record("training-ack"))
     [volume] = [r for r in base["resources"] if r["name"] == "llm-ack-kube-shared"]
     volume["inputs"]["spec"]["csi"]["volumeAttributes"]["server"] = "old.nas.aliyuncs.com"
-    result = change_report(review(run_plan(STACKS_DIR / "Pulumi.training-ack.yaml")), base,
+    result = change_report(review(planned_once(STACKS_DIR / "Pulumi.training-ack.yaml")), base,
                            "an older mount address")
     expect(result, {"llm-ack-kube-shared": ("replace", False,
                                             ["spec.csi.volumeAttributes.server"]),

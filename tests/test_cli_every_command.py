@@ -238,12 +238,15 @@ STREAMS_RUNNER = """
 import json, os, re, sys
 sys.path.insert(0, os.getcwd())
 from gpu_infra_tools import cli
-from tests.shipped import plan_shipped_once
+from tests.shipped import plan_shipped_once, shipped_plan
 import pytest
 
 cases = json.loads(sys.argv[1])
 monkeypatch = pytest.MonkeyPatch()
 plan_shipped_once(monkeypatch)  # a stack is planned once, in this parent, for every child
+for stack in sorted({word for argv, _, _ in cases for word in argv
+                     if os.path.isfile(f"stacks/Pulumi.{word}.yaml")}):
+    shipped_plan(stack)
 for module in cli.COMMANDS:
     cli.command_module(module)
 results = []

@@ -55,7 +55,7 @@ def test_each_token_is_written_once():
     assert {value: names for value, names in by_value.items() if len(names) > 1} == {}
 
 
-def _sdk_file(token: str) -> Path:
+def sdk_file(token: str) -> Path:
     """alicloud:ecs/ecsDisk:EcsDisk -> pulumi_alicloud/ecs/ecs_disk.py (index: the root)."""
     _, module_path, _ = token.split(":")
     module, member = module_path.split("/")
@@ -67,7 +67,7 @@ def _sdk_file(token: str) -> Path:
 def test_each_token_is_declared_by_the_sdk(name):
     token = TOKENS[name]
     assert TOKEN.match(token), token
-    path = _sdk_file(token)
+    path = sdk_file(token)
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     assert (f'@pulumi.type_token("{token}")' in text
             or f"pulumi.runtime.invoke('{token}'" in text), f"{token} not declared in {path}"

@@ -22,7 +22,6 @@ from gpu_infra_facts.update_preconditions import (
 )
 from gpu_infra_facts.update_semantics import covered_types, semantics
 from gpu_infra_policies.nodes import DELETION_PROTECTION
-from gpu_infra_tools.plan.engine import run_plan
 from gpu_infra_tools.review import review
 from gpu_infra_tools.review.changes import ChangeReport, change_report
 from gpu_infra_tools.review.field_edits import EDITS, FieldEdit
@@ -32,7 +31,7 @@ from gpu_infra_tools.review.update_policies import edited_stack, policies_of
 
 from .conftest import PROJECT_DIR, STACKS_DIR
 from .golden import golden_record
-from .shipped import shipped_plan
+from .shipped import planned_once, shipped_plan
 from .test_update_semantics import provider_class
 
 PAGE = PROJECT_DIR / "docs" / "update-preconditions.md"
@@ -177,9 +176,9 @@ def verdict(tmp_path_factory):
             record = golden_record(field_edit.stack_name)
             if base is not None:
                 stacks = _overridden(base, directory / f"base-{len(seen)}")
-                record = review(run_plan(stacks / f"Pulumi.{base[0]}.yaml")).to_json()
+                record = review(planned_once(stacks / f"Pulumi.{base[0]}.yaml")).to_json()
             stack = edited_stack(field_edit, directory / f"edit-{len(seen)}", stacks)
-            seen[key] = change_report(review(run_plan(stack)), record, "base")
+            seen[key] = change_report(review(planned_once(stack)), record, "base")
         return seen[key]
 
     return _verdict
