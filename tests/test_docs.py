@@ -43,6 +43,7 @@ from gpu_infra_tools.reference import cli as cli_reference
 from gpu_infra_tools.reference import stack_file as stack_file_reference
 
 from .conftest import PROJECT_DIR, STACKS_DIR, cluster_config
+from .shipped import plan_shipped_once
 from .shipped import shipped_plan as planned
 from .test_bootstrap_scripts import SHIPPED, user_data_of
 from .test_public_api import public_modules
@@ -219,7 +220,10 @@ def test_every_documented_command_runs(tmp_path, capsys, monkeypatch):
     may use what an earlier one wrote, e.g. plan-of-main.json), in a copy of the project so
     that clones and output files land there; a `> FILE` redirection is left out (the output
     is captured). Lines that need the cloud are parsed only (NEEDS_THE_CLOUD); those that
-    read git revision `main` run in the repository itself, if it has that branch."""
+    read git revision `main` run in the repository itself, if it has that branch. A stack
+    file of the same content beside the same stack files is planned once (tests/shipped.py):
+    the pages plan training-prod and training-dev a dozen times each."""
+    plan_shipped_once(monkeypatch)
     for name in ("Pulumi.yaml", "stacks", "policies"):
         source = PROJECT_DIR / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, tmp_path / name)
