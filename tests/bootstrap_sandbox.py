@@ -4,9 +4,11 @@ stand-in that records its arguments in calls.log and plays a small fake node kep
 
 Knobs (files under state/): `gpus` (GPUs the fake node shows after the driver install),
 `fail-auto-install`, `fail-loongcollector`, `no-erdma` (the eRDMA install yields no
-device), `nvswitch`. Data disks are attached with `attach_disk` (metadata
-disks/<serial>/name and a /dev/disk/by-id link), at boot or on the first `sleep` (a disk
-attached after the instance boots).
+device), `nvswitch`; the container runtime's in tests/container_standins.py (`gpu-infra-api
+pull` runs the node's own client, its gpu_infra_pull part, except for the stack's registry,
+whose login it plays). Data disks are attached with
+`attach_disk` (metadata disks/<serial>/name and a /dev/disk/by-id link), at boot or on the
+first `sleep` (a disk attached after the instance boots).
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpu_infra.blocks.bootstrap import BootstrapSpec, trust_names, unpack_user_data, user_data
+from gpu_infra_facts import container_runtime
+
+from .container_standins import DAEMON_LOAD, DOCKER, NVIDIA_CTK, PACKAGE_INSTALLS
 
 HOSTNAME = "t01-gpu-node-000"
 SCRATCH_SERIAL = "2ze0scratch000000001"
@@ -26,8 +31,8 @@ TRUST = trust_names("t01-gpu", None)
 USER_KEY_PARAMETER, HOST_KEY_PARAMETER = TRUST.user_key, TRUST.host_key
 """The sandbox fleet's trust parameters (the stand-in API's `secret` reads secrets/<name>)."""
 
-OS_RELEASES = {"ubuntu-22.04": 'ID=ubuntu\nVERSION_ID="22.04"\n',
-               "ubuntu-24.04": 'ID=ubuntu\nVERSION_ID="24.04"\n',
+OS_RELEASES = {"ubuntu-22.04": 'ID=ubuntu\nVERSION_ID="22.04"\nVERSION_CODENAME=jammy\n',
+               "ubuntu-24.04": 'ID=ubuntu\nVERSION_ID="24.04"\nVERSION_CODENAME=noble\n',
                "alinux-3": 'ID="alinux"\nVERSION_ID="3"\n'}
 """/etc/os-release of the supported systems (the fields the node reads)."""
 
@@ -50,7 +55,7 @@ case $url in
   */env_setup.sh) script=env_setup ;;
   *agent_install_ecs*) script=cms_installer ;;
   */loongcollector.sh) script=loongcollector ;;
-  *cuda-keyring*|*erdma_installer-*) script=none ;;
+  *cuda-keyring*|*erdma_installer-*|*/gpg|*/gpgkey) script=none ;;
   *) echo "unexpected download $url" >&2; exit 22 ;;
 esac
 if [ "$script" = none ]; then : > "$out"; else cp "$SANDBOX/installers/$script.sh" "$out"; fi
@@ -84,7 +89,7 @@ done
 exit 0
 ''',
     "journalctl": 'cat "$SANDBOX/state/kernel-log" 2>/dev/null || true\n',
-    "systemctl": r'''
+    "systemctl": DAEMON_LOAD + r'''
 case "$1" in
   is-active) [ -f "$SANDBOX/state/active-${!#}" ] ;;
   enable) [ "$2" = --now ] && touch "$SANDBOX/state/active-$3"; exit 0 ;;
@@ -95,7 +100,7 @@ esac
     "mountpoint": '[ ! -f "$SANDBOX/state/hung-mount" ] || exec /bin/sleep 600\n'
                   '[ -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)" ]\n',
     "umount": 'rm -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
-    "dnf": "exit 0\n",
+    "dnf": PACKAGE_INSTALLS,
     "update-initramfs": "exit 0\n",
     "mount": 'touch "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
     "sleep": 'if [ -f "$SANDBOX/on-sleep" ]; then bash "$SANDBOX/on-sleep"; '
@@ -114,7 +119,9 @@ esac
                '[ -d "$GPU_INFRA_ROOT/sys/class/infiniband" ]; }\n',
     "nv-fabricmanager": '[ -f "$SANDBOX/state/fm" ] && '
                         'echo "Fabric Manager version is : $(cat "$SANDBOX/state/fm")"\n',
-    "apt-get": "exit 0\n",
+    "apt-get": PACKAGE_INSTALLS,
+    "docker": DOCKER,
+    "nvidia-ctk": NVIDIA_CTK,
     "dpkg": "exit 0\n",
     "modprobe": '[ "$*" != "-r nouveau" ] || [ ! -f "$SANDBOX/state/nouveau-busy" ]\n',
     "ip": 'mkdir -p "$GPU_INFRA_ROOT/sys/class/net/eth0"; echo "${!#}" > '
@@ -133,6 +140,17 @@ case $1 in
            else cp "$SANDBOX/grid.run" "$4"; fi ;;
   gpu-check) [ ! -f "$SANDBOX/state/no-$2" ] ;;
   event) cp "$4" "$SANDBOX/event-$2.stderr" ;;
+  pull)
+    host=${2%%/*}
+    if grep -qx "REGISTRY_ENDPOINT=$host" "$GPU_INFRA_ROOT/opt/gpu-infra/config.sh"; then
+      # the stack's registry: the node client would ask the cloud for its login token, which
+      # tests/test_registry_login.py plays on loopback; here the login and one pull
+      { cat "$SANDBOX/registry-password" 2>/dev/null || true; } |
+        docker login --username cr_temp_user --password-stdin "$host" >/dev/null &&
+        exec docker pull --quiet "$2" >/dev/null
+      exit 1
+    fi
+    exec python3 "$GPU_INFRA_ROOT/opt/gpu-infra/bin/gpu-infra-api" pull "$2" ;;
 esac
 ''',
 }
@@ -151,7 +169,8 @@ echo "$1" > "$SANDBOX/state/driver"
 echo "env_setup $*" >> "$SANDBOX/calls.log"
 [ -f "$SANDBOX/state/no-erdma" ] && exit 0
 for i in 0 1; do
-  mkdir -p "$GPU_INFRA_ROOT/sys/class/infiniband/erdma_$i/ports/1"
+  mkdir -p "$GPU_INFRA_ROOT/sys/class/infiniband/erdma_$i/ports/1" "$GPU_INFRA_ROOT/dev/infiniband"
+  touch "$GPU_INFRA_ROOT/dev/infiniband/uverbs$i"
   echo "4: ACTIVE" > "$GPU_INFRA_ROOT/sys/class/infiniband/erdma_$i/ports/1/state"
 done
 ''',
@@ -259,6 +278,14 @@ class Sandbox:
             (self.dir / "on-sleep").write_text(script)
         else:
             subprocess.run(["bash", "-c", script], env=self.env(), check=True)
+
+    def preinstalled(self, driver: str) -> None:
+        """What a baked image carries: the NVIDIA `driver` (loaded), the CloudMonitor agent,
+        Docker and the NVIDIA Container Toolkit at their pins."""
+        self.knob("driver", driver)
+        self.knob("agent")
+        self.knob("docker-version", container_runtime.DOCKER_VERSION)
+        self.knob("ctk-version", container_runtime.NVIDIA_CTK_VERSION)
 
     def knob(self, name: str, value: str = "") -> None:
         """Set a fake-node knob (see the module docstring)."""

@@ -29,6 +29,13 @@ Faults a test may turn on: `metadata_delay` (seconds every metadata answer takes
 `fail_once` (kinds whose next request answers 503 ServiceUnavailable once: "metadata",
 "oss", "mns" or an RPC action name).
 
+ACR's login token (GetAuthorizationToken) comes two ways: an Enterprise instance's (cr
+2018-12-01, RPC on /cr/: TempUsername, AuthorizationToken, ExpireTime) and the personal
+edition's (cr 2016-06-07, ROA `GET /cr/tokens` signed over the verb, Accept, Content-MD5,
+Content-Type, Date, the x-acs- headers and the path: data.tempUserName,
+data.authorizationToken); both authorized as cr:GetAuthorizationToken on all resources. The
+token each caller gets is `registry_password(caller)`.
+
 ESS is played as the API reference documents it: CompleteLifecycleAction takes a hook id and
 a token (no instance id) and applies its result to every instance of the action; a second
 answer to an action that is no longer pending is refused (400)."""
@@ -116,6 +123,21 @@ class CloudState:
 
     def health(self, instance: str) -> str | None:
         return self.tags.get(instance, {}).get("GpuInfraHealth")
+
+
+def registry_password(caller: str) -> str:
+    """The temporary registry password node `caller` gets from GetAuthorizationToken."""
+    return f"acr-token-of-{caller}"
+
+
+def roa_string_to_sign(verb: str, headers: object, path: str) -> str:
+    """What ACR's personal-edition API (ROA) signs: the verb, Accept, Content-MD5,
+    Content-Type and Date lines, the x-acs- headers (lower case, sorted), the path."""
+    sent = {k.lower(): v for k, v in headers.items()}  # type: ignore[attr-defined]
+    lines = [verb, *(sent.get(name, "") for name in ("accept", "content-md5", "content-type",
+                                                     "date"))]
+    lines += [f"{k}:{v}" for k, v in sorted(sent.items()) if k.startswith("x-acs-")]
+    return "\n".join([*lines, path])
 
 
 def header_string_to_sign(verb: str, headers: object, prefix: str, resource: str) -> str:
@@ -230,7 +252,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         url = urlparse(self.path)
         parts = url.path.lstrip("/").split("/", 2)
-        if parts[0] in ("ecs", "ess", "cms", "oos"):
+        if url.path == "/cr/tokens":
+            with self.state.lock:
+                status, body = self._personal_token()
+            self._send(status, body)
+            return
+        if parts[0] in ("ecs", "ess", "cms", "oos", "cr"):
             params = {k: v[0] for k, v in parse_qs(url.query).items()}
             if self.state.fails_now(params.get("Action", "")):
                 self._send(503, {"Code": "ServiceUnavailable"})
@@ -257,6 +284,22 @@ class _Handler(BaseHTTPRequestHandler):
                        "AccessKeyId": "STS.key", "AccessKeySecret": "secret",
                        "SecurityToken": f"token-of-{node}"})}
         self._send(200, answers[item]) if item in answers else self._send(404, "no such item")
+
+    def _personal_token(self) -> tuple[int, object]:
+        """The personal edition's GetAuthorizationToken (ROA), signed and authorized."""
+        state = self.state
+        expected = hmac_sha1("secret", roa_string_to_sign("GET", self.headers, "/tokens"))
+        token = self.headers.get("x-acs-security-token", "")
+        if not token or self.headers.get("Authorization") != f"acs STS.key:{expected}":
+            return 400, {"code": "SignatureDoesNotMatch"}
+        caller = token.removeprefix("token-of-")
+        policy = state.caller_policies.get(caller, state.policy)
+        if policy is not None and not allowed(policy, "cr:GetAuthorizationToken", "*", {}):
+            state.denied.append((caller, "cr:GetAuthorizationToken", "*"))
+            return 403, {"code": "Forbidden.RAM"}
+        return 200, {"data": {"tempUserName": "cr_temp_user",
+                              "authorizationToken": registry_password(caller),
+                              "expireDate": int(time.time() * 1000) + 3600000}}
 
     def _slow_metadata(self) -> bool:
         """Wait `metadata_delay`; True when this metadata request answers its 503."""
@@ -399,6 +442,10 @@ class _Handler(BaseHTTPRequestHandler):
                                  "name": params["EventInfo.1.EventName"],
                                  "content": params["EventInfo.1.Content"]})
             return 200, {}
+        if action == "GetAuthorizationToken":
+            return 200, {"TempUsername": "cr_temp_user", "Code": "success", "IsSuccess": True,
+                         "AuthorizationToken": registry_password(self._caller(params)),
+                         "ExpireTime": int(time.time() * 1000) + 3600000}
         if action == "PutCustomMetric":
             state.metrics.append({"caller": self._caller(params),
                                   **{k.removeprefix("MetricList.1."): v
@@ -429,7 +476,7 @@ def requested(params: dict[str, str],
     prefix = {"TagResources": "ecs", "DescribeInstances": "ecs", "PutCustomEvent": "cms",
               "PutCustomMetric": "cms", "DescribeMonitorGroups": "cms", "GetParameter": "oos",
               "GetSecretParameter": "oos", "UpdateParameter": "oos",
-              "UpdateSecretParameter": "oos"}.get(action, "ess")
+              "UpdateSecretParameter": "oos", "GetAuthorizationToken": "cr"}.get(action, "ess")
     if action == "TagResources":
         ids = [v for k, v in params.items() if k.startswith("ResourceId.")]
         return [(f"ecs:{action}", f"acs:ecs:{region}:{ACCOUNT}:instance/{i}",
@@ -444,7 +491,7 @@ def requested(params: dict[str, str],
             needs.append(("kms:GetSecretValue",
                           f"acs:kms:{region}:{ACCOUNT}:secret/{params['Name']}", {}))
         return needs
-    resource = {"ecs": f"acs:ecs:{region}:{ACCOUNT}:instance/*",
+    resource = {"cr": "*", "ecs": f"acs:ecs:{region}:{ACCOUNT}:instance/*",
                 "cms": f"acs:cms:{region}:{ACCOUNT}:*",
                 "ess": f"acs:ess:{region}:{ACCOUNT}:scalinggroup/{SCALING_GROUP}"}[prefix]
     return [(f"{prefix}:{action}", resource, {})]
@@ -495,4 +542,5 @@ class FakeNodeCloud:
                 "METADATA_TOKEN_URL": f"{self.url}/{node}/api/token",
                 "MNS_ENDPOINT": f"{self.url}/mns", "OSS_URL": f"{self.url}/oss/{{b}}",
                 "ECS_ENDPOINT": f"{self.url}/ecs", "ESS_ENDPOINT": f"{self.url}/ess",
-                "CMS_ENDPOINT": f"{self.url}/cms", "OOS_ENDPOINT": f"{self.url}/oos"}
+                "CMS_ENDPOINT": f"{self.url}/cms", "OOS_ENDPOINT": f"{self.url}/oos",
+                "CR_ENDPOINT": f"{self.url}/cr"}

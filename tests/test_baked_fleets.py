@@ -62,8 +62,7 @@ def test_a_baked_node_checks_and_reports_without_downloading(tmp_path):
     plan = run_plan(write_stack(tmp_path, "inference-baked", DERIVED["inference"]))
     sandbox = Sandbox(tmp_path / "node", gpus=1)
     (sandbox.dir / "meta/instance/instance-type").write_text("ecs.gn7i-c8g1.2xlarge")
-    sandbox.knob("driver", "550.127.08")
-    sandbox.knob("agent")
+    sandbox.preinstalled("550.127.08")
     for tools in plan.by_type("alicloud:oss/bucketObject:BucketObject"):  # the loader's
         stored = sandbox.dir / "objects" / tools.inputs["key"]
         stored.parent.mkdir(parents=True, exist_ok=True)

@@ -29,8 +29,7 @@ KILL_BOOTSTRAP = 'kill -TERM "$(/usr/bin/pgrep -o -f "$GPU_INFRA_ROOT/opt/gpu-in
 def ready_node(tmp_path, spec=PREINSTALLED, **knobs: str) -> Sandbox:
     """A node whose image carries the driver and the agent, with `knobs` set."""
     sandbox = Sandbox(tmp_path)
-    sandbox.knob("driver", PIN.driver)
-    sandbox.knob("agent")
+    sandbox.preinstalled(PIN.driver)
     for name, value in knobs.items():
         sandbox.knob(name.replace("_", "-"), value)
     assert sandbox.install(spec).code == 0
@@ -75,8 +74,7 @@ def test_no_devices_found_is_not_a_gpu(tmp_path):
     count took it for one, so a one-GPU type passed with none)."""
     spec = dataclasses.replace(PREINSTALLED, gpu_counts={INSTANCE_TYPE: 1})
     sandbox = Sandbox(tmp_path, gpus=0)
-    sandbox.knob("driver", PIN.driver)
-    sandbox.knob("agent")
+    sandbox.preinstalled(PIN.driver)
     sandbox.install(spec)
     run = sandbox.boot()
     assert run.code != 0
@@ -191,8 +189,7 @@ def test_first_boot_installs_update_wait_for_the_lock_and_name_the_os_package(
         tmp_path, system, manager, package):
     spec = dataclasses.replace(PREINSTALLED, shared_fs=SharedFsMount("nas:/share", "hard"))
     sandbox = Sandbox(tmp_path, os_release=OS_RELEASES[system])
-    sandbox.knob("driver", PIN.driver)
-    sandbox.knob("agent")
+    sandbox.preinstalled(PIN.driver)
     sandbox.install(spec)
     run = sandbox.boot()
     assert run.code == 0, run.output

@@ -34,13 +34,19 @@ def test_training_nodes_may_tag_their_fleet_list_it_and_only_read_their_trust():
     [node_list] = [p.inputs["parameterName"]
                    for p in plan.by_type("alicloud:oos/parameter:Parameter")]
     oos = f"acs:oos:cn-beijing:{ACCOUNT_ID}"
+    registry = plan.one("alicloud:cr/registryEnterpriseInstance:RegistryEnterpriseInstance")
     granted["oos:GetSecretParameter"].sort()
     assert granted == {
         "ecs:TagResources": [instances], "ecs:DescribeInstances": [instances],
         "cms:PutCustomEvent": [f"acs:cms:cn-beijing:{ACCOUNT_ID}:*"],
         "oos:GetSecretParameter": sorted(f"{oos}:secretparameter/{n}" for n in names),
         "oos:GetParameter": [f"{oos}:parameter/{node_list}", f"{oos}:parameter/{node_list}-*"],
-        "kms:GetSecretValue": [f"acs:kms:cn-beijing:{ACCOUNT_ID}:secret/*"]}
+        "kms:GetSecretValue": [f"acs:kms:cn-beijing:{ACCOUNT_ID}:secret/*"],
+        # the registry's login token (ACR scopes it to no resource) and pulls from the
+        # stack's two namespaces of its Enterprise instance only
+        "cr:GetAuthorizationToken": ["*"],
+        "cr:PullRepository": [f"acs:cr:cn-beijing:{ACCOUNT_ID}:repository/{registry.id}/{space}/*"
+                              for space in ("llm-pretrain", "llm-pretrain-mirror")]}
     assert not [a for a in granted if a.startswith("oos:") and not a.startswith("oos:Get")]
     tagging = document["Statement"][0]
     assert tagging["Condition"] == {
@@ -58,7 +64,8 @@ def test_scaling_nodes_may_finish_only_their_groups_lifecycle_actions():
     granted = actions(document)
     assert set(granted) == {"ecs:TagResources", "ecs:DescribeInstances", "cms:PutCustomEvent",
                             "ess:DescribeScalingActivities", "ess:DescribeLifecycleActions",
-                            "ess:CompleteLifecycleAction", "ess:SetInstanceHealth"}
+                            "ess:CompleteLifecycleAction", "ess:SetInstanceHealth",
+                            "cr:GetAuthorizationToken", "cr:PullRepository"}
     assert granted["ess:CompleteLifecycleAction"] == [
         f"acs:ess:cn-hangzhou:{ACCOUNT_ID}:scalinggroup/{group.id}"]
     assert not [a for a in granted if a.startswith("oos:")]  # no trust outside training

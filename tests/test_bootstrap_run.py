@@ -65,8 +65,8 @@ def test_training_node_runs_every_step_in_order_with_pinned_versions(tmp_path):
     _, run = booted(tmp_path, TRAINING)
     assert run.code == 0, run.output
     assert steps_started(run.output) == [
-        "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager", "cloudmonitor",
-        "nccl_env", "cluster_ssh", "health", "cluster_peers"]
+        "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager", "container_runtime",
+        "cloudmonitor", "nccl_env", "cluster_ssh", "health", "cluster_peers"]
     calls = run.calls
     assert f"auto_install {PIN.driver} {PIN.cuda} {PIN.cudnn} FALSE FALSE" in calls
     downloads = [c.split()[-1] for c in calls if c.startswith("curl") and " -o " in c]
@@ -75,6 +75,8 @@ def test_training_node_runs_every_step_in_order_with_pinned_versions(tmp_path):
         "http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-"
         f"{node_stack.ERDMA_INSTALLER_VERSION}.tar.gz",
         "http://mirrors.cloud.aliyuncs.com/erdma/env_setup.sh",
+        "http://mirrors.cloud.aliyuncs.com/docker-ce/linux/ubuntu/gpg",
+        "http://mirrors.cloud.aliyuncs.com/libnvidia-container/gpgkey",
         "https://cms-agent-cn-beijing.oss-cn-beijing-internal.aliyuncs.com/Argus/"
         "agent_install_ecs-1.7.sh"]
     assert ("env_setup --egs --url http://mirrors.cloud.aliyuncs.com/erdma/erdma_installer-"
@@ -208,12 +210,12 @@ def test_fabric_manager_at_the_driver_version_where_nvswitch_is(tmp_path):
 def test_preinstalled_image_only_checks_the_driver(tmp_path):
     spec = dataclasses.replace(SCALING, route="preinstalled")
     sandbox = Sandbox(tmp_path)
-    sandbox.knob("driver", PIN.driver)
-    sandbox.knob("agent")
+    sandbox.preinstalled(PIN.driver)
     sandbox.install(spec)
     run = sandbox.boot()
     assert run.code == 0, run.output
-    assert not [c for c in run.calls if c.startswith(("auto_install", "curl -fsS --retry 5 -o"))]
+    assert not [c for c in run.calls if c.startswith(("auto_install", "curl -fsS --retry 5 -o",
+                                                      "apt-get"))]
 
 
 def test_preinstalled_image_without_the_driver_is_unhealthy(tmp_path):
@@ -272,7 +274,7 @@ def test_bake_mode_installs_only(tmp_path):
     run = sandbox.boot("bake")
     assert run.code == 0, run.output
     assert steps_started(run.output) == ["gpu_driver", "erdma", "fabric_manager",
-                                         "cloudmonitor"]
+                                         "container_runtime", "cloudmonitor"]
     assert run.api_calls() == []
 
 
@@ -389,9 +391,11 @@ def test_image_build_installs_reboots_once_then_verifies_and_cleans(tmp_path):
     second = build.run("InstallAfterReboot")
     assert second.code == 0, second.output
     assert steps_started(second.output) == ["gpu_driver", "erdma", "fabric_manager",
-                                            "cloudmonitor"]
+                                            "container_runtime", "cloudmonitor"]
     assert not [c for c in second.calls if c.startswith("ip link")]  # the nodes set the MTU
     assert "systemctl enable nvidia-fabricmanager" in second.calls  # it starts on nodes only
+    assert "systemctl enable docker" in second.calls  # the image's docker starts at boot
+    assert "systemctl restart docker" not in second.calls
     assert second.api_calls() == []
     assert build.run("Clean").code == 0
     assert not sandbox.root.joinpath("opt/gpu-infra").exists()

@@ -100,7 +100,7 @@ def test_training_prod_user_data_wires_erdma_fabric_manager_and_the_cluster(ship
     script = script_of(user_data_of(shipped_plans["training-prod"])[0])
     assert planned_steps(script) == [
         "logs", "node_tools", "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager",
-        "cloudmonitor", "nccl_env", "cluster_ssh", "health", "cluster_peers"]
+        "container_runtime", "cloudmonitor", "nccl_env", "cluster_ssh", "health", "cluster_peers"]
     assert "\nFLEET=llm-pretrain-gpu" in script
 
 
@@ -144,7 +144,7 @@ def test_fixed_nodes_keep_the_tags_they_write_themselves(shipped_plans):
 
 API_MODULES = {"peers": "gpu_infra_peers", "secret": "gpu_infra_peers",
                "answer-scale-out": "gpu_infra_scale_out", "gpu-check cuda": "gpu_infra_gpus",
-               "gpu-check nvlink": "gpu_infra_gpus"}
+               "gpu-check nvlink": "gpu_infra_gpus", "pull": "gpu_infra_pull"}
 """gpu-infra-api's commands that import a module written beside it; the others are its own
 code."""
 

@@ -34,7 +34,7 @@ def stacks(tmp_path: Path) -> Path:
     data = yaml.safe_load(path.read_text())
     cluster = data["config"]["gpu-infra:cluster"]
     cluster["network"]["pod_vswitch_cidrs"] = POD_CIDRS
-    cluster["ack"]["registry"]["namespace"] = "chat-images"
+    cluster["registry"]["namespace"] = "chat-images"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return tmp_path
 
@@ -97,9 +97,9 @@ def test_ack_clone_moves_the_pod_vswitches_with_the_vpc_and_overlaps_nothing(sta
 def test_ack_clone_derives_every_name_and_copies_no_id_of_the_source(stacks, capsys):
     assert clone(stacks, "chat-ack-2") == 0
     notes = capsys.readouterr().out
-    assert "dropped ack.registry.namespace (chat-images)" in notes
+    assert "dropped registry.namespace (chat-images)" in notes
     cloned = yaml.safe_load((stacks / "Pulumi.chat-ack-2.yaml").read_text())
-    assert "namespace" not in cloned["config"]["gpu-infra:cluster"]["ack"]["registry"]
+    assert "namespace" not in cloned["config"]["gpu-infra:cluster"]["registry"]
     source_plan = run_plan(stacks / "Pulumi.inference-ack.yaml")
     clone_plan = run_plan(stacks / "Pulumi.chat-ack-2.yaml")
     source_names, source_ids = names_and_ids(source_plan)

@@ -45,8 +45,7 @@ CONFIG = "/opt/gpu-infra/config.sh"
 def ready_node(tmp_path, spec=FIXED, **options) -> Sandbox:
     """A node booted once to `ready` (its image carries the driver and the agent)."""
     sandbox = Sandbox(tmp_path, **options)
-    sandbox.knob("driver", PIN.driver)
-    sandbox.knob("agent")
+    sandbox.preinstalled(PIN.driver)
     assert sandbox.install(spec).code == 0
     run = sandbox.boot()
     assert run.code == 0 and run.exists("/var/lib/gpu-infra/ready"), run.output

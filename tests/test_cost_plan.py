@@ -101,7 +101,7 @@ def test_plan_text_markdown_and_json_carry_the_estimate(tmp_path, capsys):
 def test_cost_command_text_and_json(capsys):
     assert main(["cost", "training-prod"]) == 0
     text = capsys.readouterr().out
-    assert "Total: ≥ " in text and "8 resource(s) unpriced" in text
+    assert "Total: ≥ " in text and "9 resource(s) unpriced" in text  # the registry too
     assert "alicloud:kms/key:Key llm-pretrain-kms-key: KMS key price not confirmed" in text
     assert ("alicloud:log/store:Store llm-pretrain-node-logs-bootstrap: billed by the logs the "
             "nodes write: usage-based") in text

@@ -89,8 +89,10 @@ def test_component_content_runs_the_bake_steps_in_order(shipped):
     assert "\nINSTALL=1" in config
     program = tasks[2]["Properties"]["commandContent"]
     assert planned_steps(program, "bake") == ["gpu_driver", "erdma", "fabric_manager",
-                                              "cloudmonitor", "logs_install"]
-    for step in ("gpu_driver", "erdma", "fabric_manager", "cloudmonitor", "logs_install"):
+                                              "container_runtime", "cloudmonitor",
+                                              "logs_install"]
+    for step in ("gpu_driver", "erdma", "fabric_manager", "container_runtime", "cloudmonitor",
+                 "logs_install"):
         assert strip_shell(step_source(STEP_FILES[step])).rstrip("\n") in program
     assert tasks[3]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"
     assert tasks[5]["Properties"]["commandContent"] == "/opt/gpu-infra/bootstrap.sh bake"

@@ -319,11 +319,11 @@ def test_an_ack_training_stack_gets_its_pytorchjob_from_the_job_command(capsys):
 
 def test_an_ack_stack_without_a_repository_needs_an_image(tmp_path, capsys):
     stack = yaml.safe_load((STACKS_DIR / "Pulumi.training-ack.yaml").read_text())
-    stack["config"]["gpu-infra:cluster"]["ack"]["registry"]["repositories"] = []
+    stack["config"]["gpu-infra:cluster"]["registry"]["repositories"] = []
     path = tmp_path / "Pulumi.bare-ack.yaml"
     path.write_text(yaml.safe_dump(stack))
     assert main(["job", str(path)]) == 2
-    assert "--image: missing; this stack's ack.registry lists no repository" in \
+    assert "--image: missing; this stack's registry lists no repository" in \
         capsys.readouterr().err
     assert main(["job", str(path), "--image", "registry.example/train:1"]) == 0
 

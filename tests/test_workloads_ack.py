@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from gpu_infra.blocks.bootstrap import step_source
+from gpu_infra.blocks.registry import images_to_mirror, mirror_command
 from gpu_infra.blocks.workloads import vendor
-from gpu_infra.blocks.workloads.operator import images_to_mirror, mirror_command, operator_install
+from gpu_infra.blocks.workloads.operator import operator_install
 from gpu_infra.blocks.workloads.serving import ServingTarget, serving_objects, zone_maps
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.blocks.workloads.vendor import operator_objects

@@ -22,7 +22,11 @@ permissions to call the GetSecretValue API operation of KMS", whose resource typ
 `acs:kms:{regionId}:{accountId}:secret/{secretName}`: OOS keeps the secret under a name of
 its own, so the grant covers the region's secrets, UNCONFIRMED which secret ARN OOS checks);
 OSS GetObject and PutObject (`acs:oss:*:{account}:{bucket}/{object}`; a render node writes its
-frames to the outputs bucket); MNS ReceiveMessage, DeleteMessage,
+frames to the outputs bucket); ACR GetAuthorizationToken (cr 2018-12-01: "all resources";
+the temporary password it returns has the STS token's rights, so the pulls it logs in for need
+cr:PullRepository on the repositories, ACR's RAM resource
+`acs:cr:{regionId}:{accountId}:repository/{instanceId}/{namespace}/{repository}`, UNCONFIRMED
+beyond the ACR RAM reference); MNS ReceiveMessage, DeleteMessage,
 ChangeMessageVisibility (`acs:mns:{regionId}:{accountId}:/queues/{queueName}/messages`).
 Instance metadata (100.100.100.200) needs no RAM grant and has no row.
 """
@@ -46,7 +50,7 @@ class NodeApi:
     """One operation of one service and every grant its caller needs."""
 
     service: str
-    """The service code the node code names it by: ecs, ess, cms, oos, oss, mns."""
+    """The service code the node code names it by: ecs, ess, cms, oos, oss, mns, cr."""
     operation: str
     grants: tuple[Grant, ...]
 
@@ -75,6 +79,8 @@ NODE_APIS: tuple[NodeApi, ...] = (
     _own("oss", "PutObject", "acs:oss:*:{account}:{name}/*"),
     *(_own("mns", operation, QUEUE_MESSAGES) for operation in (
         "ReceiveMessage", "DeleteMessage", "ChangeMessageVisibility")),
+    _own("cr", "GetAuthorizationToken", "*",
+         Grant("cr:PullRepository", "acs:cr:{region}:{account}:repository/{name}/*")),
 )
 """The table: one row per operation."""
 

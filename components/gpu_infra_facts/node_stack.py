@@ -217,9 +217,10 @@ def cloudmonitor_installer_url(region: str) -> str:
             f"{CLOUDMONITOR_INSTALLER}")
 
 
-def api_endpoint(product: Literal["ecs", "ess", "metrics", "oos"], region: str) -> str:
+def api_endpoint(product: Literal["ecs", "ess", "metrics", "oos", "cr"], region: str) -> str:
     """Regional OpenAPI endpoint the nodes call (with NAT; VPC endpoints UNCONFIRMED);
-    CloudMonitor's (cms 2019-01-01) is `metrics`, OOS's (2019-06-01) `oos`."""
+    CloudMonitor's (cms 2019-01-01) is `metrics`, OOS's (2019-06-01) `oos`, ACR's (cr
+    2018-12-01) `cr`."""
     return f"{product}.{region}.aliyuncs.com"
 
 

@@ -434,6 +434,30 @@ class StorageConfig(TypedDict):
     daily, kept 30 days."""
 
 
+class RegistryConfig(TypedDict):
+    """The private image registry (ACR) the nodes pull workload and mirrored images from."""
+
+    edition: NotRequired[str]
+    """enterprise (an ACR Enterprise instance, VPC access only) or personal (a namespace on
+    the free personal edition). Default: enterprise in prod, personal otherwise.
+    One of: enterprise, personal."""
+    instance_type: NotRequired[str]
+    """Enterprise instance size: Basic, Standard or Advanced. Default Standard.
+    One of: Basic, Standard, Advanced."""
+    period_months: NotRequired[int]
+    """Enterprise instances are subscriptions: term in months (1, 2, 3, 6, 12, 24, 36, 48,
+    60). Default 12."""
+    namespace: NotRequired[str]
+    """Namespace of the stack's repositories. Default: the cluster name."""
+    repositories: NotRequired[list[str]]
+    """Repositories for the workloads' images (jobs, model servers, render workers). Default
+    [train, serve]."""
+    mirrored: NotRequired[list[str]]
+    """Repositories for upstream images mirrored from registries the region may not reach
+    (ghcr.io, docker.io), in the namespace `<namespace>-mirror`, besides those gpu-infra's
+    own code runs (added by the layout). Default none."""
+
+
 class NamingConfig(TypedDict):
     """Names that must be unique across a region, an account or all of Alibaba Cloud."""
 
@@ -527,28 +551,6 @@ class SystemPoolConfig(TypedDict):
     """ESSD AutoPL system disk, GiB. Default 120."""
 
 
-class RegistryConfig(TypedDict):
-    """The private image registry (ACR) the cluster pulls job and operator images from."""
-
-    edition: NotRequired[str]
-    """enterprise (an ACR Enterprise instance, VPC access only) or personal (a namespace on
-    the free personal edition). Default: enterprise in prod, personal otherwise.
-    One of: enterprise, personal."""
-    instance_type: NotRequired[str]
-    """Enterprise instance size: Basic, Standard or Advanced. Default Standard.
-    One of: Basic, Standard, Advanced."""
-    period_months: NotRequired[int]
-    """Enterprise instances are subscriptions: term in months (1, 2, 3, 6, 12, 24, 36, 48,
-    60). Default 12."""
-    namespace: NotRequired[str]
-    """Namespace of the stack's repositories. Default: the cluster name."""
-    repositories: NotRequired[list[str]]
-    """Repositories for the job images. Default [train, serve]."""
-    mirrored: NotRequired[list[str]]
-    """Repositories for operator images mirrored from registries the region may not reach
-    (ghcr.io, docker.io), in the namespace `<namespace>-mirror`. Default none."""
-
-
 class AckConfig(TypedDict):
     """The ACK Pro cluster: control plane, system pool, add-ons, registry."""
 
@@ -581,7 +583,8 @@ class AckConfig(TypedDict):
     system_pool: NotRequired[SystemPoolConfig]
     """The CPU pool for add-ons and controllers. Default 2 x 4 vCPU."""
     registry: NotRequired[RegistryConfig]
-    """The private image registry. Default: Enterprise in prod, personal otherwise."""
+    """Deprecated spelling of the top-level `registry` (the same fields), still read when
+    that is not set. Default none."""
     addon_versions: NotRequired[dict[str, str]]
     """Add-on name -> version, overriding the pinned one (gpu_infra_facts.ack.ADDONS).
     Default none."""
@@ -801,6 +804,10 @@ class TrainingConfig(TypedDict):
     storage: NotRequired[StorageConfig]
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
+    registry: NotRequired[RegistryConfig]
+    """The stack's private image registry (ACR), on ECS as on ACK: the nodes pull their
+    workload images and the mirrored upstream ones from it over the VPC. Default: Enterprise
+    in prod, personal otherwise, repositories [train, serve]."""
     naming: NotRequired[NamingConfig]
     """How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
     Default `global_suffix: none`: today's names, kept for existing stacks."""
@@ -1118,7 +1125,7 @@ class ServingConfig(TypedDict):
     port it listens on). ACK only: on ECS the nodes run the server themselves."""
 
     image: NotRequired[str]
-    """Container image. Default: the first `ack.registry.repositories` entry, tag latest."""
+    """Container image. Default: the first `registry.repositories` entry, tag latest."""
     command: NotRequired[list[str]]
     """The server's command and arguments. Default: the image's entrypoint."""
     readiness_path: NotRequired[str]
@@ -1176,6 +1183,10 @@ class InferenceConfig(TypedDict):
     storage: NotRequired[StorageConfig]
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
+    registry: NotRequired[RegistryConfig]
+    """The stack's private image registry (ACR), on ECS as on ACK: the nodes pull their
+    workload images and the mirrored upstream ones from it over the VPC. Default: Enterprise
+    in prod, personal otherwise, repositories [train, serve]."""
     naming: NotRequired[NamingConfig]
     """How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
     Default `global_suffix: none`: today's names, kept for existing stacks."""
@@ -1262,6 +1273,10 @@ class RenderingConfig(TypedDict):
     storage: NotRequired[StorageConfig]
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
+    registry: NotRequired[RegistryConfig]
+    """The stack's private image registry (ACR), on ECS as on ACK: the nodes pull their
+    workload images and the mirrored upstream ones from it over the VPC. Default: Enterprise
+    in prod, personal otherwise, repositories [train, serve]."""
     naming: NotRequired[NamingConfig]
     """How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
     Default `global_suffix: none`: today's names, kept for existing stacks."""

@@ -142,6 +142,14 @@ class _FleetLayout(_Layout):
     """The Cloud Backup vault."""
     gpu_health_group_id: pulumi.Output[str] | None
     """The CloudMonitor group of the GPU health check."""
+    registry_address: pulumi.Output[str] | None
+    """The private registry's VPC address."""
+    registry_repositories: pulumi.Output[dict[str, str]] | None
+    """Repository address per name."""
+    images_to_mirror: pulumi.Output[list[dict[str, str]]] | None
+    """Images to copy into the private registry (source, target, why)."""
+    mirror_command: pulumi.Output[str] | None
+    """The command that copies them."""
 
 
 class _AckOutputs(_FleetLayout):
@@ -161,10 +169,6 @@ class _AckOutputs(_FleetLayout):
     """The taint of the GPU nodes (key=value:effect)."""
     system_node_labels: pulumi.Output[dict[str, str]] | None
     """The labels of the system pool's nodes."""
-    registry_address: pulumi.Output[str] | None
-    """The private registry's VPC address."""
-    registry_repositories: pulumi.Output[dict[str, str]] | None
-    """Repository address per name."""
     gpu_fault_alarm_id: pulumi.Output[str] | None
     """The alarm on GPU faults ACK reports."""
     jobs_namespace: pulumi.Output[str] | None
@@ -175,10 +179,6 @@ class _AckOutputs(_FleetLayout):
     """The claim of the shared file system."""
     bucket_volume_claims: pulumi.Output[dict[str, str]] | None
     """The claim per bucket purpose."""
-    images_to_mirror: pulumi.Output[list[dict[str, str]]] | None
-    """Images to copy into the private registry (source, target, why)."""
-    mirror_command: pulumi.Output[str] | None
-    """The command that copies them."""
 
 
 class _ScalingOutputs(_FleetLayout):

@@ -23,10 +23,10 @@ from gpu_infra.blocks.ack.kube import (
     SharedVolume,
 )
 from gpu_infra.blocks.ack.pools import GpuNodePools, GpuPoolSpec, SystemPool
-from gpu_infra.blocks.ack.registry import Registry
 from gpu_infra.blocks.compute.reserved import ReservedCapacity
 from gpu_infra.blocks.identity import InstanceRole
 from gpu_infra.blocks.logs import ACK_MACHINE_GROUP
+from gpu_infra.blocks.registry import Registry, mirrored_image
 from gpu_infra.blocks.storage.buckets import bucket_names
 from gpu_infra.blocks.workloads.install import KubeObjects
 from gpu_infra.blocks.workloads.network_policies import (
@@ -34,13 +34,7 @@ from gpu_infra.blocks.workloads.network_policies import (
     operator_policy,
     training_peers,
 )
-from gpu_infra.blocks.workloads.operator import (
-    images_to_mirror,
-    mirror_command,
-    mirrored_image,
-    operator_install,
-    operator_pod_labels,
-)
+from gpu_infra.blocks.workloads.operator import operator_install, operator_pod_labels
 from gpu_infra.blocks.workloads.serving import ServingTarget, serving_objects, zone_maps
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.knowhow.node_software import driver_plan
@@ -49,7 +43,6 @@ from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.layouts.jobs import (
     default_image,
     ready_job,
-    registry_component_name,
     serving_name,
 )
 from gpu_infra.nodeplan.plans import gpu_fleet_name, gpu_health_name
@@ -64,6 +57,7 @@ from gpu_infra_facts.ack import (
     LOG_ADDONS,
     POOL_LABEL,
 )
+from gpu_infra_facts.acr import registry_component_name
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.jobs import SKYPILOT_ACCELERATOR_LABEL, skypilot_accelerator
 
@@ -144,8 +138,9 @@ class AckLayout(LayoutBase):
                 lambda cid: ACK_MACHINE_GROUP.format(cluster_id=cid)))
         self.gpu_faults = self._gpu_fault_alarm(name)
         self.registry = Registry(
-            registry_component_name(name), config=ack.registry, edition=cluster.registry_edition,
-            namespace=ack.registry.namespace or cluster.name, region=cluster.region,
+            registry_component_name(name), config=cluster.registry_settings,
+            edition=cluster.registry_edition,
+            namespace=cluster.registry_namespace, region=cluster.region,
             vpc_id=network.vpc_id, vswitch_id=network.vswitch_ids[zones[0]],
             conventions=self.conventions,
             required_mirrors=[image.repository for image in self.mirrored_images()],
@@ -207,10 +202,6 @@ class AckLayout(LayoutBase):
         before their pods start: the spot watcher's where the pool has spot."""
         return (jobs.WATCHER_IMAGE,) if self.uses_spot() else ()
 
-    def mirror_prefix(self) -> str:
-        """`<registry address>/<mirror namespace>`: where the mirrored images are."""
-        return f"{self.registry.address}/{self.registry.mirror_namespace}"
-
     def node_cidrs(self) -> list[pulumi.Input[str]]:
         """The CIDRs of the node vSwitches (in zone order)."""
         return [self.network.vswitch_cidrs[zone] for zone in self.cluster.network.zones]
@@ -268,16 +259,11 @@ class AckLayout(LayoutBase):
             "gpu_node_labels": self.gpu_pools.labels,
             "gpu_node_taint": "{}={}:{}".format(*self.gpu_pools.taint),
             "system_node_labels": self.system_pool.labels,
-            "registry_address": self.registry.address,
             **({"gpu_fault_alarm_id": self.gpu_faults.alarm_id} if self.gpu_faults else {}),
-            "registry_repositories": self.registry.repositories,
             "jobs_namespace": storage.namespace,
             "scratch_storage_class": storage.scratch_class,
             **({"shared_volume_claim": storage.shared_claim} if storage.shared_claim else {}),
-            "bucket_volume_claims": storage.bucket_claims,
-            **({"images_to_mirror": images_to_mirror(self.mirror_prefix(), images),
-                "mirror_command": mirror_command(self.mirror_prefix(), images)}
-               if (images := self.mirrored_images()) else {})}
+            "bucket_volume_claims": storage.bucket_claims}
 
 
 class AckTrainingCluster(AckLayout):

@@ -12,6 +12,7 @@ import pulumi
 from gpu_infra.blocks.bootstrap import (
     DATA_ROOT,
     BootstrapSpec,
+    NodeRegistry,
     config_command,
     machine_group_id,
     user_data,
@@ -24,6 +25,7 @@ from gpu_infra.blocks.identity import InstanceRole
 from gpu_infra.blocks.logs import NodeLogs
 from gpu_infra.blocks.monitoring import Alerting, FleetAlarms
 from gpu_infra.blocks.network import Network
+from gpu_infra.blocks.registry import Registry, images_to_mirror, mirror_command
 from gpu_infra.blocks.security import ClusterSecurity
 from gpu_infra.blocks.storage.backup import Backups
 from gpu_infra.blocks.storage.buckets import Bucket, bucket_names, log_bucket_name
@@ -43,6 +45,8 @@ from gpu_infra.schema.ack import Platform
 from gpu_infra.schema.monitoring import ALERTING_SUFFIX
 from gpu_infra.schema.registry import layout_name
 from gpu_infra.schema.storage import LOG_BUCKET_SUFFIX, VERSIONED_PURPOSES
+from gpu_infra_facts import container_runtime, jobs
+from gpu_infra_facts.acr import registry_component_name
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 
 FLOW_LOG_STORE = "vpc-flow"
@@ -94,7 +98,8 @@ class LayoutBase(Layout):
     `fleet_zones`.
 
     Attributes: `node_plan` (what the fleet's nodes get), `network`, `security`,
-    `kms_key` (None unless kms_encryption), `role`, `buckets` (purpose -> Bucket),
+    `kms_key` (None unless kms_encryption), `role`, `registry` (the stack's ACR; on ACK the
+    ACK layout builds it), `buckets` (purpose -> Bucket),
     `shared_fs` (or None), `disks`, `alerting` (or None), `fleet_alarms` and `gpu_health`
     (or None), `exports` (the stack outputs).
     """
@@ -123,6 +128,8 @@ class LayoutBase(Layout):
             self.network.flow_log(self.logs.store(FLOW_LOG_STORE))
         self._build_security(name)
         self._build_storage(name)
+        self.registry: Registry | None = self._build_registry(name) \
+            if self.node_plan.BOOTSTRAPS else None
         self.alerting = Alerting(f"{name}-{ALERTING_SUFFIX}", config=cluster.monitoring,
                                  fixed_nodes=self.node_plan.FIXED_NODES,
                                  conventions=self.conventions,
@@ -265,6 +272,54 @@ class LayoutBase(Layout):
                        if self.cluster.backup_vault_key == "stack" else None,
                        opts=self.child)
 
+    def _build_registry(self, name: str) -> Registry:
+        """The stack's registry (blocks.registry), linked to the VPC in the fleet's first
+        zone, with the mirror repositories of mirrored_images."""
+        cluster = self.cluster
+        settings = cluster.registry_settings
+        return Registry(
+            registry_component_name(name), config=settings, edition=cluster.registry_edition,
+            namespace=cluster.registry_namespace, region=cluster.region,
+            vpc_id=self.network.vpc_id,
+            vswitch_id=self.network.vswitch_ids[self.fleet_zones()[0]],
+            conventions=self.conventions,
+            required_mirrors=[image.repository for image in self.mirrored_images()],
+            opts=self.child)
+
+    def mirrored_images(self) -> tuple[jobs.UpstreamImage, ...]:
+        """The upstream images the stack's own code runs, which must be copied into the
+        registry's mirror namespace before the nodes need them: on ECS the node images
+        (gpu_infra_facts.container_runtime.NODE_IMAGES, where a workload adds its default
+        image)."""
+        return container_runtime.NODE_IMAGES
+
+    def mirror_prefix(self) -> str:
+        """`<registry address>/<mirror namespace>`: where the mirrored images are."""
+        if self.registry is None:
+            raise ValueError("the stack has no registry")
+        return f"{self.registry.address}/{self.registry.mirror_namespace}"
+
+    def registry_exports(self) -> dict[str, pulumi.Input[Any]]:
+        """The registry's address and repositories, and the images to mirror into it with the
+        command that copies them (where there are any)."""
+        if self.registry is None:
+            return {}
+        images = self.mirrored_images()
+        return {"registry_address": self.registry.address,
+                "registry_repositories": self.registry.repositories,
+                **({"images_to_mirror": images_to_mirror(self.mirror_prefix(), images),
+                    "mirror_command": mirror_command(self.mirror_prefix(), images)}
+                   if images else {})}
+
+    def node_registry(self) -> pulumi.Output[NodeRegistry] | None:
+        """The registry as the nodes see it (None without one)."""
+        registry = self.registry
+        if registry is None:
+            return None
+        instance_id = registry.instance.id if registry.instance else None
+        return pulumi.Output.from_input(instance_id).apply(lambda found: NodeRegistry(
+            registry.address, found, self.mirror_prefix()))
+
     def runs_gpu_health_check(self) -> bool:
         """Whether the nodes run the GPU health check: the stack alarms on it and the node
         tools deliver it."""
@@ -302,12 +357,12 @@ class LayoutBase(Layout):
         address, the scaling group and hook, the node tools' bucket)."""
         tools_bucket = self.node_tools_bucket() if self.node_tools else None
         return pulumi.Output.all(self.shared_fs_source, scaling_group_id,
-                                 lifecycle_hook_id, tools_bucket).apply(
+                                 lifecycle_hook_id, tools_bucket, self.node_registry()).apply(
             lambda values: self.node_plan.bootstrap_spec(
                 fleet_name, shared_fs_source=values[0],
                 scaling_group_id=values[1], lifecycle_hook_id=values[2],
                 global_suffix=self.conventions.global_suffix,
-                stack_name=self.stack_name, node_tools_bucket=values[3]))
+                stack_name=self.stack_name, node_tools_bucket=values[3], registry=values[4]))
 
     def node_user_data(self, fleet_name: str, scaling_group_id: pulumi.Input[str] | None = None,
                        lifecycle_hook_id: pulumi.Input[str] | None = None
@@ -352,4 +407,4 @@ class LayoutBase(Layout):
                     "gpu_health_group_id": self.gpu_health.group_id if self.gpu_health
                     else None}
         exports.update({key: value for key, value in optional.items() if value is not None})
-        return exports
+        return {**exports, **self.registry_exports()}

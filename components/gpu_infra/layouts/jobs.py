@@ -18,16 +18,15 @@ from typing import Any
 import yaml
 
 from gpu_infra.blocks.ack.kube import JOBS_NAMESPACE, SHARED_CLAIM, bucket_claim
-from gpu_infra.blocks.ack.registry import MIRROR_SUFFIX, registry_address
-from gpu_infra.blocks.conventions import child_name
 from gpu_infra.blocks.storage.buckets import bucket_purposes
 from gpu_infra.blocks.workloads.training_job import TrainingTarget, ecs_job_script, pytorch_job
 from gpu_infra.knowhow.placement import erdma_for
 from gpu_infra.nodeplan.plans import gpu_fleet_name
-from gpu_infra.schema import InferenceConfig, TrainingConfig
+from gpu_infra.schema import FleetCluster, InferenceConfig, TrainingConfig
 from gpu_infra.schema.ack import Platform
 from gpu_infra_facts import jobs
 from gpu_infra_facts.ack import POOL_LABEL
+from gpu_infra_facts.acr import mirror_namespace
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.image_references import reference_problem
 
@@ -55,27 +54,17 @@ class ReadyJob:
     manifests: list[dict[str, Any]] = field(default_factory=list)
 
 
-def registry_component_name(cluster_name: str) -> str:
-    """The Pulumi name of an ACK stack's blocks.ack.Registry (its instance is named from
-    it)."""
-    return f"{cluster_name}-registry"
+def registry_prefix(cluster: FleetCluster, mirror: bool = False) -> str:
+    """`<registry address>/<namespace>` of a stack's registry (the mirror namespace with
+    `mirror`), as blocks.registry.Registry names them."""
+    address, namespace = cluster.registry_address, cluster.registry_namespace
+    return f"{address}/{mirror_namespace(namespace) if mirror else namespace}"
 
 
-def registry_prefix(cluster: TrainingConfig | InferenceConfig, mirror: bool = False) -> str:
-    """`<registry address>/<namespace>` of an ACK stack (the mirror namespace with
-    `mirror`), as blocks.ack.Registry names them."""
-    address = registry_address(
-        cluster.registry_edition,
-        instance_name=child_name(registry_component_name(cluster.name), "acr"),
-        region=cluster.region)
-    namespace = cluster.ack_settings.registry.namespace or cluster.name
-    return f"{address}/{namespace}-{MIRROR_SUFFIX}" if mirror else f"{address}/{namespace}"
-
-
-def default_image(cluster: TrainingConfig | InferenceConfig) -> str | None:
-    """The job (or model server) image of an ACK stack unless `--image` (`serving.image`)
-    says otherwise: its first registry repository, tag latest; None when it lists none."""
-    repositories = cluster.ack_settings.registry.repositories
+def default_image(cluster: FleetCluster) -> str | None:
+    """The job (or model server) image of a stack unless `--image` (`serving.image`) says
+    otherwise: its first registry repository, tag latest; None when it lists none."""
+    repositories = cluster.registry_settings.repositories
     return f"{registry_prefix(cluster)}/{repositories[0]}:latest" if repositories else None
 
 
@@ -117,7 +106,7 @@ def job_problems(cluster: TrainingConfig, request: JobRequest,
     problems = []
     if platform == "ack":
         if request.image is None and default_image(cluster) is None:
-            problems.append("--image: missing; this stack's ack.registry lists no repository "
+            problems.append("--image: missing; this stack's registry lists no repository "
                             "to take the job image from; give one, e.g. --image "
                             "registry-vpc.cn-beijing.aliyuncs.com/team/train:1")
         if request.image is not None and (problem := reference_problem(request.image)):

@@ -67,7 +67,8 @@ class ScalingLayout(LayoutBase):
         self.bootstrap_grant = grant_bootstrap(
             gpu_fleet_name(name), role_name=self.role_name, account=account_id(self),
             conventions=self.conventions, parent=self.fleet,
-            scaling_group_id=self.fleet.scaling_group_id)
+            scaling_group_id=self.fleet.scaling_group_id,
+            registry_scopes=self.registry.pull_scopes if self.registry else None)
         return gpu_fleet_name(name), None
 
     def drain_ports(self) -> list[int]:

@@ -76,7 +76,8 @@ class TrainingCluster(LayoutBase):
         self.trust.publish_nodes(self.nodes.instance_ids)
         self.bootstrap_grant = grant_bootstrap(
             gpu_fleet_name(name), role_name=self.role_name, account=account_id(self),
-            conventions=self.conventions, parent=self.nodes, trust=names)
+            conventions=self.conventions, parent=self.nodes, trust=names,
+            registry_scopes=self.registry.pull_scopes if self.registry else None)
         return gpu_fleet_name(name), pulumi.Output.all(*self.nodes.instance_ids)
 
     def _disk_args(self, zone: str) -> NodeDiskArgs:

@@ -21,6 +21,7 @@ from gpu_infra.blocks.bootstrap import (
     ElasticLaunch,
     GpuHealthCheck,
     GridPackage,
+    NodeRegistry,
     RenderWorker,
     SharedFsMount,
     SpotWatch,
@@ -39,7 +40,7 @@ from gpu_infra.knowhow.placement import erdma_for
 from gpu_infra.schema import ClusterCommon, FleetCluster
 from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra.schema.node import OSS_URL, DriverConfig
-from gpu_infra_facts import jobs
+from gpu_infra_facts import container_runtime, jobs
 from gpu_infra_facts.file_systems import NFS_OPTIONS
 from gpu_infra_facts.naming import child_name, fit_name
 from gpu_infra_facts.node_stack import ERDMA_DEVICE_DIR
@@ -109,13 +110,15 @@ class NodePlan:
                        scaling_group_id: str | None = None,
                        lifecycle_hook_id: str | None = None,
                        global_suffix: str | None = None, stack_name: str = "",
-                       node_tools_bucket: str | None = None) -> BootstrapSpec:
+                       node_tools_bucket: str | None = None,
+                       registry: NodeRegistry | None = None) -> BootstrapSpec:
         """What the fleet's nodes need, from the stack and the catalog (and the values the
         cloud assigns: the shared file system's mount address, the scaling group and its
         readiness hook; `global_suffix`: the stack's, which ends the log machine-group id;
         `stack_name`: the Pulumi stack, which the restore command names;
         `node_tools_bucket`: the bucket holding the node tools' installer, None: no node
-        tools)."""
+        tools; `registry`: the stack's registry, whose mirror of the check image the
+        readiness gate runs, None: none)."""
         cluster = self.cluster
         fleet = cluster.fleet
         plan = driver_plan(fleet)
@@ -141,7 +144,8 @@ class NodePlan:
             gpu_health=self.gpu_health_check(), returns_jobs=self.returns_jobs(),
             render_worker=self.render_worker(fleet_name, global_suffix,
                                              shared_fs=shared_fs_source is not None),
-            **launch)
+            registry=registry, check_image=None if registry is None else
+            f"{registry.mirror_prefix}/{container_runtime.CHECK_IMAGE.mirror}", **launch)
         return spec if node_tools_bucket is None else with_node_tools(spec, node_tools_bucket)
 
     def gpu_health_check(self) -> GpuHealthCheck | None:

@@ -16,11 +16,12 @@ import string
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from gpu_infra.blocks.bootstrap import BootstrapSpec, user_data, user_data_size
+from gpu_infra.blocks.bootstrap import BootstrapSpec, NodeRegistry, user_data, user_data_size
 from gpu_infra.knowhow import Finding, Level
 from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.nodeplan.plans import NodePlan, gpu_fleet_name
 from gpu_infra.schema.compute import TrainingFleet
+from gpu_infra_facts.acr import mirror_namespace
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.naming import MAX_SUFFIX_LENGTH
 from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
@@ -44,6 +45,7 @@ GROWTH: dict[str, Callable[[BootstrapSpec], BootstrapSpec]] = {
     "storage.shared_fs": lambda spec: replace(spec, shared_fs=None),
     "name": lambda spec: replace(spec, fleet=""),
     "logs.enabled": lambda spec: replace(spec, log_machine_id=None),
+    "registry": lambda spec: replace(spec, registry=None, check_image=None),
 }
 """Stack field -> the spec without what that field adds to the user data."""
 
@@ -66,11 +68,15 @@ def worst_case_spec(nodes: NodePlan) -> BootstrapSpec:
         if shared.enabled and export is not None else None
     group, hook = (None, None) if nodes.FIXED_NODES else (
         stand_in(CLOUD_ID_CHARS, "group"), stand_in(CLOUD_ID_CHARS, "hook"))
+    address = cluster.registry_address
+    registry = NodeRegistry(address, stand_in(CLOUD_ID_CHARS, "registry"),
+                            f"{address}/{mirror_namespace(cluster.registry_namespace)}")
     return nodes.bootstrap_spec(gpu_fleet_name(cluster.name), shared_fs_source=source,
                                 scaling_group_id=group, lifecycle_hook_id=hook,
                                 global_suffix=stand_in(MAX_SUFFIX_LENGTH, "suffix"),
                                 stack_name=stand_in(STACK_NAME_CHARS, "stack"),
-                                node_tools_bucket=stand_in(BUCKET_NAME_CHARS, "bucket"))
+                                node_tools_bucket=stand_in(BUCKET_NAME_CHARS, "bucket"),
+                                registry=registry)
 
 
 def user_data_too_large(nodes: NodePlan) -> Iterable[Finding]:

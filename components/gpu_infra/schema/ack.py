@@ -7,10 +7,10 @@ import re
 from ipaddress import IPv4Network
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from gpu_infra.schema.base import Cidr, StrictModel
-from gpu_infra.schema.problems import choice_problems
+from gpu_infra.schema.container_registry import RegistryConfig
 from gpu_infra_facts.ack import (
     ADDONS,
     DEFAULT_SERVICE_CIDR,
@@ -21,23 +21,16 @@ from gpu_infra_facts.ack import (
 )
 from gpu_infra_facts.allowed import (
     MAINTENANCE_HOURS,
-    REGISTRY_PERIODS_MONTHS,
     AckClusterSpec,
     AckImageType,
     AckProxyMode,
     AckWeekday,
-    RegistryInstanceType,
 )
 
-RegistryEdition = Literal["enterprise", "personal"]
-"""ACR edition: an Enterprise instance (cr.RegistryEnterpriseInstance) or a namespace on the
-personal edition (cr.Namespace)."""
 Platform = Literal["ecs", "ack"]
 """Where the GPU fleet runs: ECS instances and scaling groups (ecs), or node pools of an ACK
 cluster (ack)."""
 CPU_TYPE_PATTERN = r"^ecs\.[a-z0-9-]+\.[a-z0-9]+$"
-REPOSITORY_PATTERN = r"^[a-z0-9][a-z0-9_.-]{1,63}$"
-"""ACR repository and namespace names we accept: 2-64 lowercase letters, digits, `_.-`."""
 
 
 class MaintenanceWindow(StrictModel):
@@ -76,43 +69,6 @@ class SystemPoolConfig(StrictModel):
         return types
 
 
-class RegistryConfig(StrictModel):
-    """The private image registry (ACR) the cluster pulls job and operator images from."""
-
-    edition: RegistryEdition | None = None
-    """enterprise (an ACR Enterprise instance, VPC access only) or personal (a namespace on
-    the free personal edition). Default: enterprise in prod, personal otherwise."""
-    instance_type: RegistryInstanceType = "Standard"
-    """Enterprise instance size: Basic, Standard or Advanced. Default Standard."""
-    period_months: int = 12
-    """Enterprise instances are subscriptions: term in months (1, 2, 3, 6, 12, 24, 36, 48,
-    60). Default 12."""
-    namespace: str | None = Field(default=None, pattern=REPOSITORY_PATTERN)
-    """Namespace of the stack's repositories. Default: the cluster name."""
-    repositories: list[str] = Field(default=["train", "serve"], max_length=100)
-    """Repositories for the job images. Default [train, serve]."""
-    mirrored: list[str] = Field(default=[], max_length=100)
-    """Repositories for operator images mirrored from registries the region may not reach
-    (ghcr.io, docker.io), in the namespace `<namespace>-mirror`. Default none."""
-
-    @model_validator(mode="after")
-    def _check(self) -> RegistryConfig:
-        problems = [f"{field}[{index}]: {name!r} is not a repository name (2-64 lowercase "
-                    "letters, digits, _ . -)"
-                    for field in ("repositories", "mirrored")
-                    for index, name in enumerate(getattr(self, field))
-                    if not re.match(REPOSITORY_PATTERN, name)]
-        for field in ("repositories", "mirrored"):
-            names = getattr(self, field)
-            if len(set(names)) != len(names):
-                problems.append(f"{field}: each name may be listed once")
-        problems += choice_problems("period_months", self.period_months,
-                                    REGISTRY_PERIODS_MONTHS)
-        if problems:
-            raise ValueError("\n".join(problems))
-        return self
-
-
 class AckConfig(StrictModel):
     """The ACK Pro cluster: control plane, system pool, add-ons, registry."""
 
@@ -141,8 +97,9 @@ class AckConfig(StrictModel):
     """When ACK maintains managed components. Default Sunday 18:00 UTC for 4 hours."""
     system_pool: SystemPoolConfig = SystemPoolConfig()
     """The CPU pool for add-ons and controllers. Default 2 x 4 vCPU."""
-    registry: RegistryConfig = RegistryConfig()
-    """The private image registry. Default: Enterprise in prod, personal otherwise."""
+    registry: RegistryConfig | None = None
+    """Deprecated spelling of the top-level `registry` (the same fields), still read when
+    that is not set. Default none."""
     addon_versions: dict[str, str] = {}
     """Add-on name -> version, overriding the pinned one (gpu_infra_facts.ack.ADDONS).
     Default none."""

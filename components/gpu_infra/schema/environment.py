@@ -67,7 +67,7 @@ class EnvironmentProfile:
     control_plane_logs: bool = _row(
         "ACK: control-plane and audit logs to SLS (default of `ack.control_plane_logs`)")
     enterprise_registry: bool = _row(
-        "ACK: an ACR Enterprise instance (default of `ack.registry.edition`; off: a namespace "
+        "An ACR Enterprise instance (default of `registry.edition`; off: a namespace "
         "on the personal edition)")
 
     @property

@@ -17,7 +17,7 @@ class ServingConfig(StrictModel):
     port it listens on). ACK only: on ECS the nodes run the server themselves."""
 
     image: str | None = Field(default=None, min_length=1, max_length=512)
-    """Container image. Default: the first `ack.registry.repositories` entry, tag latest."""
+    """Container image. Default: the first `registry.repositories` entry, tag latest."""
     command: list[str] = Field(default=[], max_length=64)
     """The server's command and arguments. Default: the image's entrypoint."""
     readiness_path: str = Field(default="/health", pattern=HEALTH_CHECK_PATH_PATTERN)

@@ -13,6 +13,7 @@ from gpu_infra.catalog.recommend import Workload
 from gpu_infra.schema.ack import AckConfig, Platform
 from gpu_infra.schema.base import StrictModel
 from gpu_infra.schema.compute import ScalingFleet, TrainingFleet
+from gpu_infra.schema.container_registry import RegistryConfig
 from gpu_infra.schema.cost import SavingsPlan
 from gpu_infra.schema.environment import (
     DEFAULT_ENVIRONMENT,
@@ -33,6 +34,7 @@ from gpu_infra.schema.security import SecurityConfig
 from gpu_infra.schema.serving import ServingConfig
 from gpu_infra.schema.storage import LONGEST_SUFFIX, BucketPurpose, StorageConfig
 from gpu_infra.schema.worker import WorkerConfig
+from gpu_infra_facts import acr
 from gpu_infra_facts.allowed import (
     ACK_PREPAID_MONTHS,
     ESS_DATA_DISK_GIB,
@@ -195,6 +197,10 @@ class ClusterBase(ClusterCommon):
     storage: StorageConfig = StorageConfig()
     """Node data disks, snapshots, shared file system and OSS buckets. Default: one 500 GiB
     scratch disk per node, no shared file system, the layout's buckets."""
+    registry: RegistryConfig | None = None
+    """The stack's private image registry (ACR), on ECS as on ACK: the nodes pull their
+    workload images and the mirrored upstream ones from it over the VPC. Default: Enterprise
+    in prod, personal otherwise, repositories [train, serve]."""
     naming: NamingConfig = NamingConfig()
     """How names unique beyond the stack end (bucket, RAM role and policy, key pair, ...).
     Default `global_suffix: none`: today's names, kept for existing stacks."""
@@ -211,6 +217,29 @@ class ClusterBase(ClusterCommon):
     def declared_types(self) -> dict[str, DeclaredInstanceType]:
         """The stack's declared `instance_types`."""
         return self.instance_types
+
+    @property
+    def registry_settings(self) -> RegistryConfig:
+        """`registry`, else the defaults."""
+        return self.registry or RegistryConfig()
+
+    @property
+    def registry_edition(self) -> str:
+        """`registry.edition`, else the profile's: enterprise in prod, personal otherwise."""
+        explicit = self.registry_settings.edition
+        return explicit or ("enterprise" if self.profile.enterprise_registry else "personal")
+
+    @property
+    def registry_namespace(self) -> str:
+        """`registry.namespace`, else the cluster name."""
+        return self.registry_settings.namespace or self.name
+
+    @property
+    def registry_address(self) -> str:
+        """The VPC address the nodes pull the stack's images from."""
+        return acr.registry_address(self.registry_edition,
+                                    instance_name=acr.instance_name(self.name),
+                                    region=self.region)
 
     @property
     def kms_encryption(self) -> bool:
@@ -459,11 +488,9 @@ class PlatformChoice(ClusterBase):
         return self.profile.control_plane_logs if explicit is None else explicit
 
     @property
-    def registry_edition(self) -> str:
-        """`ack.registry.edition`, else the profile's: enterprise in prod, personal
-        otherwise."""
-        explicit = self.ack.registry.edition if self.ack else None
-        return explicit or ("enterprise" if self.profile.enterprise_registry else "personal")
+    def registry_settings(self) -> RegistryConfig:
+        """`registry`, else the deprecated `ack.registry`, else the defaults."""
+        return self.registry or (self.ack.registry if self.ack else None) or RegistryConfig()
 
     @model_validator(mode="after")
     def _check_platform(self) -> PlatformChoice:
@@ -478,6 +505,9 @@ class PlatformChoice(ClusterBase):
                             "remove the setting or set true")
         if self.platform == "ecs" and self.network.pod_vswitches:
             problems.append("network.pod_vswitches: only with platform: ack")
+        if self.registry is not None and self.ack is not None and self.ack.registry is not None:
+            problems.append("ack.registry: the deprecated spelling of registry, which is set "
+                            "too; keep only registry")
         if self.ack is not None:
             problems += self._ack_problems(self.ack)
         if problems:
@@ -554,8 +584,8 @@ class InferenceConfig(PlatformChoice):
             problems.append("serving: ACK only; on ECS the nodes run the server themselves "
                             "(fleet.image), behind load_balancer")
         else:
-            if serving.image is None and not self.ack_settings.registry.repositories:
-                problems.append("serving.image: missing; ack.registry lists no repository to "
+            if serving.image is None and not self.registry_settings.repositories:
+                problems.append("serving.image: missing; registry lists no repository to "
                                 "take the server image from; give one, e.g. "
                                 "vllm/vllm-openai:v0.6.3 mirrored into the registry")
             if not self.security.service_ports:

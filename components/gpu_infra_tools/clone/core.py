@@ -59,8 +59,10 @@ BYO_KEYS = ("existing_vpc_id", "existing_vswitch_ids")
 SWITCH_KEYS = ("vswitch_cidrs", "pod_vswitch_cidrs")
 """Explicit node and (ACK Terway) pod vSwitch CIDRs: moved into the clone's VPC."""
 SERVICE_CIDR = ConfigPath(CLUSTER_KEY, ("ack", "service_cidr"))
-REGISTRY_NAMESPACE = ConfigPath(CLUSTER_KEY, ("ack", "registry", "namespace"))
-"""An explicit ACR namespace: the source's own (namespaces are unique in a registry)."""
+REGISTRY_SECTIONS = (ConfigPath(CLUSTER_KEY, ("registry",)),
+                     ConfigPath(CLUSTER_KEY, ("ack", "registry")))
+"""Where an explicit ACR namespace is set (`registry`, or its deprecated spelling
+`ack.registry`): the source's own (namespaces are unique in a registry)."""
 DEFAULT_VPC_CIDR: IPv4Network = NetworkConfig.model_fields["vpc_cidr"].default
 NETWORK = ConfigPath(CLUSTER_KEY, ("network",))
 FLEET = ConfigPath(CLUSTER_KEY, ("fleet",))
@@ -427,14 +429,16 @@ def _drop_reserved(config: CommentedMap, clone: Clone) -> None:
 
 
 def _drop_registry_namespace(config: CommentedMap, clone: Clone) -> None:
-    """An ACK clone pushes to its own ACR namespace (the default, its cluster name): the
-    source's would be shared, its images overwritten by the clone's pushes."""
-    namespace = lookup(config, REGISTRY_NAMESPACE)
-    registry = lookup(config, ConfigPath(CLUSTER_KEY, ("ack", "registry")))
-    if namespace is not None and isinstance(registry, CommentedMap):
-        remove_key(registry, "namespace")
-        clone.notes.append(f"dropped ack.registry.namespace ({namespace}): it is the source's "
-                           "own; the clone gets a namespace named after its cluster")
+    """A clone pushes to its own ACR namespace (the default, its cluster name): the source's
+    would be shared, its images overwritten by the clone's pushes."""
+    for section in REGISTRY_SECTIONS:
+        registry = lookup(config, section)
+        if isinstance(registry, CommentedMap) and registry.get("namespace") is not None:
+            namespace = registry["namespace"]
+            remove_key(registry, "namespace")
+            where = ".".join(map(str, section.parts))
+            clone.notes.append(f"dropped {where}.namespace ({namespace}): it is the source's "
+                               "own; the clone gets a namespace named after its cluster")
 
 
 def _apply_overrides(config: CommentedMap, overrides: Sequence[Override],

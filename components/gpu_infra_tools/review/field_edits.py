@@ -239,8 +239,8 @@ EDITS: dict[str, FieldEdit] = {
         "ack.addon_versions", "training-ack", "ack-nvidia-device-plugin v0.17.0 -> v0.18.0",
         _set("ack.addon_versions", {"ack-nvidia-device-plugin": "v0.18.0"})),
     "ack-registry-edition": FieldEdit(
-        "ack.registry.edition", "inference-ack", "personal -> enterprise",
-        _set("ack.registry.edition", "enterprise"),
+        "registry.edition", "inference-ack", "personal -> enterprise",
+        _set("registry.edition", "enterprise"),
         "push the images to the new instance before the namespace goes: create the instance "
         "in one stack, copy the images, then switch"),
     "ack-shared-fs-grow": FieldEdit(

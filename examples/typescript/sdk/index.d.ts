@@ -50,7 +50,8 @@ export interface AckConfig {
      */
     publicApi?: boolean;
     /**
-     * The private image registry. Default: Enterprise in prod, personal otherwise.
+     * Deprecated spelling of the top-level `registry` (the same fields), still read when
+     * that is not set. Default none.
      */
     registry?: RegistryConfig;
     /**
@@ -1059,7 +1060,7 @@ export interface QueueScaling {
 }
 
 /**
- * The private image registry (ACR) the cluster pulls job and operator images from.
+ * The private image registry (ACR) the nodes pull workload and mirrored images from.
  */
 export interface RegistryConfig {
     /**
@@ -1074,8 +1075,9 @@ export interface RegistryConfig {
      */
     instanceType?: string;
     /**
-     * Repositories for operator images mirrored from registries the region may not reach
-     * (ghcr.io, docker.io), in the namespace `<namespace>-mirror`. Default none.
+     * Repositories for upstream images mirrored from registries the region may not reach
+     * (ghcr.io, docker.io), in the namespace `<namespace>-mirror`, besides those gpu-infra's
+     * own code runs (added by the layout). Default none.
      */
     mirrored?: string[];
     /**
@@ -1088,7 +1090,8 @@ export interface RegistryConfig {
      */
     periodMonths?: number;
     /**
-     * Repositories for the job images. Default [train, serve].
+     * Repositories for the workloads' images (jobs, model servers, render workers). Default
+     * [train, serve].
      */
     repositories?: string[];
 }
@@ -1455,7 +1458,7 @@ export interface ServingConfig {
      */
     gpusPerPod?: number;
     /**
-     * Container image. Default: the first `ack.registry.repositories` entry, tag latest.
+     * Container image. Default: the first `registry.repositories` entry, tag latest.
      */
     image?: string;
     /**
@@ -1985,6 +1988,12 @@ export interface InferenceServiceArgs {
      */
     region: string;
     /**
+     * The stack's private image registry (ACR), on ECS as on ACK: the nodes pull their
+     * workload images and the mirrored upstream ones from it over the VPC. Default: Enterprise
+     * in prod, personal otherwise, repositories [train, serve].
+     */
+    registry?: RegistryConfig;
+    /**
      * An ECS savings plan the account holds, for the cost estimate: it pays for the
      * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
      * commitment, the rest at list price, spot at spot price. Default none.
@@ -2122,6 +2131,12 @@ export interface RenderFarmArgs {
      */
     region: string;
     /**
+     * The stack's private image registry (ACR), on ECS as on ACK: the nodes pull their
+     * workload images and the mirrored upstream ones from it over the VPC. Default: Enterprise
+     * in prod, personal otherwise, repositories [train, serve].
+     */
+    registry?: RegistryConfig;
+    /**
      * An ECS savings plan the account holds, for the cost estimate: it pays for the
      * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
      * commitment, the rest at list price, spot at spot price. Default none.
@@ -2165,13 +2180,17 @@ export declare class RenderFarm extends pulumi.ComponentResource {
     readonly dataDisks: pulumi.Output<{[key: string]: string}>;
     readonly fleetName: pulumi.Output<string>;
     readonly gpuHealthGroupId: pulumi.Output<string>;
+    readonly imagesToMirror: pulumi.Output<{[key: string]: string}[]>;
     readonly jobQueue: pulumi.Output<string>;
     readonly keyPairName: pulumi.Output<string>;
     readonly kmsKeyId: pulumi.Output<string>;
     readonly logProject: pulumi.Output<string>;
     readonly metricGroupId: pulumi.Output<string>;
+    readonly mirrorCommand: pulumi.Output<string>;
     readonly mountCommand: pulumi.Output<string>;
     readonly natEip: pulumi.Output<string>;
+    readonly registryAddress: pulumi.Output<string>;
+    readonly registryRepositories: pulumi.Output<{[key: string]: string}>;
     readonly roleName: pulumi.Output<string>;
     readonly scalingGroupId: pulumi.Output<string>;
     readonly securityGroupId: pulumi.Output<string>;
@@ -2243,6 +2262,12 @@ export interface TrainingClusterArgs {
      * Alibaba Cloud region, read from `alicloud:region`. Required.
      */
     region: string;
+    /**
+     * The stack's private image registry (ACR), on ECS as on ACK: the nodes pull their
+     * workload images and the mirrored upstream ones from it over the VPC. Default: Enterprise
+     * in prod, personal otherwise, repositories [train, serve].
+     */
+    registry?: RegistryConfig;
     /**
      * An ECS savings plan the account holds, for the cost estimate: it pays for the
      * fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly

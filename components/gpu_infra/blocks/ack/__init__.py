@@ -39,7 +39,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from gpu_infra.blocks.ack.kube import KubeStorage
-from gpu_infra.blocks.ack.registry import Registry
+from gpu_infra.blocks.registry import Registry
 from gpu_infra_facts.ack import ERDMA_RESOURCE, GPU_RESOURCE
 
 

@@ -24,7 +24,7 @@ from importlib import resources
 
 from gpu_infra.blocks.bootstrap.minify import strip_python, strip_shell
 from gpu_infra.blocks.bootstrap.packing import pack, unpack
-from gpu_infra_facts import jobs, node_stack
+from gpu_infra_facts import container_runtime, jobs, node_stack
 from gpu_infra_facts.naming import child_name, with_suffix
 from gpu_infra_facts.node_stack import DriverRoute, DriverStack
 
@@ -145,6 +145,17 @@ class GpuHealthCheck:
 
     group_name: str
     interval_minutes: int = 5
+
+
+@dataclass(frozen=True)
+class NodeRegistry:
+    """The stack's registry as the nodes pull from it (gpu-infra-pull): its VPC address, the
+    ACR Enterprise instance whose temporary login token the node role asks for (None: the
+    personal edition's token), and `<address>/<mirror namespace>` of the mirrored images."""
+
+    endpoint: str
+    instance_id: str | None
+    mirror_prefix: str
 
 
 @dataclass(frozen=True)
@@ -270,6 +281,13 @@ class BootstrapSpec:
     returns_jobs: bool = False
     """The drain hands unfinished jobs back to the stack's job queue at once
     (gpu_infra_queue.py, delivered with the node tools)."""
+    registry: NodeRegistry | None = None
+    """The stack's registry (None: the nodes log in to none; images of other registries are
+    pulled without a login)."""
+    check_image: str | None = None
+    """The image the readiness gate starts a container of, with every GPU and the eRDMA
+    devices (pulled through gpu-infra-pull); None: no container check (no registry holds
+    the image)."""
     node_tools: NodeTools | None = None
     """Where the installer of the node tools is (node_tools_files: the job launcher, the
     spot watcher, the GPU health check); None: the nodes get none of them."""
@@ -308,13 +326,15 @@ class BootstrapSpec:
         steps = ["gpu_driver"]
         steps += ["erdma"] if self.erdma else []
         steps += ["fabric_manager"] if self.fabric_manager else []
-        return [*steps, "cloudmonitor", *(["logs_install"] if self.collects_logs else [])]
+        return [*steps, "container_runtime", "cloudmonitor",
+                *(["logs_install"] if self.collects_logs else [])]
 
 
 STEP_FILES = {
     "data_disks": "mounts.sh", "shared_fs": "shared_fs.sh", "shared_fs_off": "shared_fs.sh",
     "gpu_driver": "gpu_driver.sh",
     "erdma": "erdma.sh", "fabric_manager": "fabric_manager.sh", "nccl_env": "nccl_env.sh",
+    "container_runtime": "container_runtime.sh",
     "node_tools": "job_tools.sh",  # the file keeps the name it had when only jobs used it
     "cloudmonitor": "cloudmonitor.sh", "cluster_ssh": "cluster.sh", "cluster_peers": "cluster.sh",
     "health": "health.sh", "logs": "logs.sh", "logs_install": "logs.sh",
@@ -343,7 +363,8 @@ NODE_ONLY_SETTINGS = frozenset({
     "OOS_ENDPOINT", "SSH_USER_KEY", "SSH_HOST_KEY", "NODE_LIST", "MASTER_PORT", "DATA_DISKS",
     "NODE_RELEASE",
     "NCCL_ENV", "NCCL_MULTI_NIC_ENV", "NVLINK_TYPES", "GPU_COUNTS", "LC_ID_FILE",
-    "LOG_ID", "NODE_STEPS"})
+    "LOG_ID", "NODE_STEPS", "CHECK_IMAGE", "CHECK_SECONDS", "PULL_TRIES",
+    "REGISTRY_ENDPOINT", "REGISTRY_INSTANCE_ID", "CR_ENDPOINT"})
 """Settings only the node steps read: an image build's config.sh leaves them out (its
 install steps never read them, and the nodes' user data writes the full file)."""
 LOG_SETTINGS = frozenset({"LC_URL", "LC_BINARY", "LC_ID_FILE", "LOG_ID"})
@@ -377,6 +398,12 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
         "ERDMA_MTU": node_stack.erdma_mtu(spec.jumbo_frames),
         "FABRIC_MANAGER": int(spec.fabric_manager),
         "CUDA_REPOS": CUDA_REPOS,
+        "DOCKER_VERSION": container_runtime.DOCKER_VERSION,
+        "DOCKER_MIRROR": container_runtime.DOCKER_MIRROR,
+        "NVIDIA_CTK_VERSION": container_runtime.NVIDIA_CTK_VERSION,
+        "NVIDIA_CTK_MIRROR": container_runtime.NVIDIA_CTK_MIRROR,
+        "CHECK_IMAGE": spec.check_image or "", "CHECK_SECONDS": container_runtime.CHECK_SECONDS,
+        "PULL_TRIES": container_runtime.PULL_TRIES,
         "CMS_INSTALLER_URL": node_stack.cloudmonitor_installer_url(spec.region),
         "CMS_AGENT_VERSION": node_stack.CLOUDMONITOR_AGENT_VERSION,
         "LC_URL": node_stack.loongcollector_installer_url(spec.region),
@@ -399,6 +426,10 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
         "LIFECYCLE_HOOK_ID": spec.lifecycle_hook_id or "",
         "HEALTH_TAG_KEY": HEALTH_TAG_KEY, "NODE_RELEASE": node_release(),
     }
+    if spec.registry:
+        values.update({"REGISTRY_ENDPOINT": spec.registry.endpoint,
+                       "REGISTRY_INSTANCE_ID": spec.registry.instance_id or "",
+                       "CR_ENDPOINT": node_stack.api_endpoint("cr", spec.region)})
     if spec.node_tools:
         values.update({"NODE_TOOLS_BUCKET": spec.node_tools.bucket,
                        "NODE_TOOLS_OBJECT": spec.node_tools.key})
@@ -475,6 +506,7 @@ def node_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
         files[f"{INSTALL_DIR}/bin/gpu_infra_scale_out.py"] = api_module("gpu_infra_scale_out")
     if spec.node_tools is None:
         files.update(gpu_checks_module())
+        files.update(pull_files())
         files.update(cluster_files(spec))
     return files
 
@@ -502,6 +534,15 @@ def gpu_checks_module() -> dict[str, tuple[str, int]]:
     """gpu-infra-api's GPU checks (CUDA context, NVLink): in the node tools where the fleet
     has them (the health step runs after them), else in the user data."""
     return {f"{INSTALL_DIR}/bin/gpu_infra_gpus.py": api_module("gpu_infra_gpus")}
+
+
+def pull_files() -> dict[str, tuple[str, int]]:
+    """gpu-infra-pull and gpu-infra-api's part behind it (gpu_infra_pull.py): in the node
+    tools where the fleet has them (the container runtime step runs after them), else in the
+    user data."""
+    return {f"{INSTALL_DIR}/bin/gpu_infra_pull.py": api_module("gpu_infra_pull"),
+            f"{INSTALL_DIR}/bin/gpu-infra-pull": (
+                strip_shell(step_source("gpu-infra-pull")), 0o755)}
 
 
 @functools.cache
@@ -729,6 +770,7 @@ def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
     if spec.gpu_health or spec.returns_jobs or spec.render_worker:  # their shared part
         files[f"{INSTALL_DIR}/bin/gpu_infra_node.py"] = api_module("gpu_infra_node")
     files.update(gpu_checks_module())
+    files.update(pull_files())
     files.update(cluster_files(spec))
     return files
 
@@ -848,7 +890,8 @@ def user_data_size(text: str) -> int:
 
 __all__ = ["CONFIG_RUN_SECONDS", "CONFIG_WAIT_SECONDS", "DATA_ROOT", "JOB_UNIT",
            "NODE_OBJECTS_PREFIX", "BakeTask", "BootstrapSpec", "ElasticLaunch",
-           "GpuHealthCheck", "GridPackage", "NodeTools", "NodeTrustNames", "RenderWorker",
+           "GpuHealthCheck", "GridPackage", "NodeRegistry", "NodeTools", "NodeTrustNames",
+           "RenderWorker",
            "SharedFsMount", "SpotWatch", "bake_tasks", "config_command", "config_script",
            "drain_command", "gpu_health_files", "launch_files", "node_files", "node_release",
            "node_script", "node_tools_files", "node_tools_installer", "render_files",

@@ -11,13 +11,15 @@ tag only on instances carrying this fleet's GpuFleet tag (`acs:ResourceTag` cond
 ECS honours it for TagResources is UNCONFIRMED), so a node can retag its peers' health but
 not tag another instance into the fleet; the two key parameters (with KMS GetSecretValue,
 which GetSecretParameter's reference asks for) and the node list's pages by name; the ESS
-actions on this fleet's scaling group only. Under the stack's KMS key the instance role's
+actions on this fleet's scaling group only; the registry's login token with pulls from the
+stack's own namespaces only. Under the stack's KMS key the instance role's
 kms:Decrypt on it (identity.InstanceRole) decrypts too.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import pulumi
 import pulumi_alicloud as alicloud
@@ -34,13 +36,18 @@ EVENT_CALLS = ("PutCustomEvent",)
 """The node's readiness event (gpu-infra-api event)."""
 READINESS_CALLS = ("DescribeScalingActivities", "DescribeLifecycleActions",
                    "CompleteLifecycleAction", "SetInstanceHealth")
+REGISTRY_CALLS = ("GetAuthorizationToken",)
+"""gpu-infra-pull's login to the stack's registry, and the pulls its token allows."""
 
 
 def bootstrap_policy_document(region: str, account: str, fleet: str, *,
                               scaling_group_id: str | None = None,
-                              trust: NodeTrustNames | None = None) -> str:
+                              trust: NodeTrustNames | None = None,
+                              registry_scopes: Sequence[str] = ()) -> str:
     """The RAM policy document of one fleet's bootstrap (its grants from
-    gpu_infra_facts.node_apis); `trust`: a training fleet's parameters (read only)."""
+    gpu_infra_facts.node_apis); `trust`: a training fleet's parameters (read only);
+    `registry_scopes`: the registry namespaces the nodes pull from (blocks.registry
+    `pull_scopes`; none: no registry grant)."""
     statements = [
         *allow_statements("ecs", TAG_CALLS, region=region, account=account, condition={
             "StringEquals": {f"acs:ResourceTag/{FLEET_TAG_KEY}": fleet}}),
@@ -56,6 +63,9 @@ def bootstrap_policy_document(region: str, account: str, fleet: str, *,
     if scaling_group_id is not None:
         statements += allow_statements("ess", READINESS_CALLS, region=region, account=account,
                                        names=[scaling_group_id])
+    if registry_scopes:
+        statements += allow_statements("cr", REGISTRY_CALLS, region=region, account=account,
+                                       names=registry_scopes)
     return json.dumps({"Version": RAM_POLICY_VERSION, "Statement": statements})
 
 
@@ -63,11 +73,13 @@ def grant_bootstrap(name: str, *, role_name: pulumi.Input[str], account: pulumi.
                     conventions: Conventions, parent: pulumi.Resource,
                     scaling_group_id: pulumi.Input[str] | None = None,
                     trust: NodeTrustNames | None = None,
+                    registry_scopes: pulumi.Input[Sequence[str]] | None = None,
                     ) -> tuple[alicloud.ram.Policy, alicloud.ram.RolePolicyAttachment]:
     """The bootstrap's policy for fleet `name` on `role_name`, and its attachment."""
-    document = pulumi.Output.all(account, scaling_group_id).apply(
+    document = pulumi.Output.all(account, scaling_group_id, registry_scopes).apply(
         lambda values: bootstrap_policy_document(conventions.region, values[0], name,
-                                                 scaling_group_id=values[1], trust=trust))
+                                                 scaling_group_id=values[1], trust=trust,
+                                                 registry_scopes=values[2] or ()))
     return role_policy(
         child_name(name, "bootstrap-policy"), role_name=role_name, document=document,
         description="Node bootstrap of one GPU fleet: own tags, peers, scale-out readiness",

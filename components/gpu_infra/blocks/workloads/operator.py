@@ -14,39 +14,16 @@ operator's own (it writes the `training-operator-webhook-cert` Secret at start).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
+from gpu_infra.blocks.registry import mirrored_image
 from gpu_infra.blocks.workloads.vendor import operator_objects, pytorchjob_crd
 from gpu_infra_facts import jobs
 
 Manifest = dict[str, Any]
 
 WEBHOOK_SECRET = "training-operator-webhook-cert"
-
-
-def mirrored_image(registry_prefix: str, image: jobs.UpstreamImage) -> str:
-    """`image` in the stack's registry: `<registry>/<namespace>/<repository>:<tag>`."""
-    return f"{registry_prefix.rstrip('/')}/{image.mirror}"
-
-
-def images_to_mirror(registry_prefix: str,
-                     images: Sequence[jobs.UpstreamImage] = jobs.MIRRORED_IMAGES
-                     ) -> list[dict[str, str]]:
-    """The upstream `images` (default: every one gpu-infra's objects run) with where each
-    must be copied to."""
-    return [{"source": image.source, "target": mirrored_image(registry_prefix, image),
-             "why": image.why} for image in images]
-
-
-def mirror_command(registry_prefix: str,
-                   images: Sequence[jobs.UpstreamImage] = jobs.MIRRORED_IMAGES) -> str:
-    """One shell command that copies `images` (skopeo, logged in to both registries), run
-    from a machine that reaches docker.io."""
-    pairs = " ".join(f"{item['source']}={item['target']}"
-                     for item in images_to_mirror(registry_prefix, images))
-    return (f"for pair in {pairs}; do skopeo copy --all \"docker://${{pair%%=*}}\" "
-            f"\"docker://${{pair#*=}}\"; done")
 
 
 def operator_install(registry_prefix: str, system_labels: Mapping[str, str]) -> list[Manifest]:

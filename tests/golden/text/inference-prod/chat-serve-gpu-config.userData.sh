@@ -24,6 +24,13 @@ ERDMA_INSTALLER_SHA256=''
 ERDMA_MTU=1400
 FABRIC_MANAGER=0
 CUDA_REPOS=https://developer.download.nvidia.com/compute/cuda/repos
+DOCKER_VERSION=28.5.2
+DOCKER_MIRROR=http://mirrors.cloud.aliyuncs.com/docker-ce
+NVIDIA_CTK_VERSION=1.19.1
+NVIDIA_CTK_MIRROR=http://mirrors.cloud.aliyuncs.com/libnvidia-container
+CHECK_IMAGE=chat-serve-registry-acr-registry-vpc.cn-hangzhou.cr.aliyuncs.com/chat-serve-mirror/ubuntu:jammy-20251013
+CHECK_SECONDS=300
+PULL_TRIES=5
 CMS_INSTALLER_URL=https://cms-agent-cn-hangzhou.oss-cn-hangzhou-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh
 CMS_AGENT_VERSION=3.5.10
 LC_URL=https://aliyun-observability-release-cn-hangzhou.oss-cn-hangzhou.aliyuncs.com/loongcollector/linux64/latest/loongcollector.sh
@@ -43,11 +50,14 @@ SCALE_OUT_WAIT_SECONDS=3300
 SCALING_GROUP_ID=asg-49880c77be45d77c7
 LIFECYCLE_HOOK_ID=393e520f14c75fcae
 HEALTH_TAG_KEY=GpuInfraHealth
+REGISTRY_ENDPOINT=chat-serve-registry-acr-registry-vpc.cn-hangzhou.cr.aliyuncs.com
+REGISTRY_INSTANCE_ID=27e7006913622bd6b
+CR_ENDPOINT=cr.cn-hangzhou.aliyuncs.com
 NODE_TOOLS_BUCKET=chat-serve-prod-models
-NODE_TOOLS_OBJECT=gpu-infra/node-tools/a16e963213d60def1a378ada5a6fe56c135fb98c098faf5c19255edad1e4fe64.sh
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/38ad39ac0a88499f9483147cc19b5d50b4cb8b3b94f16cae109a0ee387abef5b.sh
 readonly -a DATA_DISKS=(model-cache)
 readonly -a NVLINK_TYPES=()
-readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs_off gpu_driver cloudmonitor health)
+readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs_off gpu_driver container_runtime cloudmonitor health)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.gn6i-c4g1.xlarge"]=1 ["ecs.gn7i-c16g1.4xlarge"]=1 ["ecs.gn7i-c8g1.2xlarge"]=1)
@@ -182,7 +192,7 @@ GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
 """usage: gpu-infra-api tag KEY=VALUE... | peers | secret NAME | answer-scale-out
-| event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
+| event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink | pull IMAGE"""
 import base64
 import datetime
 import email.utils
@@ -200,7 +210,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos": "2019-06-01"}
+VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos": "2019-06-01",
+ "cr": "2018-12-01"}
 EVENT_LINES = 20
 TRIES = 5
 METADATA_SECONDS = 30
@@ -273,6 +284,24 @@ def header_signature(secret, verb, headers, resource, prefix):
  lines = [verb, sent.get("content-md5", ""), sent.get("content-type", ""), sent["date"]]
  lines += [f"{k}:{v}" for k, v in sorted(sent.items()) if k.startswith(prefix)]
  return hmac_sha1(secret, "\n".join(lines + [resource]))
+def roa_signature(secret, verb, headers, path):
+ sent = {k.lower(): v for k, v in headers.items()}
+ lines = [verb, sent.get("accept", ""), sent.get("content-md5", ""),
+  sent.get("content-type", ""), sent["date"]]
+ lines += [f"{k}:{v}" for k, v in sorted(sent.items()) if k.startswith("x-acs-")]
+ return hmac_sha1(secret, "\n".join(lines + [path]))
+def roa(product, endpoint, operation, path, version):
+ base = endpoint if "://" in endpoint else f"https://{endpoint}"
+ def make():
+  creds = credentials()
+  sent = {"Accept": "application/json", "Date": email.utils.formatdate(usegmt=True),
+   "x-acs-signature-method": "HMAC-SHA1", "x-acs-signature-version": "1.0",
+   "x-acs-signature-nonce": uuid.uuid4().hex, "x-acs-version": version,
+   "x-acs-security-token": creds["SecurityToken"]}
+  signature = roa_signature(creds["AccessKeySecret"], "GET", sent, path)
+  sent["Authorization"] = f"acs {creds['AccessKeyId']}:{signature}"
+  return urllib.request.Request(base + path, headers=sent)
+ return json.loads(fetch(f"{product} {operation}", make))
 def call(product, endpoint, action, **params):
  base = endpoint if "://" in endpoint else f"https://{endpoint}"
  def make():
@@ -340,6 +369,9 @@ def main(argv):
   getattr(gpu_infra_gpus, "check_" + args[0])()
  elif command == "oss-get" and len(args) == 3:
   oss_get(cfg, *args)
+ elif command == "pull" and len(args) == 1:
+  import gpu_infra_pull
+  gpu_infra_pull.pull(cfg, sys.modules[__name__], args[0])
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":

@@ -286,6 +286,83 @@ else
 request_reboot "the driver loads after a reboot"
 fi
 }
+tool_version() {
+local out
+out=$("$1" --version 2>/dev/null) || return 1
+out=${out%%$'\n'*}
+out=${out#* version }
+printf '%s\n' "${out%%,*}"
+}
+runtime_repositories() {
+local keys=$ROOT/etc/apt/keyrings codename
+if [ "$(os_id)" = ubuntu ]; then
+codename=$(os_release VERSION_CODENAME)
+mkdir -p "$keys" "$ROOT/etc/apt/sources.list.d"
+curl -fsS --retry 5 -o "$keys/docker.asc" "$DOCKER_MIRROR/linux/ubuntu/gpg"
+curl -fsS --retry 5 -o "$keys/nvidia-container-toolkit.asc" "$NVIDIA_CTK_MIRROR/gpgkey"
+printf 'deb [arch=amd64 signed-by=/etc/apt/keyrings/docker.asc] %s %s stable\n' \
+      "$DOCKER_MIRROR/linux/ubuntu" "$codename" > "$ROOT/etc/apt/sources.list.d/docker.list"
+printf 'deb [signed-by=/etc/apt/keyrings/nvidia-container-toolkit.asc] %s /\n' \
+      "$NVIDIA_CTK_MIRROR/stable/deb/\$(ARCH)" \
+      > "$ROOT/etc/apt/sources.list.d/nvidia-container-toolkit.list"
+apt_lists_stale
+else
+mkdir -p "$ROOT/etc/yum.repos.d"
+printf '[%s]\nname=%s\nbaseurl=%s\ngpgcheck=1\ngpgkey=%s\nenabled=1\n' \
+      docker-ce-stable docker-ce-stable "$DOCKER_MIRROR/linux/rhel/8/x86_64/stable" \
+      "$DOCKER_MIRROR/linux/rhel/gpg" > "$ROOT/etc/yum.repos.d/docker-ce.repo"
+printf '[%s]\nname=%s\nbaseurl=%s\ngpgcheck=1\ngpgkey=%s\nenabled=1\n' \
+      nvidia-container-toolkit nvidia-container-toolkit "$NVIDIA_CTK_MIRROR/stable/rpm/x86_64" \
+      "$NVIDIA_CTK_MIRROR/gpgkey" > "$ROOT/etc/yum.repos.d/nvidia-container-toolkit.repo"
+fi
+}
+runtime_packages() {
+local package docker=$DOCKER_VERSION ctk=$NVIDIA_CTK_VERSION sep=-
+if [ "$(os_id)" = ubuntu ]; then
+docker="5:$DOCKER_VERSION-1~ubuntu.$(os_release VERSION_ID)~$(os_release VERSION_CODENAME)"
+ctk=$NVIDIA_CTK_VERSION-1 sep='='
+fi
+for package in docker-ce docker-ce-cli; do echo "$package$sep$docker"; done
+for package in nvidia-container-toolkit nvidia-container-toolkit-base \
+    libnvidia-container-tools libnvidia-container1; do
+echo "$package$sep$ctk"
+done
+}
+install_runtime() {
+local docker ctk packages
+docker=$(tool_version docker) || docker=""
+ctk=$(tool_version nvidia-ctk) || ctk=""
+if [ "$docker:$ctk" = "$DOCKER_VERSION:$NVIDIA_CTK_VERSION" ]; then
+log "Docker $docker and the NVIDIA Container Toolkit $ctk present"
+return 0
+fi
+[ -z "$docker" ] || [ "$docker" = "$DOCKER_VERSION" ] ||
+fail "Docker $docker is installed but $DOCKER_VERSION is pinned; replace the node"
+[ -z "$ctk" ] || [ "$ctk" = "$NVIDIA_CTK_VERSION" ] ||
+fail "NVIDIA Container Toolkit $ctk is installed but $NVIDIA_CTK_VERSION is pinned"
+may_install "Docker $DOCKER_VERSION with the NVIDIA Container Toolkit $NVIDIA_CTK_VERSION"
+runtime_repositories
+mapfile -t packages < <(runtime_packages)
+log "installing ${packages[*]}"
+pkg_install "${packages[@]}"
+docker=$(tool_version docker) || fail "docker --version fails after the install"
+ctk=$(tool_version nvidia-ctk) || fail "nvidia-ctk --version fails after the install"
+[ "$docker:$ctk" = "$DOCKER_VERSION:$NVIDIA_CTK_VERSION" ] ||
+fail "installed Docker $docker and toolkit $ctk, pinned $DOCKER_VERSION and $NVIDIA_CTK_VERSION"
+}
+step_container_runtime() {
+local config=$ROOT/etc/docker/daemon.json before=""
+install_runtime
+[ ! -f "$config" ] || before=$(cat "$config")
+nvidia-ctk runtime configure --runtime=docker --config="$config"
+if [ "$MODE" = bake ]; then
+systemctl enable docker
+elif [ "$(cat "$config")" != "$before" ] || ! systemctl is-active --quiet docker; then
+systemctl enable docker
+systemctl restart docker
+log "docker (re)started with the nvidia runtime"
+fi
+}
 agent_running() {
 pgrep -f /usr/local/cloudmonitor/bin/argusagent >/dev/null
 }
@@ -353,6 +430,20 @@ done
 mtu_is() {
 [ "$(cat "$ROOT/sys/class/net/eth0/mtu")" = "$1" ]
 }
+container_gpus_are() {
+local listed
+docker image inspect "$CHECK_IMAGE" >/dev/null 2>&1 ||
+bounded "$CHECK_SECONDS" "$BIN_DIR/gpu-infra-pull" "$CHECK_IMAGE" || return 1
+listed=$(bounded "$CHECK_SECONDS" docker run --rm --gpus all "$CHECK_IMAGE" nvidia-smi -L) ||
+return 1
+[ "$(grep -c '^GPU [0-9]*: ' <<< "$listed")" -eq "$1" ]
+}
+container_sees_erdma() {
+local listed
+listed=$(bounded "$CHECK_SECONDS" docker run --rm --device /dev/infiniband "$CHECK_IMAGE" \
+    ls /dev/infiniband) || return 1
+grep -q '^uverbs[0-9]' <<< "$listed"
+}
 fabric_manager_ready() {
 ! has_nvswitch || systemctl is-active --quiet nvidia-fabricmanager
 }
@@ -383,6 +474,10 @@ check "eth0 MTU $ERDMA_MTU" mtu_is "$ERDMA_MTU"
 fi
 if [ "$FABRIC_MANAGER" = 1 ]; then
 check "fabric manager where NVSwitch is" fabric_manager_ready
+fi
+if [ -n "$CHECK_IMAGE" ]; then
+check "a container sees the $expected GPU(s)" container_gpus_are "$expected"
+[ "$ERDMA" = 0 ] || check "a container sees the eRDMA devices" container_sees_erdma
 fi
 local mounts=("${DATA_DISKS[@]/#/$DATA_ROOT/}")
 [ -z "$SHARED_FS_SOURCE" ] || mounts+=("$SHARED_FS_MOUNT_POINT")
@@ -469,7 +564,7 @@ fail "fabric manager $version does not match driver $DRIVER_VERSION"
 }
 main() {
 if [ "$MODE" = bake ]; then
-run_steps gpu_driver cloudmonitor logs_install
+run_steps gpu_driver container_runtime cloudmonitor logs_install
 elif [ "$MODE" = rerun ]; then
 shift
 run_steps "$@"
@@ -803,6 +898,55 @@ def check_nvlink() -> None:
    links += 1
   if not links:
    raise SystemExit("gpu-infra-api: GPU {} has no NVLink link".format(index))
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_pull.py 644 <<'GPU_INFRA_EOF'
+import subprocess
+import sys
+import time
+from typing import Any, Dict, NoReturn, Tuple
+def fail(message: str) -> NoReturn:
+ print("gpu-infra-pull: " + message, file=sys.stderr)
+ raise SystemExit(1)
+PERSONAL_VERSION = "2016-06-07"
+def temporary_login(cfg: Dict[str, str], api: Any) -> Tuple[str, str]:
+ if cfg.get("REGISTRY_INSTANCE_ID"):
+  token = api.call("cr", cfg["CR_ENDPOINT"], "GetAuthorizationToken",
+   InstanceId=cfg["REGISTRY_INSTANCE_ID"])
+  return token["TempUsername"], token["AuthorizationToken"]
+ data = api.roa("cr", cfg["CR_ENDPOINT"], "GetAuthorizationToken", "/tokens",
+  PERSONAL_VERSION)["data"]
+ return data["tempUserName"], data["authorizationToken"]
+def login(cfg: Dict[str, str], api: Any, host: str) -> None:
+ user, password = temporary_login(cfg, api)
+ done = subprocess.run(["docker", "login", "--username", user,
+  "--password-stdin", host], input=password,
+  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+  universal_newlines=True)
+ if done.returncode:
+  lines = done.stderr.strip().splitlines()
+  fail("docker login {} failed: {}".format(host, lines[-1] if lines else done.returncode))
+def pull(cfg: Dict[str, str], api: Any, image: str) -> None:
+ host = image.split("/", 1)[0]
+ if cfg.get("REGISTRY_ENDPOINT") and host == cfg["REGISTRY_ENDPOINT"]:
+  login(cfg, api, host)
+ tries = int(cfg.get("PULL_TRIES", "5"))
+ delay = float(cfg.get("PULL_RETRY_SECONDS", "2"))
+ last = ""
+ for attempt in range(tries):
+  if attempt:
+   time.sleep(delay * 2 ** (attempt - 1))
+  done = subprocess.run(["docker", "pull", "--quiet", image], stdout=subprocess.DEVNULL,
+   stderr=subprocess.PIPE, universal_newlines=True)
+  if done.returncode == 0:
+   return
+  lines = done.stderr.strip().splitlines()
+  last = lines[-1] if lines else "docker pull exited {}".format(done.returncode)
+ fail("{}: not pulled after {} tries: {}".format(image, tries, last))
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu-infra-pull 755 <<'GPU_INFRA_EOF'
+#!/bin/sh
+[ "$#" -eq 1 ] || { echo "usage: gpu-infra-pull IMAGE" >&2; exit 2; }
+exec "${GPU_INFRA_API:-${0%/*}/gpu-infra-api}" pull "$1"
 GPU_INFRA_EOF
 systemctl daemon-reload
 systemctl enable gpu-infra-gpu-health.timer

@@ -24,6 +24,13 @@ ERDMA_INSTALLER_SHA256=''
 ERDMA_MTU=1400
 FABRIC_MANAGER=1
 CUDA_REPOS=https://developer.download.nvidia.com/compute/cuda/repos
+DOCKER_VERSION=28.5.2
+DOCKER_MIRROR=http://mirrors.cloud.aliyuncs.com/docker-ce
+NVIDIA_CTK_VERSION=1.19.1
+NVIDIA_CTK_MIRROR=http://mirrors.cloud.aliyuncs.com/libnvidia-container
+CHECK_IMAGE=llm-pretrain-registry-acr-registry-vpc.cn-beijing.cr.aliyuncs.com/llm-pretrain-mirror/ubuntu:jammy-20251013
+CHECK_SECONDS=300
+PULL_TRIES=5
 CMS_INSTALLER_URL=https://cms-agent-cn-beijing.oss-cn-beijing-internal.aliyuncs.com/Argus/agent_install_ecs-1.7.sh
 CMS_AGENT_VERSION=3.5.10
 LC_URL=https://aliyun-observability-release-cn-beijing.oss-cn-beijing.aliyuncs.com/loongcollector/linux64/latest/loongcollector.sh
@@ -39,9 +46,12 @@ DISK_POLL_SECONDS=5
 ECS_ENDPOINT=ecs.cn-beijing.aliyuncs.com
 CMS_ENDPOINT=metrics.cn-beijing.aliyuncs.com
 HEALTH_TAG_KEY=GpuInfraHealth
-NODE_RELEASE=44236550fba6fb5a
+NODE_RELEASE=2717e6283c15c4ae
+REGISTRY_ENDPOINT=llm-pretrain-registry-acr-registry-vpc.cn-beijing.cr.aliyuncs.com
+REGISTRY_INSTANCE_ID=0d11b00bb59c781f4
+CR_ENDPOINT=cr.cn-beijing.aliyuncs.com
 NODE_TOOLS_BUCKET=llm-pretrain-prod-checkpoints
-NODE_TOOLS_OBJECT=gpu-infra/node-tools/ef5cfc21298eaf484fb080830d5afc19f84498939985f768adac557c98e2f09c.sh
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/cf5d7ee88333f73b9f26515dd364eea4c3c689bde54e380462026a3acada65e9.sh
 OOS_ENDPOINT=oos.cn-beijing.aliyuncs.com
 SSH_USER_KEY=llm-pretrain-gpu-ssh-user-key
 SSH_HOST_KEY=llm-pretrain-gpu-ssh-host-key
@@ -49,7 +59,7 @@ NODE_LIST=llm-pretrain-gpu-nodes
 MASTER_PORT=29500
 readonly -a DATA_DISKS=(scratch)
 readonly -a NVLINK_TYPES=(ecs.ebmgn7ex.32xlarge)
-readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver erdma fabric_manager cloudmonitor nccl_env cluster_ssh health cluster_peers)
+readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver erdma fabric_manager container_runtime cloudmonitor nccl_env cluster_ssh health cluster_peers)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.ebmgn7ex.32xlarge"]=8)
@@ -184,7 +194,7 @@ GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
 """usage: gpu-infra-api tag KEY=VALUE... | peers | secret NAME | answer-scale-out
-| event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink"""
+| event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink | pull IMAGE"""
 import base64
 import datetime
 import email.utils
@@ -202,7 +212,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos": "2019-06-01"}
+VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos": "2019-06-01",
+ "cr": "2018-12-01"}
 EVENT_LINES = 20
 TRIES = 5
 METADATA_SECONDS = 30
@@ -275,6 +286,24 @@ def header_signature(secret, verb, headers, resource, prefix):
  lines = [verb, sent.get("content-md5", ""), sent.get("content-type", ""), sent["date"]]
  lines += [f"{k}:{v}" for k, v in sorted(sent.items()) if k.startswith(prefix)]
  return hmac_sha1(secret, "\n".join(lines + [resource]))
+def roa_signature(secret, verb, headers, path):
+ sent = {k.lower(): v for k, v in headers.items()}
+ lines = [verb, sent.get("accept", ""), sent.get("content-md5", ""),
+  sent.get("content-type", ""), sent["date"]]
+ lines += [f"{k}:{v}" for k, v in sorted(sent.items()) if k.startswith("x-acs-")]
+ return hmac_sha1(secret, "\n".join(lines + [path]))
+def roa(product, endpoint, operation, path, version):
+ base = endpoint if "://" in endpoint else f"https://{endpoint}"
+ def make():
+  creds = credentials()
+  sent = {"Accept": "application/json", "Date": email.utils.formatdate(usegmt=True),
+   "x-acs-signature-method": "HMAC-SHA1", "x-acs-signature-version": "1.0",
+   "x-acs-signature-nonce": uuid.uuid4().hex, "x-acs-version": version,
+   "x-acs-security-token": creds["SecurityToken"]}
+  signature = roa_signature(creds["AccessKeySecret"], "GET", sent, path)
+  sent["Authorization"] = f"acs {creds['AccessKeyId']}:{signature}"
+  return urllib.request.Request(base + path, headers=sent)
+ return json.loads(fetch(f"{product} {operation}", make))
 def call(product, endpoint, action, **params):
  base = endpoint if "://" in endpoint else f"https://{endpoint}"
  def make():
@@ -342,6 +371,9 @@ def main(argv):
   getattr(gpu_infra_gpus, "check_" + args[0])()
  elif command == "oss-get" and len(args) == 3:
   oss_get(cfg, *args)
+ elif command == "pull" and len(args) == 1:
+  import gpu_infra_pull
+  gpu_infra_pull.pull(cfg, sys.modules[__name__], args[0])
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":

@@ -54,6 +54,27 @@ mtu_is() {
   [ "$(cat "$ROOT/sys/class/net/eth0/mtu")" = "$1" ]
 }
 
+# container_gpus_are COUNT: a container of CHECK_IMAGE (pulled through gpu-infra-pull when the
+# node lacks it) started with every GPU lists COUNT of them (`nvidia-smi -L`, which the NVIDIA
+# toolkit mounts into it: one "GPU <n>: <name> (UUID: ...)" line each).
+container_gpus_are() {
+  local listed
+  docker image inspect "$CHECK_IMAGE" >/dev/null 2>&1 ||
+    bounded "$CHECK_SECONDS" "$BIN_DIR/gpu-infra-pull" "$CHECK_IMAGE" || return 1
+  listed=$(bounded "$CHECK_SECONDS" docker run --rm --gpus all "$CHECK_IMAGE" nvidia-smi -L) ||
+    return 1
+  [ "$(grep -c '^GPU [0-9]*: ' <<< "$listed")" -eq "$1" ]
+}
+
+# container_sees_erdma: the same image started with the eRDMA devices (--device
+# /dev/infiniband) finds a verbs device (uverbs<n>) there.
+container_sees_erdma() {
+  local listed
+  listed=$(bounded "$CHECK_SECONDS" docker run --rm --device /dev/infiniband "$CHECK_IMAGE" \
+    ls /dev/infiniband) || return 1
+  grep -q '^uverbs[0-9]' <<< "$listed"
+}
+
 fabric_manager_ready() {
   ! has_nvswitch || systemctl is-active --quiet nvidia-fabricmanager
 }
@@ -86,6 +107,10 @@ step_health() {
   fi
   if [ "$FABRIC_MANAGER" = 1 ]; then
     check "fabric manager where NVSwitch is" fabric_manager_ready
+  fi
+  if [ -n "$CHECK_IMAGE" ]; then
+    check "a container sees the $expected GPU(s)" container_gpus_are "$expected"
+    [ "$ERDMA" = 0 ] || check "a container sees the eRDMA devices" container_sees_erdma
   fi
   local mounts=("${DATA_DISKS[@]/#/$DATA_ROOT/}")
   [ -z "$SHARED_FS_SOURCE" ] || mounts+=("$SHARED_FS_MOUNT_POINT")

@@ -1,6 +1,6 @@
-"""The stack's private image registry (ACR): an Enterprise instance reachable from the VPC, or
-a namespace on the personal edition, with repositories for job images and mirrored operator
-images."""
+"""The stack's private image registry (ACR), on ECS as on ACK: an Enterprise instance reachable
+from the VPC, or a namespace on the personal edition, with repositories for the workloads'
+images and for upstream images mirrored into it (images_to_mirror, mirror_command)."""
 
 from __future__ import annotations
 
@@ -10,25 +10,39 @@ import pulumi
 import pulumi_alicloud as alicloud
 
 from gpu_infra.blocks.conventions import Conventions, child_name
-from gpu_infra.schema.ack import RegistryConfig
+from gpu_infra.schema.container_registry import RegistryConfig
+from gpu_infra_facts import jobs
+from gpu_infra_facts.acr import mirror_namespace, registry_address
 from gpu_infra_facts.allowed import REGISTRY_PAYMENT_TYPE
 
 PRIVATE = "PRIVATE"
 """Visibility of every namespace and repository."""
-MIRROR_SUFFIX = "mirror"
-"""The namespace of mirrored operator images is `<namespace>-mirror`."""
 VPC_MODULE = "Registry"
 """cr.VpcEndpointLinkedVpc `module_name` for image pulls (Chart: Helm charts)."""
 
 
-def registry_address(edition: str, *, instance_name: str, region: str) -> str:
-    """The VPC address images are pulled from: `<instance>-registry-vpc.<region>.cr.aliyuncs
-    .com` for an Enterprise instance, `registry-vpc.<region>.aliyuncs.com` for the personal
-    edition (ACR "endpoints" pages; the Enterprise form is UNCONFIRMED against the
-    instance's `instance_endpoints` output, which the plan cannot read)."""
-    if edition == "enterprise":
-        return f"{instance_name}-registry-vpc.{region}.cr.aliyuncs.com"
-    return f"registry-vpc.{region}.aliyuncs.com"
+def mirrored_image(registry_prefix: str, image: jobs.UpstreamImage) -> str:
+    """`image` in the stack's registry: `<registry>/<namespace>/<repository>:<tag>`."""
+    return f"{registry_prefix.rstrip('/')}/{image.mirror}"
+
+
+def images_to_mirror(registry_prefix: str,
+                     images: Sequence[jobs.UpstreamImage] = jobs.MIRRORED_IMAGES
+                     ) -> list[dict[str, str]]:
+    """The upstream `images` (default: every one gpu-infra's objects run) with where each
+    must be copied to."""
+    return [{"source": image.source, "target": mirrored_image(registry_prefix, image),
+             "why": image.why} for image in images]
+
+
+def mirror_command(registry_prefix: str,
+                   images: Sequence[jobs.UpstreamImage] = jobs.MIRRORED_IMAGES) -> str:
+    """One shell command that copies `images` (skopeo, logged in to both registries), run
+    from a machine that reaches docker.io."""
+    pairs = " ".join(f"{item['source']}={item['target']}"
+                     for item in images_to_mirror(registry_prefix, images))
+    return (f"for pair in {pairs}; do skopeo copy --all \"docker://${{pair%%=*}}\" "
+            f"\"docker://${{pair#*=}}\"; done")
 
 
 class Registry(pulumi.ComponentResource):
@@ -37,13 +51,16 @@ class Registry(pulumi.ComponentResource):
     nothing), linked to the stack's VPC (cr.VpcEndpointLinkedVpc; no internet endpoint is
     created), a private namespace and private repositories. personal: a private
     cr.Namespace and cr.Repo per repository. Namespaces never create repositories on push
-    (auto_create false), so what exists is what the stack lists. The cluster pulls without
+    (auto_create false), so what exists is what the stack lists. An ACK cluster pulls without
     per-namespace secrets through the `managed-aliyun-acr-credential-helper` add-on
-    (AckAddons); no registry password is set or exported. `required_mirrors`: mirror
+    (AckAddons); ECS nodes log in with a temporary token of their instance role
+    (gpu-infra-pull); no registry password is set or exported. The type token keeps the
+    `ack` module it was born in (ACK stacks' state holds it). `required_mirrors`: mirror
     repositories the stack's own Kubernetes objects pull from (added to `config.mirrored`).
 
     Outputs: `address` (VPC pull address), `namespace`, `mirror_namespace`,
-    `repositories` (name -> image prefix `<address>/<namespace>/<name>`)."""
+    `repositories` (name -> image prefix `<address>/<namespace>/<name>`); attribute
+    `instance` (the Enterprise instance, None on the personal edition)."""
 
     TYPE = "gpu-infra:ack:Registry"
 
@@ -56,7 +73,7 @@ class Registry(pulumi.ComponentResource):
         instance_name = child_name(name, "acr")
         self.address = registry_address(edition, instance_name=instance_name, region=region)
         self.namespace = namespace
-        self.mirror_namespace = f"{namespace}-{MIRROR_SUFFIX}"
+        self.mirror_namespace = mirror_namespace(namespace)
         self.instance: alicloud.cr.RegistryEnterpriseInstance | None = None
         if edition == "enterprise":
             self.instance = alicloud.cr.RegistryEnterpriseInstance(
@@ -75,6 +92,12 @@ class Registry(pulumi.ComponentResource):
                     *(repo for repo in required_mirrors if repo not in config.mirrored)]
         if mirrored:
             self._repositories(name, self.mirror_namespace, mirrored, child)
+        spaces = [self.namespace, *([self.mirror_namespace] if mirrored else [])]
+        self.pull_scopes: pulumi.Output[list[str]] = (
+            self.instance.id.apply(lambda found: [f"{found}/{space}" for space in spaces])
+            if self.instance is not None else pulumi.Output.from_input(spaces))
+        """What RAM's repository ARNs name the stack's namespaces by:
+        `<instance id>/<namespace>` (Enterprise), `<namespace>` (personal)."""
         self.repositories = {
             **{repo: f"{self.address}/{self.namespace}/{repo}" for repo in config.repositories},
             **{repo: f"{self.address}/{self.mirror_namespace}/{repo}"
