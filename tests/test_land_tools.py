@@ -226,3 +226,37 @@ def test_the_changelog_keeps_both_sides_entries(repo: Path, tmp_path: Path) -> N
     assert result.returncode == 0, result.stdout + result.stderr
     changelog = (repo / "CHANGELOG.md").read_text()
     assert "- main's entry\n" in changelog and "- the branch's entry\n" in changelog
+
+
+def test_a_conflict_inside_a_generated_section_of_a_page_is_regenerated(
+        repo: Path, tmp_path: Path) -> None:
+    """Two branches that each change a generated table of a page conflict there; the landing
+    keeps the rest of both sides and generates the section anew. A conflict in the prose of
+    a page is still a conflict."""
+    page = ("# Sizes\n\nProse of the page.\n\n<!-- generated: sizes -->\n| size |\n| {} |\n"
+            "<!-- end generated -->\n\n{}\n")
+    commit(repo, "page.md", page.format(1, "Closing words."), "page")
+    git(repo, "checkout", "-q", "-b", "work")
+    commit(repo, "size.txt", "20\n", "size")
+    commit(repo, "page.md", page.format(20, "Closing words.").replace(
+        "Prose of the page.", "Prose of the page, told better."), "branch's table and prose")
+    git(repo, "checkout", "-q", "-b", "prose", "main")
+    commit(repo, "page.md", page.format(1, "Other closing words."), "clashing prose")
+    git(repo, "checkout", "-q", "main")
+    commit(repo, "other.txt", "3\n", "main's source")
+    commit(repo, "page.md", page.format(3, "Closing words, by main."), "main's table and prose")
+    generate = ("python3 -c \"import pathlib, re; p = pathlib.Path('page.md'); "
+                "n = sum(int(f.read_text()) for f in map(pathlib.Path, "
+                "['size.txt', 'other.txt']) if f.exists()); "
+                "p.write_text(re.sub(r'\\| \\d+ \\|', f'| {n} |', p.read_text()))\"")
+    for name in ("work", "prose"):
+        (tmp_path / name).write_text(f"Land {name}\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "true",
+           "LAND_GENERATED": "gen/", "LAND_REGENERATE": generate}
+    result = subprocess.run(["bash", str(LAND), "work", str(tmp_path / "work"), "prose",
+                             str(tmp_path / "prose")], cwd=repo, env=env, capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "prose does not merge cleanly onto main; conflicts in: page.md" in result.stderr
+    assert (repo / "page.md").read_text() == page.format(23, "Closing words, by main.").replace(
+        "Prose of the page.", "Prose of the page, told better.")
