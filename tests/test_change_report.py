@@ -5,6 +5,7 @@ guard rails."""
 
 from __future__ import annotations
 
+import copy
 from fnmatch import fnmatchcase
 
 import pytest
@@ -139,16 +140,14 @@ def test_reserved_count_would_buy_a_second_reservation_so_protection_refuses(rep
     assert any("non-refundable" in line for line in result.summary_lines())
 
 
-def test_spot_strategy_replaces_the_node_outside_prod_as_a_warning(report):
+def test_spot_strategy_reaches_new_spot_workers_only(report):
+    """training-dev's node is a spot worker: the strategy is the scaling configuration's,
+    updated in place for the instances ESS launches next; nothing is replaced."""
     result = report("spot-strategy")
-    expect(result, {"llm-train-gpu-node-000": ("replace", False,
-                                               ["spotStrategy", "spotPriceLimit"]),
-                    "llm-train-gpu-node-000-role": ("replace", False, ["instanceId"]),
-                    "llm-train-gpu-node-000-scratch-attachment": REATTACHED,
-                    "llm-train-alarms-[!n]*": ALARM_UPDATE,
-                    "llm-train-alarms-node-group-members": MEMBERS_RENEWED,
-                    NODE_LIST: NODE_LIST_UPDATE})
-    assert rules(result) == {"replaces-gpu-nodes": "WARNING"}
+    expect(result, {"llm-train-gpu-config": (
+        "update", False, ["spotStrategy", "spotPriceLimits.priceLimit",
+                          "spotPriceLimits.instanceType"])})
+    assert "replaces-gpu-nodes" not in rules(result)
     assert not result.blocked
 
 
@@ -279,10 +278,12 @@ def test_new_public_key_is_refused_while_nodes_use_the_key_pair(report):
     assert "KeypairAlreadyAttachedInstance" in result.impact.refused[0][1]
 
 
-def test_instance_type_on_a_spot_node_is_refused(report):
+def test_instance_type_of_spot_workers_reaches_new_workers_without_a_refusal(report):
+    """The type of a spot instance cannot change (ModifyInstanceSpec), but a spot worker's
+    type is its scaling configuration's: an update for the instances ESS launches next."""
     result = report("instance-type-spot")
-    assert result.impact.refused and "not preemptible" in result.impact.refused[0][1]
-    assert rules(result)["refused-by-cloud"] == "ERROR"
+    expect(result, {"llm-train-gpu-config": ("update", False, ["userData", "instanceTypes"])})
+    assert not result.impact.refused and "refused-by-cloud" not in rules(result)
 
 
 def test_a_re_image_leaves_the_nodes_their_first_boot_config(report):
@@ -563,3 +564,26 @@ def test_backup_and_log_retention_change_in_place(report):
                                                                "policyDescription"])})
     expect(report("log-retention"),
            {"llm-pretrain-node-logs-[bs]*[!n]": ("update", False, ["retentionPeriod"])})
+
+
+def test_fixed_spot_nodes_moving_into_the_spot_workers_group_are_named(tmp_path):
+    """A stack planned before spot workers had its spot node as a fixed ecs.Instance: against
+    that base, the report names the node the move deletes and the group that replaces it."""
+    base = copy.deepcopy(base_record("training-dev"))
+    group = "gpu-infra:compute:GpuScalingGroup"
+    base["resources"] = [r for r in base["resources"] if group not in r["urn"]]
+    urn = "urn:pulumi:training-dev::gpu-infra::gpu-infra:compute:GpuNodes$"
+    base["resources"].append({
+        "urn": f"{urn}alicloud:ecs/instance:Instance::llm-train-gpu-node-000",
+        "type": "alicloud:ecs/instance:Instance", "name": "llm-train-gpu-node-000",
+        "custom": True, "parent": None, "id": "i-node0", "protect": False,
+        "retainOnDelete": False, "dependencies": [],
+        "inputs": {"instanceType": "ecs.gn7e-c16g1.4xlarge", "spotStrategy": "SpotAsPriceGo",
+                   "tags": {"GpuFleet": "llm-train-gpu"}}})
+    plan = planned_once(STACKS_DIR / "Pulumi.training-dev.yaml")
+    result = change_report(review(plan), base, "before spot workers")
+    assert result.impact.to_spot_workers == {"llm-train-gpu-asg": ["llm-train-gpu-node-000"]}
+    assert result.to_json()["impact"]["toSpotWorkers"] == result.impact.to_spot_workers
+    [line] = [line for line in result.summary_lines() if line.startswith("Spot nodes move")]
+    assert "1 fixed spot node(s) (llm-train-gpu-node-000)" in line
+    assert "llm-train-gpu-asg launches" in line

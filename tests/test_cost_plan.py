@@ -45,9 +45,10 @@ def test_planned_training_stack_prices_nodes_per_component(plan_cluster):
 
 
 def test_planned_spot_stack_shows_the_saving(plan_cluster):
-    plan = plan_cluster(training(fleet={"instance_type": "ecs.gn7i-c8g1.2xlarge", "nodes": 2,
-                                        "capacity": "spot", "interruptible": True,
-                                        "on_demand_nodes": 0}))
+    plan = plan_cluster(merged(training(fleet={"instance_type": "ecs.gn7i-c8g1.2xlarge",
+                                               "nodes": 3, "capacity": "spot",
+                                               "interruptible": True}),
+                               storage={"shared_fs": {"enabled": True}}))
     split = estimate_plan(plan).gpu_split()
     assert split["spot"] == pytest.approx(2 * GN7I_PRICE * 0.7 * H)
     assert split["saving"] == pytest.approx(2 * GN7I_PRICE * 0.3 * H)
@@ -118,10 +119,11 @@ def test_cost_command_text_and_json(capsys):
 def test_cost_command_spot_factor(capsys):
     assert main(["cost", "training-dev", "--format", "json", "--spot-price-factor", "0.5"]) == 0
     record = json.loads(capsys.readouterr().out)
-    nodes = [r for r in record["projects"][0]["breakdown"]["resources"]
-             if r["resourceType"] == "alicloud:ecs/instance:Instance"]
-    assert {r["metadata"]["gpu"][0]["capacity"] for r in nodes} == {"spot"}
-    assert {r["metadata"]["gpu"][0]["paidHourly"] for r in nodes} == {"17.37"}  # 34.74 x 0.5
+    (workers,) = [r for r in record["projects"][0]["breakdown"]["resources"]
+                  if r["resourceType"] == "alicloud:ess/scalingGroup:ScalingGroup"]
+    slots = {slot["capacity"]: slot for slot in workers["metadata"]["gpu"]}
+    assert slots["on_demand"]["count"] == 0 and slots["spot"]["count"] == 1
+    assert slots["spot"]["paidHourly"] == "17.37"  # 34.74 x 0.5
 
 
 def test_cost_compare_shows_the_difference(capsys):

@@ -13,7 +13,7 @@ import pytest
 
 from gpu_infra.layouts import LayoutBase, find_layout_classes, layout_class
 from gpu_infra.nodeplan import node_plan
-from gpu_infra.nodeplan.plans import AckNodes, NodePlan, TrainingNodes
+from gpu_infra.nodeplan.plans import AckNodes, NodePlan, SpotWorkers, TrainingNodes
 from gpu_infra.schema import load_cluster_config
 from gpu_infra.schema.base import field_descriptions
 from gpu_infra.schema.registry import LAYOUT_MODELS
@@ -147,7 +147,8 @@ def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path)
     stack = tmp_path / "Pulumi.probe-dev.yaml"
     stack.write_text((STACKS_DIR / "Pulumi.training-dev.yaml").read_text()
                      .replace("layout: training", "layout: probe")
-                     .replace("nodes: 1\n", "nodes: 2\n"))
+                     .replace("nodes: 1\n", "nodes: 2\n")
+                     .replace("capacity: spot\n", "capacity: on_demand\n"))  # fixed nodes
     script = tmp_path / "checks.py"
     script.write_text(textwrap.dedent(PROBE_CHECKS))
     done = subprocess.run([sys.executable, str(script), str(stack)], capture_output=True,
@@ -170,10 +171,11 @@ def test_a_new_layout_needs_its_model_its_class_and_one_registry_entry(tmp_path)
 
 
 def test_each_shipped_fleet_gets_the_node_plan_of_its_kind():
-    """Fixed ECS training nodes, ECS scaling fleets, ACK pools (no bootstrap), and no node
+    """Fixed ECS training nodes (a one-node spot fleet: a spot worker), ECS scaling fleets,
+    ACK pools (no bootstrap), and no node
     plan for the image stack, which has no fleet: the plan validate judges is the one the
     layout builds from (LayoutBase.node_plan)."""
-    expected = {"training-dev": TrainingNodes, "training-prod": TrainingNodes,
+    expected = {"training-dev": SpotWorkers, "training-prod": TrainingNodes,
                 "inference-prod": NodePlan, "rendering-batch": NodePlan,
                 "training-ack": AckNodes, "inference-ack": AckNodes, "image-a100": None}
     found = {}
@@ -184,5 +186,6 @@ def test_each_shipped_fleet_gets_the_node_plan_of_its_kind():
             type(plan) if plan is not None else None
         assert (plan is not None) is issubclass(layout_class(config), LayoutBase), path.name
     assert found == expected
-    assert [(kind.FIXED_NODES, kind.BOOTSTRAPS) for kind in (TrainingNodes, NodePlan, AckNodes)] \
-        == [(True, True), (False, True), (False, False)]
+    kinds = (TrainingNodes, SpotWorkers, NodePlan, AckNodes)
+    assert [(kind.FIXED_NODES, kind.BOOTSTRAPS) for kind in kinds] == [
+        (True, True), (False, True), (False, True), (False, False)]

@@ -32,14 +32,15 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 75, {":Instance": 1, ":cr/namespace:Namespace": 2, ":cr/repo:Repo": 3,
-                          ":ecs/command:Command": 1, ":EcsInvocation": 1,
-                          ":PrivateKey": 2, ":SecretParameter": 2, ":oos/parameter:Parameter": 1,
-                          ":EcsDisk": 1, ":EcsDiskAttachment": 1,
-                          ":EcsDeploymentSet": 1, ":Bucket": 4, ":BucketObject": 1,
+    ("training-dev", 64, {":Instance": 0, ":ScalingGroup": 1, ":ScalingConfiguration": 1,
+                          ":LifecycleHook": 1, ":cr/namespace:Namespace": 2, ":cr/repo:Repo": 3,
+                          ":ecs/command:Command": 0, ":EcsInvocation": 0,
+                          ":PrivateKey": 0, ":SecretParameter": 0, ":oos/parameter:Parameter": 0,
+                          ":EcsDisk": 0, ":EcsDiskAttachment": 0,
+                          ":EcsDeploymentSet": 0, ":Bucket": 4, ":BucketObject": 1,
                           ":BucketLogging": 0,
-                          ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 6,
-                          ":EventRule": 2, ":MonitorGroup": 2, ":MonitorGroupInstances": 1,
+                          ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 0,
+                          ":EventRule": 3, ":MonitorGroup": 2, ":MonitorGroupInstances": 0,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
     ("training-prod", 118, {":Instance": 8, ":RegistryEnterpriseInstance": 1,
                             ":VpcEndpointLinkedVpc": 1, ":RegistryEnterpriseRepo": 3,
@@ -127,19 +128,26 @@ def test_training_prod_nodes_are_packed_fast_encrypted_and_protected():
         "extreme", 20480, 2)
 
 
-def test_training_dev_is_spot_and_unprotected_and_mounts_the_shared_file_system():
+def test_training_dev_is_a_spot_worker_unprotected_and_mounts_the_shared_file_system():
+    """Its one node is all spot: a scaling group of one spot worker that ESS replaces on a
+    reclaim notice, booting the workers' bootstrap (the shared file system, the scratch
+    disk)."""
     plan = shipped("training-dev")
-    node = plan.one("alicloud:ecs/instance:Instance")
-    assert (node.inputs["spotStrategy"], node.inputs["deletionProtection"]) == (
-        "SpotAsPriceGo", False)
+    assert plan.by_type("alicloud:ecs/instance:Instance") == []
+    group = plan.one("alicloud:ess/scalingGroup:ScalingGroup")
+    assert (group.inputs["desiredCapacity"], group.inputs["spotInstanceRemedy"],
+            group.inputs["groupDeletionProtection"]) == (1, True, False)
+    config = plan.one("alicloud:ess/scalingConfiguration:ScalingConfiguration")
+    assert config.inputs["spotStrategy"] == "SpotAsPriceGo"
+    assert [d["size"] for d in config.inputs["dataDisks"]] == [500]
     assert not any(r.protect for r in plan.resources)
     mount = plan.one("alicloud:nas/mountTarget:MountTarget")
     domain = plan.outputs["mount_command"].split("mount -t nfs")[1].split()[2].split(":")[0]
     assert domain.endswith(".nas.aliyuncs.com")
-    script = script_of(node.inputs["userData"])
+    script = script_of(config.inputs["userData"])
     assert f"\nSHARED_FS_SOURCE={domain}:/\n" in script
     assert "readonly -a DATA_DISKS=(scratch)" in script and mount.id
-    assert plan.outputs["node_private_ips"] == ["10.10.64.4"]
+    assert plan.outputs["spot_scaling_group_id"] == group.id
 
 
 def test_inference_prod_fleet_spans_zones_behind_an_intranet_nlb():
@@ -341,10 +349,10 @@ def test_scaling_fleet_without_shared_fs_or_monitoring(plan_cluster):
 
 @pytest.mark.parametrize(("stack", "blocks", "edges"), [
     ("training-dev", ["Network", "ClusterSecurity", "InstanceRole", "SharedFileSystem",
-                      "GpuNodes", "Alerting", "FleetAlarms"],
-     [("Network", "ClusterSecurity"), ("ClusterSecurity", "GpuNodes"),
-      ("SharedFileSystem", "GpuNodes"), ("InstanceRole", "GpuNodes"),
-      ("GpuNodes", "FleetAlarms"), ("Alerting", "FleetAlarms")]),
+                      "GpuScalingGroup", "Alerting", "FleetAlarms"],
+     [("Network", "ClusterSecurity"), ("ClusterSecurity", "GpuScalingGroup"),
+      ("SharedFileSystem", "GpuScalingGroup"), ("InstanceRole", "GpuScalingGroup"),
+      ("Alerting", "FleetAlarms")]),
     ("inference-prod", ["Network", "ServiceLoadBalancer", "ClusterSecurity", "KmsKey",
                         "GpuScalingGroup"],
      [("Network", "ServiceLoadBalancer"), ("ServiceLoadBalancer", "ClusterSecurity"),
@@ -474,7 +482,7 @@ def test_buckets_are_backed_up_only_when_listed_and_cpfs_never(plan_cluster):
         "I|1767225600|P1D"
 
 
-@pytest.mark.parametrize("stack", ["training-dev", "training-prod"])
+@pytest.mark.parametrize("stack", ["training-prod"])
 def test_training_nodes_are_created_after_what_their_first_boot_reads(stack):
     """The fleet's key parameters and the job tools' object exist before any node boots
     (their ids flow into the user data; a depends_on on the GpuNodes component would not

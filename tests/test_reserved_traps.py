@@ -25,7 +25,8 @@ def findings(cluster: dict) -> list[tuple[str, str]]:
 def test_reservations_on_a_one_node_spot_dev_fleet_warn(reserved):
     cluster = merged(BASE_TRAINING, fleet={**BASE_TRAINING["fleet"], "nodes": 1,
                                            "capacity": "spot", "interruptible": True,
-                                           "reserved": reserved})
+                                           "reserved": reserved},
+                     storage={"shared_fs": {"enabled": True}})
     [(level, path)] = findings(cluster)
     assert level == "WARNING" and path.endswith(".count")
 
@@ -33,7 +34,8 @@ def test_reservations_on_a_one_node_spot_dev_fleet_warn(reserved):
 def test_reservations_spot_nodes_never_use_are_an_error_in_prod():
     cluster = merged(BASE_TRAINING, environment="prod", fleet={
         **BASE_TRAINING["fleet"], "capacity": "spot", "interruptible": True,
-        "reserved": {"reserved_instances": {"count": 2}}})
+        "reserved": {"reserved_instances": {"count": 2}}},
+        storage={"shared_fs": {"enabled": True}})
     assert findings(cluster) == [("ERROR", "fleet.reserved.reserved_instances.count")]
 
 

@@ -1,6 +1,6 @@
 """A spot reclaim, simulated offline on both platforms (tests/spot_sandbox.py says what is a
 stand-in): the notice appears on the metadata server, the shipped watcher writes the notice
-file (and on ECS the restore report), the trainer saves a checkpoint, its peer is lost, the
+file (and on ECS the release report), the trainer saves a checkpoint, its peer is lost, the
 elastic launcher restarts the worker once and the restarted worker resumes from that
 checkpoint, as docs/workloads/training-jobs.md documents. The shell scripts run under dash
 and bash."""
@@ -20,7 +20,7 @@ import pytest
 from gpu_infra.blocks.bootstrap import launch_files, node_tools_installer
 from gpu_infra.blocks.workloads.spot_watch import spot_watch_objects
 from gpu_infra.blocks.workloads.training_job import TrainingTarget, pytorch_job
-from gpu_infra.nodeplan.plans import TrainingNodes
+from gpu_infra.nodeplan.plans import SpotWorkers
 from gpu_infra_facts import jobs
 
 from .conftest import BASE_TRAINING, cluster_config, merged
@@ -83,11 +83,10 @@ def reclaim(root: Path, server, watcher: subprocess.Popen[str], job: subprocess.
 
 @pytest.mark.slow  # the reclaim in a shell sandbox
 @pytest.mark.parametrize("shell", SHELLS)
-def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_path, shell):
+def test_ecs_reclaim_checkpoints_leaves_the_job_and_resumes(tmp_path, shell):
     cluster = cluster_config(SPOT_TRAINING)
-    spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", shared_fs_source="fs.example:/",
-                                                 stack_name=STACK,
-                                                 node_tools_bucket="t01-checkpoints")
+    spec = SpotWorkers(cluster).bootstrap_spec("t01-gpu", shared_fs_source="fs.example:/",
+                                               node_tools_bucket="t01-checkpoints")
     assert spec.node_tools is not None and "node_tools" in spec.node_steps()
     installer = node_tools_installer(spec)
     assert installer is not None
@@ -112,7 +111,6 @@ def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_pat
     watch_env = env_file(files["/etc/gpu-infra/spot-watch.env"])
     assert watch_env == {"GPU_INFRA_SPOT_NOTICE_DIR": jobs.SPOT_NOTICE_DIR,
                          "GPU_INFRA_SPOT_POLL_SECONDS": str(jobs.SPOT_POLL_SECONDS),
-                         "GPU_INFRA_RESTORE_COMMAND": f"pulumi up --refresh --stack {STACK}",
                          "GPU_INFRA_LEAVE_COMMAND": "systemctl stop gpu-infra-job.service",
                          "GPU_INFRA_LEAVE_SECONDS": str(jobs.LEAVE_SECONDS),
                          "GPU_INFRA_CHECKPOINT_DIR": "/mnt/shared/checkpoints",
@@ -142,9 +140,7 @@ def test_ecs_reclaim_checkpoints_reports_the_restore_command_and_resumes(tmp_pat
     assert all(r.startswith("PUT /latest/api/token") or "token" not in r
                for r in server.requests)
     report = (root / "mnt/shared/.gpu-infra/reclaims/t01-gpu-node-001").read_text()
-    assert report == (f"released_at={RELEASE_TIME}\n"
-                      f"restore=pulumi up --refresh --stack {STACK}\n")
-    assert f"restore t01-gpu-node-001 with: pulumi up --refresh --stack {STACK}" in watch_log
+    assert report == f"released_at={RELEASE_TIME}\n"
     assert "leaving the job after " in watch_log
     assert "systemctl stop gpu-infra-job.service" in (root / "calls.log").read_text()
     args = (root / "torchrun.args").read_text().splitlines()

@@ -15,9 +15,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gpu_infra.blocks.bootstrap import launch_files, node_tools_installer, with_node_tools
+from gpu_infra.blocks.bootstrap import (
+    launch_files,
+    node_tools_installer,
+    unpack_user_data,
+    with_node_tools,
+)
 from gpu_infra.blocks.workloads.training_job import TrainingTarget, pod_env, pytorch_job
-from gpu_infra.nodeplan.plans import TrainingNodes
+from gpu_infra.nodeplan.plans import SpotWorkers, TrainingNodes
 from gpu_infra.schema import ConfigError
 from gpu_infra_facts import jobs
 from gpu_infra_facts.node_stack import erdma_devices, nccl_env
@@ -39,7 +44,8 @@ TARGET = TrainingTarget(
     checkpoints_claim="oss-checkpoints", image="registry-vpc.cn-beijing.aliyuncs.com/t01/train:1")
 SPOT_TRAINING = merged(BASE_TRAINING, fleet={"instance_type": "ecs.gn7i-c8g1.2xlarge",
                                              "nodes": 4, "capacity": "spot",
-                                             "interruptible": True})
+                                             "interruptible": True},
+                       storage={"shared_fs": {"enabled": True}})
 
 
 def sourced(text: str) -> dict[str, str]:
@@ -164,7 +170,7 @@ def test_the_job_script_describes_the_job_every_node_runs(tmp_path, shared, caps
     assert main(["job", "training-prod", "--command", "/mnt/shared/t.py --lr '1e-4 x'",
                  "--max-restarts", "5", "--image", "registry-vpc.cn-beijing.aliyuncs.com/t/tr:1"]
                 ) == 0
-    cluster = cluster_config(merged(SPOT_TRAINING, storage={"shared_fs": {"enabled": shared}}))
+    cluster = cluster_config(SPOT_TRAINING if shared else BASE_TRAINING)  # spot needs one
     spec = TrainingNodes(cluster).bootstrap_spec(
         "t01-gpu", shared_fs_source="fs.example:/" if shared else None)
     assert spec.elastic is not None
@@ -198,14 +204,36 @@ def test_bad_job_input_is_one_line_per_problem_and_exit_2(capsys):
     assert "STACK: Pulumi.inference-prod.yaml has layout inference" in capsys.readouterr().err
 
 
-def test_a_spot_fleet_keeps_node_0_on_demand_and_runs_elastic(plan_cluster):
+def test_a_spot_fleet_keeps_node_0_on_demand_and_its_spot_workers_heal(plan_cluster):
+    """Node 0 is a fixed on-demand instance; the three spot nodes are an ESS group that
+    replaces a reclaimed one on its notice, compensates with on-demand instances, and boots
+    the workers' bootstrap (no SSH wiring, the spot watcher, the readiness answer)."""
     plan = plan_cluster(SPOT_TRAINING)
-    nodes = sorted((r for r in plan.resources if r.type == "alicloud:ecs/instance:Instance"),
-                   key=lambda r: r.name)
-    assert [n.inputs["spotStrategy"] for n in nodes] == [
-        "NoSpot", "SpotAsPriceGo", "SpotAsPriceGo", "SpotAsPriceGo"]
+    (node,) = plan.by_type("alicloud:ecs/instance:Instance")
+    assert node.inputs["spotStrategy"] == "NoSpot"
+    (group,) = plan.by_type("alicloud:ess/scalingGroup:ScalingGroup")
+    assert {key: group.inputs[key] for key in (
+        "minSize", "maxSize", "desiredCapacity", "onDemandBaseCapacity",
+        "onDemandPercentageAboveBaseCapacity", "spotInstancePools", "spotInstanceRemedy",
+        "compensateWithOnDemand", "multiAzPolicy", "healthCheckTypes")} == {
+        "minSize": 3, "maxSize": 3, "desiredCapacity": 3, "onDemandBaseCapacity": 0,
+        "onDemandPercentageAboveBaseCapacity": 0, "spotInstancePools": 1,
+        "spotInstanceRemedy": True, "compensateWithOnDemand": True,
+        "multiAzPolicy": "COST_OPTIMIZED", "healthCheckTypes": ["ECS"]}
+    assert len(group.inputs["vswitchIds"]) == 1
+    (config,) = plan.by_type("alicloud:ess/scalingConfiguration:ScalingConfiguration")
+    assert config.inputs["spotStrategy"] == "SpotAsPriceGo"
+    assert config.inputs["instanceTypes"] == ["ecs.gn7i-c8g1.2xlarge"]
+    assert config.inputs["tags"]["GpuFleet"] == node.inputs["tags"]["GpuFleet"]
+    script = unpack_user_data(config.inputs["userData"]) or ""
+    assert "cluster_ssh" not in script and "SCALING_GROUP_ID=" in script
+    assert "spot_scaling_group_id" in plan.outputs and "restore_command" not in plan.outputs
+    workers = SpotWorkers(cluster_config(SPOT_TRAINING)).bootstrap_spec("t01-gpu")
+    assert workers.spot_watch is not None and workers.trust is None
+    assert TrainingNodes(cluster_config(SPOT_TRAINING)).bootstrap_spec("t01-gpu").spot_watch \
+        is None
     cluster = cluster_config(SPOT_TRAINING)
-    spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="s")
+    spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu")
     elastic = launch_files(spec.elastic, spec.spot_watch)["/etc/gpu-infra/elastic.env"][0]
     assert elastic.startswith("NNODES_MIN=1\nRDZV_PORT=29400\n")
     two = cluster_config(merged(SPOT_TRAINING, fleet={**SPOT_TRAINING["fleet"],
@@ -214,7 +242,7 @@ def test_a_spot_fleet_keeps_node_0_on_demand_and_runs_elastic(plan_cluster):
     on_demand = cluster_config(BASE_TRAINING)
     assert (on_demand.fleet.on_demand_count, on_demand.fleet.min_nodes) == (0, 2)
     assert "spot_watch" not in TrainingNodes(on_demand).launch_spec(
-        "t01-gpu", stack_name="s", shared_fs=False)
+        "t01-gpu", shared_fs=False)
 
 
 @pytest.mark.parametrize(("fleet", "message"), [
@@ -232,8 +260,7 @@ def test_on_demand_nodes_is_checked_with_its_path(fleet, message):
 def _node_tools_node(tmp_path, tamper: bool = False):
     """A spot training node whose bootstrap fetches the node tools from the stack's bucket."""
     cluster = cluster_config(SPOT_TRAINING)
-    launch = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="training-spot",
-                                                   node_tools_bucket="t01-checkpoints")
+    launch = SpotWorkers(cluster).bootstrap_spec("t01-gpu", node_tools_bucket="t01-checkpoints")
     spec = with_node_tools(replace(TRAINING, elastic=launch.elastic,
                                    spot_watch=launch.spot_watch), "t01-checkpoints")
     assert spec.node_tools is not None
@@ -277,8 +304,7 @@ def test_node_tools_that_do_not_match_their_digest_make_the_node_unhealthy(tmp_p
 @pytest.mark.slow  # ShellCheck
 def test_the_node_tools_pass_shellcheck_as_installed(tmp_path):
     cluster = cluster_config(SPOT_TRAINING)
-    spec = TrainingNodes(cluster).bootstrap_spec("t01-gpu", stack_name="training-spot",
-                                                 node_tools_bucket="t01-checkpoints")
+    spec = SpotWorkers(cluster).bootstrap_spec("t01-gpu", node_tools_bucket="t01-checkpoints")
     installer = tmp_path / "node-tools.sh"
     installer.write_text(node_tools_installer(spec))
     scripts = []

@@ -147,8 +147,6 @@ ROW_CASES: dict[tuple[str, str], tuple[str | FieldEdit, str, str]] = {
                                        "retentionPeriod 180 -> 30"),
     (t.SCALING_GROUP, "maxSize"): ("scaling-limits-down", "chat-serve-gpu-asg",
                                    "maxSize 16 -> 8"),
-    (t.INSTANCE, "instanceType"): ("instance-type-spot", "llm-train-gpu-node-000",
-                                   "on a spot node"),
     (t.INSTANCE, "vswitchId"): ("zone-prepended", "llm-pretrain-gpu-node-000",
                                 "moves the instance from zone cn-beijing-l to cn-beijing-k"),
     (t.KEY_PAIR, DELETE): ("public-key", "llm-pretrain-sec-login-key",

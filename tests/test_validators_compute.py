@@ -15,7 +15,9 @@ def findings(cluster, name, region="cn-hangzhou"):
 
 
 def training(suppress=(), **fleet):
-    return merged(BASE_TRAINING, fleet={"nodes": 1, **fleet}, suppress=list(suppress))
+    """BASE_TRAINING with one node (and the shared file system its spot workers need)."""
+    return merged(BASE_TRAINING, fleet={"nodes": 1, **fleet}, suppress=list(suppress),
+                  storage={"shared_fs": {"enabled": True}})
 
 
 def inference(**fleet):

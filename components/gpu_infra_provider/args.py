@@ -690,7 +690,8 @@ class ReservedCapacityConfig(TypedDict):
 
 
 class TrainingFleet(TypedDict):
-    """Fixed GPU nodes for training, all in the first zone of `network.zones`."""
+    """GPU nodes for training, all in the first zone of `network.zones`: fixed nodes, and on
+    spot capacity a scaling group of spot workers behind the on-demand ones."""
 
     image: NotRequired[ImageChoice]
     """Image of every node: an id, an exact custom-image name, or (default) the pinned public
@@ -721,16 +722,21 @@ class TrainingFleet(TypedDict):
     nodes: NotRequired[int]
     """Number of nodes. Default 1."""
     capacity: NotRequired[str]
-    """on_demand, spot or prepaid. Default on_demand. spot_strategy and spot_price_limit
-    force the replacement of existing nodes when changed.
+    """on_demand, spot or prepaid. Default on_demand. With spot, the nodes after the
+    on-demand ones are spot workers in a scaling group (on_demand_nodes), whose scaling
+    configuration takes spot_strategy and spot_price_limit (for the workers it launches
+    next).
     One of: on_demand, spot, prepaid."""
     on_demand_nodes: NotRequired[int]
-    """With spot capacity: the first N nodes (node-000 on) are on demand. Node 0 holds the
+    """With spot capacity: N nodes (node-000 on) are fixed on-demand nodes; node 0 holds the
     elastic rendezvous (c10d, gpu-infra-torchrun), which must outlive any reclaim, and the
-    job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). Default 1 with several
-    nodes, 0 with one (a one-node job restarts from its checkpoint instead). At most `nodes`;
-    only with spot capacity. A change replaces the nodes whose capacity changes (the
-    provider's spot_strategy is ForceNew)."""
+    job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). The other
+    `nodes - N` are spot workers in an ESS scaling group that replaces a reclaimed one on its
+    notice (spot_instance_remedy) and launches on-demand ones when spot runs out
+    (compensate_with_on_demand); a replacement joins the running job. Default 1 with several
+    nodes, 0 with one (the one node is then a spot worker whose replacement resumes the job
+    from its checkpoint). At least 1 with several nodes; at most `nodes`; only with spot
+    capacity. A change of N moves nodes between the fixed part and the group (replaced)."""
     prepaid_period: NotRequired[int]
     """Subscription length with prepaid capacity: 1-9, 12, 24, 36, 48 or 60. Default 1."""
     prepaid_period_unit: NotRequired[str]
@@ -768,7 +774,8 @@ class TrainingFleet(TypedDict):
 
 
 class TrainingConfig(TypedDict):
-    """A training cluster: fixed GPU nodes close together in one zone."""
+    """A training cluster: GPU nodes close together in one zone (fixed nodes, and on spot
+    capacity spot workers in a scaling group)."""
 
     name: str
     """Cluster name; prefixes every resource and bucket name. Required."""

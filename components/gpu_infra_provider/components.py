@@ -196,8 +196,9 @@ class _ScalingOutputs(_FleetLayout):
 
 class TrainingCluster(_AckOutputs):
     """A training cluster (gpu_infra.layouts.TrainingCluster, or AckTrainingCluster with
-    `platform: ack`): fixed GPU nodes close together in one zone, scratch disks, a shared
-    file system, buckets, alarms."""
+    `platform: ack`): GPU nodes close together in one zone (on spot capacity, spot workers in
+    a scaling group behind the on-demand ones), scratch disks, a shared file system, buckets,
+    alarms."""
 
     node_private_ips: pulumi.Output[list[str]] | None
     """Private IPs of the nodes, in rank order (ECS)."""
@@ -206,9 +207,10 @@ class TrainingCluster(_AckOutputs):
     deployment_set_ids: pulumi.Output[list[str]] | None
     """The deployment sets placing the nodes (ECS)."""
     node0_shell: pulumi.Output[str] | None
-    """The command that opens a shell on node 0 (ECS)."""
-    restore_command: pulumi.Output[str] | None
-    """The command that restores a reclaimed spot node."""
+    """The command that opens a shell on node 0 (ECS, fixed nodes)."""
+    spot_scaling_group_id: pulumi.Output[str] | None
+    """The scaling group of the spot workers, which replaces a reclaimed one (ECS, spot
+    capacity)."""
     training_job: pulumi.Output[str] | None
     """The ready training job (`gpu-infra job`)."""
 

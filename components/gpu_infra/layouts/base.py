@@ -335,45 +335,51 @@ class LayoutBase(Layout):
         home = self.node_tools_home()
         return home.bucket_name if home else None
 
-    def _build_node_tools(self, name: str) -> pulumi.CustomResource | None:
+    def _build_node_tools(self, name: str, plan: NodePlan | None = None,
+                          part: str = "") -> pulumi.CustomResource | None:
         """The fleet's node tools object in node_tools_home (blocks.compute.node_tools),
-        from the nodes' spec: the tools read none of the values the cloud assigns, nor the
-        bucket's name, so they are known before anything exists."""
+        from the nodes' spec (`plan`, default the fleet's; `part`: the name's suffix for a
+        second part of the fleet with its own tools): the tools read none of the values the
+        cloud assigns, nor the bucket's name, so they are known before anything exists."""
         home = self.node_tools_home()
         if home is None:
             return None
-        spec = self.node_plan.bootstrap_spec(
-            gpu_fleet_name(name), stack_name=self.stack_name,
+        spec = (plan or self.node_plan).bootstrap_spec(
+            gpu_fleet_name(name),
             shared_fs_source=None if self.shared_fs is None else SHARED_FS_UNKNOWN,
             global_suffix=self.conventions.global_suffix, node_tools_bucket="")
         purpose = next(p for p, bucket in self.buckets.items() if bucket is home)
-        return node_tools_object(f"{name}-{purpose}-node-tools", spec=spec, home=home)
+        return node_tools_object(f"{name}-{purpose}{part}-node-tools", spec=spec, home=home)
 
     def node_bootstrap_spec(self, fleet_name: str,
                             scaling_group_id: pulumi.Input[str] | None = None,
-                            lifecycle_hook_id: pulumi.Input[str] | None = None
-                            ) -> pulumi.Output[BootstrapSpec]:
-        """bootstrap_spec with the values the cloud assigns (the shared file system's
-        address, the scaling group and hook, the node tools' bucket)."""
+                            lifecycle_hook_id: pulumi.Input[str] | None = None,
+                            plan: NodePlan | None = None) -> pulumi.Output[BootstrapSpec]:
+        """bootstrap_spec of `plan` (default the fleet's) with the values the cloud assigns
+        (the shared file system's address, the scaling group and hook, the node tools'
+        bucket)."""
         tools_bucket = self.node_tools_bucket() if self.node_tools else None
         return pulumi.Output.all(self.shared_fs_source, scaling_group_id,
                                  lifecycle_hook_id, tools_bucket, self.node_registry()).apply(
-            lambda values: self.node_plan.bootstrap_spec(
+            lambda values: (plan or self.node_plan).bootstrap_spec(
                 fleet_name, shared_fs_source=values[0],
                 scaling_group_id=values[1], lifecycle_hook_id=values[2],
                 global_suffix=self.conventions.global_suffix,
-                stack_name=self.stack_name, node_tools_bucket=values[3], registry=values[4]))
+                node_tools_bucket=values[3], registry=values[4]))
 
     def node_user_data(self, fleet_name: str, scaling_group_id: pulumi.Input[str] | None = None,
-                       lifecycle_hook_id: pulumi.Input[str] | None = None
-                       ) -> pulumi.Output[str]:
-        """The user data of every node of the fleet (blocks.bootstrap), once the node tools
-        object exists (the nodes fetch it at their first boot)."""
+                       lifecycle_hook_id: pulumi.Input[str] | None = None,
+                       plan: NodePlan | None = None,
+                       tools: pulumi.CustomResource | None = None) -> pulumi.Output[str]:
+        """The user data of every node of the fleet (blocks.bootstrap; `plan` default the
+        fleet's), once the node tools object (`tools`, default the fleet's) exists (the
+        nodes fetch it at their first boot)."""
         text = self.node_bootstrap_spec(fleet_name, scaling_group_id,
-                                        lifecycle_hook_id).apply(user_data)
-        if self.node_tools is None:
+                                        lifecycle_hook_id, plan).apply(user_data)
+        tools = tools or self.node_tools
+        if tools is None:
             return text
-        return pulumi.Output.all(text, self.node_tools.id).apply(lambda values: str(values[0]))
+        return pulumi.Output.all(text, tools.id).apply(lambda values: str(values[0]))
 
     def node_config_command(self, fleet_name: str) -> pulumi.Output[str]:
         """The configuration channel's script for running nodes (blocks.bootstrap): the

@@ -19,7 +19,12 @@ import yaml
 
 from gpu_infra.blocks.ack.kube import JOBS_NAMESPACE, SHARED_CLAIM, bucket_claim
 from gpu_infra.blocks.storage.buckets import bucket_purposes
-from gpu_infra.blocks.workloads.training_job import TrainingTarget, ecs_job_script, pytorch_job
+from gpu_infra.blocks.workloads.training_job import (
+    EcsFleet,
+    TrainingTarget,
+    ecs_job_script,
+    pytorch_job,
+)
 from gpu_infra.knowhow.placement import erdma_for
 from gpu_infra.nodeplan.plans import gpu_fleet_name
 from gpu_infra.schema import FleetCluster, InferenceConfig, TrainingConfig
@@ -136,10 +141,14 @@ def ready_job(cluster: TrainingConfig, stack_name: str, request: JobRequest | No
                                 request.max_restarts if request.max_restarts is not None
                                 else jobs.DEFAULT_MAX_RESTARTS)
         return ReadyJob("ack", manifests_yaml(manifests), manifests)
-    text = ecs_job_script(stack=stack_name, nodes=cluster.fleet.nodes,
-                          instance_type=cluster.fleet.instance_type,
-                          image=request.image or ecs_training_image(),
-                          script=request.script, max_restarts=request.max_restarts)
+    fleet = cluster.fleet
+    text = ecs_job_script(
+        stack=stack_name, fleet=EcsFleet(
+            nodes=fleet.nodes, instance_type=fleet.instance_type,
+            gpus_per_node=cluster.gpu_types.gpus_per_node(fleet.instance_type),
+            fixed_nodes=fleet.fixed_nodes, spot_workers=fleet.spot_workers),
+        image=request.image or ecs_training_image(), script=request.script,
+        max_restarts=request.max_restarts)
     return ReadyJob("ecs", text)
 
 

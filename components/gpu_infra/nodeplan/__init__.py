@@ -5,7 +5,7 @@ limit). `validate` judges a stack with them; the layouts build their fleets from
 from __future__ import annotations
 
 from gpu_infra.knowhow import Finding, run_validators
-from gpu_infra.nodeplan.plans import AckNodes, NodePlan, TrainingNodes, node_plan
+from gpu_infra.nodeplan.plans import AckNodes, NodePlan, SpotWorkers, TrainingNodes, node_plan
 from gpu_infra.nodeplan.tools import node_tools_without_bucket
 from gpu_infra.nodeplan.user_data import user_data_too_large
 from gpu_infra.schema import ClusterConfig
@@ -18,9 +18,10 @@ def judge_stack(cluster: ClusterConfig) -> list[Finding]:
     findings = run_validators(cluster)
     nodes = node_plan(cluster)
     if nodes is not None and nodes.BOOTSTRAPS:
-        findings += user_data_too_large(nodes)
+        for part in nodes.parts():
+            findings += user_data_too_large(part)
         findings += node_tools_without_bucket(nodes)
     return findings
 
 
-__all__ = ["AckNodes", "NodePlan", "TrainingNodes", "judge_stack", "node_plan"]
+__all__ = ["AckNodes", "NodePlan", "SpotWorkers", "TrainingNodes", "judge_stack", "node_plan"]

@@ -47,7 +47,7 @@ from gpu_infra_facts.node_stack import ERDMA_DEVICE_DIR
 from gpu_infra_facts.types import BUCKET, MNS_QUEUE
 
 RECLAIM_REPORT_DIR = f"{SHARED_FS_MOUNT_POINT}/.gpu-infra/reclaims"
-"""Where a reclaimed spot node leaves its report (release time, restore command)."""
+"""Where a reclaimed spot node leaves its report (its release time)."""
 
 
 class LaunchSpec(TypedDict, total=False):
@@ -73,12 +73,6 @@ def grid_package(driver: DriverConfig) -> GridPackage | None:
     match = OSS_URL.match(driver.grid_package or "")
     return GridPackage(match["bucket"], match["key"], driver.grid_package_sha256) \
         if match else None
-
-
-def restore_command(stack_name: str) -> str:
-    """What brings a released spot node back: a refresh sees the instance gone and the update
-    creates it again (with its disks and role), run in the project directory."""
-    return f"pulumi up --refresh --stack {stack_name}"
 
 
 def checkpoint_dir(cluster: FleetCluster, shared_fs: bool) -> str:
@@ -109,13 +103,12 @@ class NodePlan:
     def bootstrap_spec(self, fleet_name: str, *, shared_fs_source: str | None = None,
                        scaling_group_id: str | None = None,
                        lifecycle_hook_id: str | None = None,
-                       global_suffix: str | None = None, stack_name: str = "",
+                       global_suffix: str | None = None,
                        node_tools_bucket: str | None = None,
                        registry: NodeRegistry | None = None) -> BootstrapSpec:
         """What the fleet's nodes need, from the stack and the catalog (and the values the
         cloud assigns: the shared file system's mount address, the scaling group and its
         readiness hook; `global_suffix`: the stack's, which ends the log machine-group id;
-        `stack_name`: the Pulumi stack, which the restore command names;
         `node_tools_bucket`: the bucket holding the node tools' installer, None: no node
         tools; `registry`: the stack's registry, whose mirror of the check image the
         readiness gate runs, None: none)."""
@@ -125,8 +118,7 @@ class NodePlan:
         if plan.route is None:
             raise ValueError("fleet.driver.route: no driver route (validator "
                              "driver-route-missing)")
-        launch = self.launch_spec(fleet_name, stack_name=stack_name,
-                                  shared_fs=shared_fs_source is not None)
+        launch = self.launch_spec(fleet_name, shared_fs=shared_fs_source is not None)
         spec = BootstrapSpec(
             fleet=fleet_name, region=cluster.region,
             gpu_counts=gpu_counts(fleet, cluster.gpu_types),
@@ -148,6 +140,11 @@ class NodePlan:
             f"{registry.mirror_prefix}/{container_runtime.CHECK_IMAGE.mirror}", **launch)
         return spec if node_tools_bucket is None else with_node_tools(spec, node_tools_bucket)
 
+    def parts(self) -> list[NodePlan]:
+        """The plans of the fleet's kinds of nodes, each with its own user data: this one
+        (and, on a training fleet with fixed nodes, its spot workers)."""
+        return [self]
+
     def gpu_health_check(self) -> GpuHealthCheck | None:
         """The GPU health check the nodes run after boot, where the stack alarms on it
         (contacts, `monitoring.events.gpu_health`) and the nodes boot gpu-infra's bootstrap.
@@ -157,7 +154,7 @@ class NodePlan:
             return None
         return GpuHealthCheck(health_group_name(gpu_health_name(self.cluster.name)))
 
-    def launch_spec(self, fleet_name: str, *, stack_name: str, shared_fs: bool) -> LaunchSpec:
+    def launch_spec(self, fleet_name: str, *, shared_fs: bool) -> LaunchSpec:
         """The job launcher and spot watcher the nodes get (BootstrapSpec `elastic` and
         `spot_watch`). Default: none."""
         return {}
@@ -227,13 +224,12 @@ class TrainingNodes(NodePlan):
         fleet = self.cluster.fleet
         return isinstance(fleet, TrainingFleet) and fleet.jumbo_frames
 
-    def launch_spec(self, fleet_name: str, *, stack_name: str, shared_fs: bool) -> LaunchSpec:
+    def launch_spec(self, fleet_name: str, *, shared_fs: bool) -> LaunchSpec:
         """The job unit on every node, which runs the job in its container (the shared file
         system, the data disks and the checkpoints mounted, eRDMA where the nodes use it)
         with elastic torchrun inside (gpu-infra-torchrun: `--nnodes MIN:<healthy nodes>`,
         MIN the on-demand nodes of a spot fleet, else every node; c10d on node 0),
-        and on spot fleets the spot watcher, whose report names the command that brings a
-        released node back (fixed nodes are not replaced by anything else)."""
+        and on the spot workers the spot watcher (SpotWorkers)."""
         fleet = self.cluster.fleet
         if not isinstance(fleet, TrainingFleet):
             return {}
@@ -248,15 +244,41 @@ class TrainingNodes(NodePlan):
             checkpoint_dir=checkpoints,
             job_dir=jobs.JOB_DIR if shared_fs else jobs.STATE_JOB_DIR, mounts=tuple(mounts),
             devices=(ERDMA_DEVICE_DIR,) if self.uses_erdma() else ())}
-        if fleet.capacity == "spot":
-            spec["spot_watch"] = SpotWatch(
-                restore_command=restore_command(stack_name),
-                report_dir=RECLAIM_REPORT_DIR if shared_fs else None)
         return spec
 
     def wires_cluster(self) -> bool:
         """Training nodes learn each other at boot and at job start."""
         return True
+
+    def parts(self) -> list[NodePlan]:
+        """The fixed nodes and, on spot capacity, the spot workers."""
+        fleet = self.cluster.fleet
+        workers = isinstance(fleet, TrainingFleet) and fleet.fixed_nodes and fleet.spot_workers
+        return [self, SpotWorkers(self.cluster)] if workers else [self]
+
+
+class SpotWorkers(TrainingNodes):
+    """The spot workers of a spot training fleet (an ESS scaling group behind the fixed
+    on-demand nodes): the same node software and job unit, no wiring (they find the job and
+    its rendezvous in the job directory on the shared file system), and the spot watcher,
+    which makes a worker leave the job on its notice; ESS replaces it."""
+
+    FIXED_NODES = False
+
+    def launch_spec(self, fleet_name: str, *, shared_fs: bool) -> LaunchSpec:
+        """The fixed nodes' job unit and the spot watcher (its release report on the shared
+        file system)."""
+        spec = super().launch_spec(fleet_name, shared_fs=shared_fs)
+        spec["spot_watch"] = SpotWatch(report_dir=RECLAIM_REPORT_DIR if shared_fs else None)
+        return spec
+
+    def wires_cluster(self) -> bool:
+        """Workers join through the job directory, not the fleet's SSH trust."""
+        return False
+
+    def parts(self) -> list[NodePlan]:
+        """The workers alone (a fleet that is one spot worker)."""
+        return [self]
 
 
 class AckNodes(NodePlan):
@@ -268,7 +290,8 @@ class AckNodes(NodePlan):
 
 def node_plan(cluster: ClusterCommon) -> NodePlan | None:
     """The plan of `cluster`'s fleet, by its platform and fleet model: AckNodes on ACK,
-    TrainingNodes for fixed nodes (a TrainingFleet), else the scaling fleets' NodePlan;
+    TrainingNodes for a TrainingFleet with fixed nodes (SpotWorkers for one that is all spot
+    workers), else the scaling fleets' NodePlan;
     None for a stack without a fleet (image baking)."""
     fleet = getattr(cluster, "fleet", None)
     if fleet is None:
@@ -276,9 +299,11 @@ def node_plan(cluster: ClusterCommon) -> NodePlan | None:
     with_fleet = cast("FleetCluster", cluster)  # every model with a fleet is a fleet cluster
     if getattr(cluster, "platform", "ecs") == "ack":
         return AckNodes(with_fleet)
-    return (TrainingNodes if isinstance(fleet, TrainingFleet) else NodePlan)(with_fleet)
+    if isinstance(fleet, TrainingFleet):
+        return (TrainingNodes if fleet.fixed_nodes else SpotWorkers)(with_fleet)
+    return NodePlan(with_fleet)
 
 
-__all__ = ["RECLAIM_REPORT_DIR", "AckNodes", "LaunchSpec", "NodePlan",
+__all__ = ["RECLAIM_REPORT_DIR", "AckNodes", "LaunchSpec", "NodePlan", "SpotWorkers",
            "TrainingNodes", "checkpoint_dir", "gpu_fleet_name", "gpu_health_name",
-           "grid_package", "node_plan", "restore_command"]
+           "grid_package", "node_plan"]

@@ -29,9 +29,6 @@ from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
 CLOUD_ID_CHARS = 64
 """Stand-in length of an id the cloud assigns (scaling group `asg-…`, lifecycle hook `ash-…`:
 about 24 characters in the ESS API examples; 64 is a margin, as no maximum is documented)."""
-STACK_NAME_CHARS = 100
-"""Stand-in length of the Pulumi stack name (the restore command of spot training nodes
-names it); longer than any stack name in practice (UNCONFIRMED as Pulumi's maximum)."""
 BUCKET_NAME_CHARS = 63
 """The longest OSS bucket name (OSS "Bucket naming conventions": 3-63 characters)."""
 MOUNT_ADDRESS_CHARS = 253
@@ -74,7 +71,6 @@ def worst_case_spec(nodes: NodePlan) -> BootstrapSpec:
     return nodes.bootstrap_spec(gpu_fleet_name(cluster.name), shared_fs_source=source,
                                 scaling_group_id=group, lifecycle_hook_id=hook,
                                 global_suffix=stand_in(MAX_SUFFIX_LENGTH, "suffix"),
-                                stack_name=stand_in(STACK_NAME_CHARS, "stack"),
                                 node_tools_bucket=stand_in(BUCKET_NAME_CHARS, "bucket"),
                                 registry=registry)
 

@@ -144,22 +144,28 @@ class FleetBase(StrictModel):
 
 
 class TrainingFleet(FleetBase):
-    """Fixed GPU nodes for training, all in the first zone of `network.zones`."""
+    """GPU nodes for training, all in the first zone of `network.zones`: fixed nodes, and on
+    spot capacity a scaling group of spot workers behind the on-demand ones."""
 
     instance_type: InstanceType = Field(pattern=INSTANCE_TYPE_PATTERN)
     """ECS GPU instance type of every node, e.g. ecs.gn8v-8x.48xlarge. Required."""
     nodes: int = Field(default=1, ge=1, le=2000)
     """Number of nodes. Default 1."""
     capacity: Capacity = "on_demand"
-    """on_demand, spot or prepaid. Default on_demand. spot_strategy and spot_price_limit
-    force the replacement of existing nodes when changed."""
+    """on_demand, spot or prepaid. Default on_demand. With spot, the nodes after the
+    on-demand ones are spot workers in a scaling group (on_demand_nodes), whose scaling
+    configuration takes spot_strategy and spot_price_limit (for the workers it launches
+    next)."""
     on_demand_nodes: int | None = Field(default=None, ge=0, le=2000)
-    """With spot capacity: the first N nodes (node-000 on) are on demand. Node 0 holds the
+    """With spot capacity: N nodes (node-000 on) are fixed on-demand nodes; node 0 holds the
     elastic rendezvous (c10d, gpu-infra-torchrun), which must outlive any reclaim, and the
-    job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). Default 1 with several
-    nodes, 0 with one (a one-node job restarts from its checkpoint instead). At most `nodes`;
-    only with spot capacity. A change replaces the nodes whose capacity changes (the
-    provider's spot_strategy is ForceNew)."""
+    job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). The other
+    `nodes - N` are spot workers in an ESS scaling group that replaces a reclaimed one on its
+    notice (spot_instance_remedy) and launches on-demand ones when spot runs out
+    (compensate_with_on_demand); a replacement joins the running job. Default 1 with several
+    nodes, 0 with one (the one node is then a spot worker whose replacement resumes the job
+    from its checkpoint). At least 1 with several nodes; at most `nodes`; only with spot
+    capacity. A change of N moves nodes between the fixed part and the group (replaced)."""
     prepaid_period: int = 1
     """Subscription length with prepaid capacity: 1-9, 12, 24, 36, 48 or 60. Default 1."""
     prepaid_period_unit: PrepaidPeriodUnit = "Month"
@@ -207,6 +213,18 @@ class TrainingFleet(FleetBase):
         elif self.on_demand_nodes is not None and self.on_demand_nodes > self.nodes:
             problems.append(f"on_demand_nodes: {self.on_demand_nodes} is above nodes "
                             f"({self.nodes}); allowed 0 to {self.nodes}")
+        elif self.on_demand_nodes == 0 and self.nodes > 1:
+            problems.append(f"on_demand_nodes: 0 with {self.nodes} nodes leaves the elastic "
+                            "rendezvous on a spot node that a reclaim takes away; allowed 1 to "
+                            f"{self.nodes} (0 only with one node)")
+        elif self.spot_workers > 0 and self.jumbo_frames:
+            problems.append("jumbo_frames: the spot workers are an ESS scaling group, whose "
+                            "configuration cannot enable jumbo frames (ecs.Instance only); "
+                            "turn it off, or use capacity on_demand or prepaid")
+        if self.spot_price_limit is not None and self.spot_workers > 0 and not re.fullmatch(
+                r"\d+(\.\d{1,2})?", f"{self.spot_price_limit:g}"):
+            problems.append("spot_price_limit: at most 2 decimals for the spot workers' "
+                            "scaling group (ESS spot_price_limits)")
         problems += choice_problems("prepaid_period", self.prepaid_period, PREPAID_PERIODS)
         if problems:
             raise ValueError("\n".join(problems))
@@ -221,6 +239,39 @@ class TrainingFleet(FleetBase):
         if self.on_demand_nodes is not None:
             return self.on_demand_nodes
         return 1 if self.nodes > 1 else 0
+
+    @property
+    def spot_workers(self) -> int:
+        """Nodes in the spot scaling group (every node after the on-demand ones of a spot
+        fleet); 0 for other capacities."""
+        return self.nodes - self.on_demand_count if self.capacity == "spot" else 0
+
+    def spot_group(self) -> ScalingFleet:
+        """The spot workers as a scaling fleet: `spot_workers` instances of `instance_type`
+        (one spot pool), all spot above no on-demand base, replaced on their reclaim notice
+        (spot_instance_remedy) and made up with on-demand instances when spot stock or the
+        price limit cannot (compensate_with_on_demand), COST_OPTIMIZED (ESS mixes spot only
+        under it), ECS health checks, no drain (a reclaim leaves through the notice) and no
+        refresh (a new configuration reaches replacements). Sources: pulumi-alicloud
+        ess.ScalingGroup docstrings (spot_instance_remedy: "replace spot instances with newly
+        created spot/onDemand instance when receive a spot recycling message";
+        compensate_with_on_demand: only with multi_az_policy COST_OPTIMIZED)."""
+        size = self.spot_workers
+        return ScalingFleet(
+            instance_types=[self.instance_type], min_size=size, max_size=size,
+            desired_size=size, multi_az_policy="COST_OPTIMIZED", on_demand_base_capacity=0,
+            on_demand_percentage_above_base=0, spot_instance_pools=1,
+            spot_instance_remedy=True, compensate_with_on_demand=True, health_checks=["ECS"],
+            drain_seconds=None, refresh=RollingRefresh(enabled=False), image=self.image,
+            driver=self.driver, system_disk_gib=self.system_disk_gib,
+            system_disk_performance_level=self.system_disk_performance_level,
+            spot_strategy=self.spot_strategy, spot_price_limit=self.spot_price_limit,
+            interruptible=True)
+
+    @property
+    def fixed_nodes(self) -> int:
+        """Fixed nodes (ecs.Instance): every node but the spot workers."""
+        return self.nodes - self.spot_workers
 
     @property
     def min_nodes(self) -> int:

@@ -534,7 +534,8 @@ class PlatformChoice(ClusterBase):
 
 
 class TrainingConfig(PlatformChoice):
-    """A training cluster: fixed GPU nodes close together in one zone."""
+    """A training cluster: GPU nodes close together in one zone (fixed nodes, and on spot
+    capacity spot workers in a scaling group)."""
 
     layout: Literal["training"]
     workload: ClassVar[Workload] = Workload(
@@ -543,6 +544,17 @@ class TrainingConfig(PlatformChoice):
         "datasets", "checkpoints", "models", "outputs")
     fleet: TrainingFleet
     """The GPU nodes. Required."""
+
+    @model_validator(mode="after")
+    def _check_spot_workers(self) -> TrainingConfig:
+        if self.platform == "ecs" and self.fleet.spot_workers > 0 \
+                and not self.storage.shared_fs.enabled:
+            raise ValueError(
+                "storage.shared_fs.enabled: false, but the spot workers of fleet.capacity spot "
+                "find the running job and resume from its checkpoints on the shared file "
+                "system (a replacement has nothing of the node it replaces); enable it, or "
+                "use capacity on_demand or prepaid")
+        return self
 
     def _ack_fleet_problems(self) -> list[str]:
         fleet = self.fleet

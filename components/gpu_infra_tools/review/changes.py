@@ -139,6 +139,9 @@ class Impact:
     """Running nodes that keep the hard NFS entry of a shared file system the plan deletes."""
     old_image: list[str] = field(default_factory=list)
     """Scaling groups whose running instances keep the old image (no rolling refresh)."""
+    to_spot_workers: dict[str, list[str]] = field(default_factory=dict)
+    """Scaling group created -> the fixed spot nodes of its fleet (GpuFleet tag) the plan
+    deletes: a training fleet moving to spot workers (layouts.training)."""
     reconfigured: list[str] = field(default_factory=list)
     """Fleets whose running nodes get this plan's config.sh by Cloud Assistant (the
     configuration channel's invocation runs again)."""
@@ -204,6 +207,7 @@ class ChangeReport:
                 "staleBootstrap": impact.stale_bootstrap,
                 "firstBootConfig": impact.first_boot_config,
                 "staleSharedFs": impact.stale_shared_fs, "oldImage": impact.old_image,
+                "toSpotWorkers": impact.to_spot_workers,
                 "reconfigured": impact.reconfigured,
                 "withParent": [{"name": n, "parent": p} for n, p in impact.with_parent],
                 "poolNodes": impact.pool_nodes, "newNodesOnly": impact.new_nodes_only,
@@ -411,11 +415,28 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                 if (rule := _covering_kept(rules, path)) is not None}
         impact.ignored += [(change.name, f"{path} removed", rule.note)
                            for path, rule in kept.items()]
+    impact.to_spot_workers = _to_spot_workers(changes)
     if any(c.type == t.NAS_FILE_SYSTEM and c.change == "delete" for c in changes):
         impact.stale_shared_fs = sorted(
             c.name for c in changes if c.type == t.INSTANCE and _is_gpu(c)
             and c.change in ("same", "update") and not _in_fleets(c.name, impact.reconfigured))
     return impact
+
+
+def _to_spot_workers(changes: Sequence[ResourceChange]) -> dict[str, list[str]]:
+    """Scaling group created -> the spot ecs.Instances of the same fleet the plan deletes
+    or replaces (spotStrategy other than NoSpot in the base plan)."""
+    def fleet(change: ResourceChange) -> str | None:
+        return (change.inputs.get("tags") or {}).get(FLEET_TAG_KEY)
+
+    spot_nodes: dict[str, list[str]] = {}
+    for change in changes:
+        if change.type == t.INSTANCE and change.change in GONE and fleet(change) and \
+                change.base_inputs.get("spotStrategy", "NoSpot") != "NoSpot":
+            spot_nodes.setdefault(fleet(change) or "", []).append(change.name)
+    return {change.name: spot_nodes[key] for change in changes
+            if change.type == t.SCALING_GROUP and change.change == "create"
+            and (key := fleet(change) or "") in spot_nodes}
 
 
 def _covering_kept(rules: ResourceSemantics, path: str) -> Rule | None:
@@ -607,6 +628,14 @@ def summary_lines(report: ChangeReport) -> list[str]:
                      "scale-in, a spot reclaim or max_instance_lifetime_days replaces them. To "
                      "roll them now: scale the group to 0 and back, or start an ESS instance "
                      "refresh in the console.")
+    for group, nodes in impact.to_spot_workers.items():
+        lines.append(f"Spot nodes move into a scaling group: {len(nodes)} fixed spot node(s) "
+                     f"({', '.join(_few(nodes))}) are deleted with their attached disks and "
+                     f"{group} launches the same number of spot workers, which ESS replaces "
+                     "on a reclaim notice from now on (no more `pulumi up --refresh`). A job "
+                     "running on them stops: let it save a checkpoint first, and start it "
+                     "again with `gpu-infra job` afterwards (it resumes from the newest "
+                     "complete one); copy what the nodes' data disks hold that you need.")
     for key, verb in (("replaced", "replaced"), ("deleted", "deleted"),
                       ("restarted", "restarted in place"), ("created", "created")):
         names = impact.gpu_nodes.get(key, [])

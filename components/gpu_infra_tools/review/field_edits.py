@@ -68,8 +68,9 @@ EDITS: dict[str, FieldEdit] = {
     "instance-type-spot": FieldEdit(
         "fleet.instance_type", "training-dev", "gn7e-c16g1.4xlarge -> gn7e-c16g1.16xlarge",
         _fleet(instance_type="ecs.gn7e-c16g1.16xlarge"),
-        "none in place: ECS does not change the type of a preemptible instance; a new fleet "
-        "of the new type, then remove the old one"),
+        "reaches new spot workers only (the scaling configuration; ECS does not change the "
+        "type of a preemptible instance): running workers keep the old type, so let the "
+        "job finish, then set `nodes` to the on-demand count, apply, and set it back"),
     "image": FieldEdit("fleet.image", "training-prod", "default -> a custom image",
                        _fleet(image={"id": "m-2ze0gpuimage00000001"}),
                        "the system disk is re-imaged (its data is lost) and the node keeps "
@@ -84,7 +85,8 @@ EDITS: dict[str, FieldEdit] = {
     "spot-strategy": FieldEdit(
         "fleet.spot_strategy", "training-dev", "SpotAsPriceGo -> SpotWithPriceLimit",
         _fleet(spot_strategy="SpotWithPriceLimit", spot_price_limit=30.0),
-        "none: an instance's spot strategy is fixed at creation; change it with a new fleet"),
+        "reaches new spot workers only (the scaling configuration; an instance's spot "
+        "strategy is fixed at creation): running workers keep theirs until ESS replaces them"),
     "reserved-count": FieldEdit(
         "fleet.reserved.reserved_instances.count", "training-prod", "8 -> 10",
         _reserved_count(10),

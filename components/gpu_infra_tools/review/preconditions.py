@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_infra_facts import types as t
-from gpu_infra_facts.allowed import SPOT_STRATEGIES
 from gpu_infra_facts.update_preconditions import DELETE, Precondition, preconditions
 from gpu_infra_tools.plan.diff import ResourceChange
 
@@ -219,14 +218,6 @@ def claim_resize(change: ResourceChange, row: Precondition, plans: Plans) -> str
     return None
 
 
-def not_preemptible(change: ResourceChange, row: Precondition, _: Plans) -> str | None:
-    """An instance type change of a spot instance."""
-    if change.change != "update" or change.base_inputs.get("spotStrategy") not in SPOT_STRATEGIES:
-        return None
-    before, after = _sides(change, row.path)
-    return f"{row.path} {before} -> {after} on a spot node ({change.base_inputs['spotStrategy']})"
-
-
 def same_zone(change: ResourceChange, row: Precondition, plans: Plans) -> str | None:
     """An instance moved to a vSwitch of another zone."""
     before, after = _sides(change, row.path)
@@ -245,7 +236,7 @@ def unbound_key(change: ResourceChange, _: Precondition, plans: Plans) -> str | 
 CHECKS: dict[str, Check] = {
     "never_lower": never_lower, "kubernetes_upgrade": kubernetes_upgrade,
     "holds_vswitches": holds_vswitches, "no_overlap": no_overlap,
-    "claim_resize": claim_resize, "not_preemptible": not_preemptible,
+    "claim_resize": claim_resize,
     "same_zone": same_zone, "unbound_key": unbound_key}
 """Check name (update_preconditions.json `check`) -> its test."""
 

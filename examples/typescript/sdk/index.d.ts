@@ -1625,12 +1625,15 @@ export interface TargetTracking {
 }
 
 /**
- * Fixed GPU nodes for training, all in the first zone of `network.zones`.
+ * GPU nodes for training, all in the first zone of `network.zones`: fixed nodes, and on
+ * spot capacity a scaling group of spot workers behind the on-demand ones.
  */
 export interface TrainingFleet {
     /**
-     * on_demand, spot or prepaid. Default on_demand. spot_strategy and spot_price_limit
-     * force the replacement of existing nodes when changed.
+     * on_demand, spot or prepaid. Default on_demand. With spot, the nodes after the
+     * on-demand ones are spot workers in a scaling group (on_demand_nodes), whose scaling
+     * configuration takes spot_strategy and spot_price_limit (for the workers it launches
+     * next).
      * One of: on_demand, spot, prepaid.
      */
     capacity?: string;
@@ -1676,12 +1679,15 @@ export interface TrainingFleet {
      */
     nodes?: number;
     /**
-     * With spot capacity: the first N nodes (node-000 on) are on demand. Node 0 holds the
+     * With spot capacity: N nodes (node-000 on) are fixed on-demand nodes; node 0 holds the
      * elastic rendezvous (c10d, gpu-infra-torchrun), which must outlive any reclaim, and the
-     * job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). Default 1 with several
-     * nodes, 0 with one (a one-node job restarts from its checkpoint instead). At most `nodes`;
-     * only with spot capacity. A change replaces the nodes whose capacity changes (the
-     * provider's spot_strategy is ForceNew).
+     * job keeps running on at least max(1, N) nodes (`--nnodes N:nodes`). The other
+     * `nodes - N` are spot workers in an ESS scaling group that replaces a reclaimed one on its
+     * notice (spot_instance_remedy) and launches on-demand ones when spot runs out
+     * (compensate_with_on_demand); a replacement joins the running job. Default 1 with several
+     * nodes, 0 with one (the one node is then a spot worker whose replacement resumes the job
+     * from its checkpoint). At least 1 with several nodes; at most `nodes`; only with spot
+     * capacity. A change of N moves nodes between the fixed part and the group (replaced).
      */
     onDemandNodes?: number;
     /**
@@ -2298,8 +2304,9 @@ export interface TrainingClusterArgs {
 
 /**
  * A training cluster (gpu_infra.layouts.TrainingCluster, or AckTrainingCluster with
- * `platform: ack`): fixed GPU nodes close together in one zone, scratch disks, a shared
- * file system, buckets, alarms.
+ * `platform: ack`): GPU nodes close together in one zone (on spot capacity, spot workers in
+ * a scaling group behind the on-demand ones), scratch disks, a shared file system, buckets,
+ * alarms.
  */
 export declare class TrainingCluster extends pulumi.ComponentResource {
     readonly alertContactGroup: pulumi.Output<string>;
@@ -2332,7 +2339,7 @@ export declare class TrainingCluster extends pulumi.ComponentResource {
     readonly mountCommand: pulumi.Output<string>;
     readonly natEip: pulumi.Output<string>;
     /**
-     * The command that opens a shell on node 0 (ECS).
+     * The command that opens a shell on node 0 (ECS, fixed nodes).
      */
     readonly node0Shell: pulumi.Output<string>;
     /**
@@ -2341,14 +2348,15 @@ export declare class TrainingCluster extends pulumi.ComponentResource {
     readonly nodePrivateIps: pulumi.Output<string[]>;
     readonly registryAddress: pulumi.Output<string>;
     readonly registryRepositories: pulumi.Output<{[key: string]: string}>;
-    /**
-     * The command that restores a reclaimed spot node.
-     */
-    readonly restoreCommand: pulumi.Output<string>;
     readonly roleName: pulumi.Output<string>;
     readonly scratchStorageClass: pulumi.Output<string>;
     readonly securityGroupId: pulumi.Output<string>;
     readonly sharedVolumeClaim: pulumi.Output<string>;
+    /**
+     * The scaling group of the spot workers, which replaces a reclaimed one (ECS, spot
+     * capacity).
+     */
+    readonly spotScalingGroupId: pulumi.Output<string>;
     readonly systemNodeLabels: pulumi.Output<{[key: string]: string}>;
     /**
      * The ready training job (`gpu-infra job`).

@@ -127,9 +127,8 @@ JOB_UNIT = "gpu-infra-job.service"
 @dataclass(frozen=True)
 class SpotWatch:
     """The spot-notice watcher unit (gpu-infra-spot-watch.service) of spot training nodes: the
-    notice file, and the command that restores a released fixed node."""
+    notice file, the release report, and leaving the job."""
 
-    restore_command: str
     report_dir: str | None = None
     """Where each reclaimed node leaves its report (on the shared file system); None: the
     journal only."""
@@ -686,7 +685,6 @@ def launch_files(elastic: ElasticLaunch | None,
             step_source("gpu-infra-spot-watch.service"), 0o644)
         settings: dict[str, str | int] = {"GPU_INFRA_SPOT_NOTICE_DIR": jobs.SPOT_NOTICE_DIR,
                     "GPU_INFRA_SPOT_POLL_SECONDS": jobs.SPOT_POLL_SECONDS,
-                    "GPU_INFRA_RESTORE_COMMAND": watch.restore_command,
                     "GPU_INFRA_LEAVE_COMMAND": watch.leave_command,
                     "GPU_INFRA_LEAVE_SECONDS": jobs.LEAVE_SECONDS}
         if elastic:

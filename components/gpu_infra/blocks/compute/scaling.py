@@ -98,6 +98,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                  resource_group_id: pulumi.Input[str] | None = None,
                  publisher_logs: LogTarget | None = None,
                  dead_letter_after: int | None = None,
+                 fleet_tag: str | None = None, erdma: bool = False,
                  opts: pulumi.ResourceOptions | None = None):
         """`health_check_types` and `scale_in_percent`: the layout's effective values
         (schema defaults by layout); `contact_group`: who hears of a missing queue metric.
@@ -110,10 +111,14 @@ class GpuScalingGroup(pulumi.ComponentResource):
         stack publishes the queue metric from its job queue (the layout's effective
         `queue_scaling.publisher`); `publisher_logs`: where the publisher's logs go (default
         None: nowhere); `dead_letter_after`: receives of one job before the job queue moves
-        it to its dead-letter queue (default None: no dead-letter queue)."""
+        it to its dead-letter queue (default None: no dead-letter queue). `fleet_tag`: the
+        GpuFleet tag of the group and its instances (default `name`). `erdma`: the
+        instances' primary interface in HighPerformance mode (eRDMA), with the security
+        groups on it (ESS takes them there, not beside NetworkInterfaces; default off)."""
         super().__init__(self.TYPE, name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spot = config.uses_spot
+        fleet_tag = fleet_tag or name
         lifetime = config.max_instance_lifetime_days
         self.group = alicloud.ess.ScalingGroup(
             child_name(name, "asg"), scaling_group_name=child_name(name, "asg"),
@@ -131,7 +136,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
             removal_policies=REMOVAL_POLICIES,
             group_deletion_protection=conventions.deletion_protection,
             resource_group_id=resource_group_id,
-            tags=conventions.tags_for(child_name(name, "asg"), {FLEET_TAG_KEY: name}),
+            tags=conventions.tags_for(child_name(name, "asg"), {FLEET_TAG_KEY: fleet_tag}),
             opts=child)
         self.readiness_hook: alicloud.ess.LifecycleHook | None = None
         if readiness_seconds is not None:
@@ -146,7 +151,11 @@ class GpuScalingGroup(pulumi.ComponentResource):
             child_name(name, "config"), scaling_group_id=self.group.id,
             scaling_configuration_name=child_name(name, "config"),
             instance_types=list(config.instance_types), image_id=image_id,
-            instance_name=child_name(name, "node"), security_group_ids=list(security_group_ids),
+            instance_name=child_name(name, "node"),
+            security_group_ids=None if erdma else list(security_group_ids),
+            network_interfaces=[alicloud.ess.ScalingConfigurationNetworkInterfaceArgs(
+                instance_type="Primary", network_interface_traffic_mode="HighPerformance",
+                security_group_ids=list(security_group_ids))] if erdma else None,
             key_name=key_name, role_name=role_name, user_data=user_data,
             resource_group_id=resource_group_id, internet_max_bandwidth_out=0,
             system_disk_category="cloud_essd",
@@ -160,7 +169,7 @@ class GpuScalingGroup(pulumi.ComponentResource):
                     instance_type=instance_type, price_limit=config.spot_price_limit)
                 for instance_type in config.instance_types]
             if spot and config.spot_strategy == "SpotWithPriceLimit" else None,
-            tags=conventions.tags_for(child_name(name, "node"), {FLEET_TAG_KEY: name}),
+            tags=conventions.tags_for(child_name(name, "node"), {FLEET_TAG_KEY: fleet_tag}),
             active=True, enable=True, force_delete=True, opts=child)
         account = account_id(self)
         self.rules = {}

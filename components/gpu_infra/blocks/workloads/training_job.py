@@ -165,29 +165,51 @@ def pytorch_job(target: TrainingTarget, script: list[str] | None = None,
     return [launcher, job]
 
 
-def ecs_job_script(*, stack: str, nodes: int, instance_type: str, image: str,
+@dataclass(frozen=True)
+class EcsFleet:
+    """What the ECS job script needs of a training fleet."""
+
+    nodes: int
+    instance_type: str
+    gpus_per_node: int
+    fixed_nodes: int
+    """Fixed nodes (node 0 among them holds the rendezvous); 0: one spot worker, alone."""
+    spot_workers: int
+
+
+def ecs_job_script(*, stack: str, fleet: EcsFleet, image: str,
                    script: list[str] | None = None, max_restarts: int | None = None) -> str:
-    """The ECS job: run on node 0 (`node0_shell`), it refreshes the peers and describes the
-    job in the fleet's job directory (GPU_INFRA_JOB_DIR of elastic.env; on the shared file
-    system, else copied to every healthy node over SSH): a new JOB_ID, `image`, `script`
-    (default DEFAULT_SCRIPT) as the command, the rendezvous on node 0 and the torchrun
-    settings. Every node's gpu-infra-job.service, and a node that joins later, runs it in
-    the image (steps/gpu-infra-job). `max_restarts`: default the nodes' (elastic.env)."""
+    """The ECS job: run on node 0 (`node0_shell`; on a fleet that is one spot worker, on
+    that worker), it refreshes the peers and describes the job in the fleet's job directory
+    (GPU_INFRA_JOB_DIR of elastic.env; on the shared file system, else copied to every
+    healthy node over SSH): a new JOB_ID, `image`, `script` (default DEFAULT_SCRIPT) as the
+    command, the rendezvous on node 0 (on the worker itself when it is alone), NNODES (the
+    healthy fixed nodes, plus the spot workers) and the torchrun settings. Every node's
+    gpu-infra-job.service, and a node that joins later, runs it in the image
+    (steps/gpu-infra-job). `max_restarts`: default the nodes' (elastic.env)."""
     words = " ".join(shlex.quote(word) for word in script or [DEFAULT_SCRIPT])
     fixed = [f"JOB_IMAGE={shlex.quote(image)}", f"JOB_COMMAND={shlex.quote(words)}"]
     restarts = "$MAX_RESTARTS" if max_restarts is None else str(max_restarts)
+    if fleet.fixed_nodes:
+        where = ["# Run on node 0 (the stack output node0_shell opens a shell there): every "
+                 f"node's {JOB_UNIT}", f"{jobs.LAUNCHER_DIR}/gpu-infra-peers",
+                 "set -a", ". /etc/gpu-infra/torchrun.env", ". /etc/gpu-infra/elastic.env",
+                 "set +a"]
+        if fleet.spot_workers:
+            where.append(f"NNODES=$((NNODES + {fleet.spot_workers}))")
+    else:
+        where = ["# Run on the spot worker (the scaling group spot_scaling_group_id holds it): "
+                 f"its {JOB_UNIT}", "set -a", ". /etc/gpu-infra/elastic.env", "set +a",
+                 f"MASTER_ADDR=127.0.0.1 NNODES=1 NPROC_PER_NODE={fleet.gpus_per_node}"]
     copy = ('ssh -o BatchMode=yes "$host" "mkdir -p $d && cat > $d/job.env.new && '
             'mv $d/job.env.new $d/job.env" < "$d/job.env"')
     return "\n".join([
         "#!/bin/sh",
-        f"# gpu-infra training job of stack {stack}: {nodes} node(s) of {instance_type},",
-        f"# image {image}.",
-        "# Run on node 0 (the stack output node0_shell opens a shell there): every node's "
-        f"{JOB_UNIT}",
+        f"# gpu-infra training job of stack {stack}: {fleet.nodes} node(s) of "
+        f"{fleet.instance_type},",
+        f"# image {image}.", where[0],
         "# runs it in its container, and a node that joins later joins it.",
-        "set -eu",
-        f"{jobs.LAUNCHER_DIR}/gpu-infra-peers",
-        "set -a", ". /etc/gpu-infra/torchrun.env", ". /etc/gpu-infra/elastic.env", "set +a",
+        "set -eu", *where[1:],
         "id=$(date -u +%Y%m%dT%H%M%SZ) d=$GPU_INFRA_JOB_DIR",
         'mkdir -p "$d"',
         "printf '%s\\n' \"JOB_ID=$id\" \"RDZV_HOST=$MASTER_ADDR\" \"RDZV_ID=$RDZV_ID-$id\" "

@@ -6,9 +6,9 @@
 # token first), for instance/spot/termination-time; an error or 404 means no reclaim is
 # scheduled. When a time appears (about 5 minutes before the release) it writes it once,
 # atomically, to $GPU_INFRA_SPOT_NOTICE_DIR/termination-time (/run/gpu-infra/spot): training
-# loops check that file between steps and save a checkpoint. With GPU_INFRA_RESTORE_COMMAND
-# set (ECS fixed nodes, which nothing else replaces) it logs that command and writes it with
-# the time to $GPU_INFRA_REPORT_DIR/<node> (on the shared file system). With
+# loops check that file between steps and save a checkpoint. With GPU_INFRA_REPORT_DIR set
+# (ECS: on the shared file system) it records the release time in $GPU_INFRA_REPORT_DIR/<node>.
+# With
 # GPU_INFRA_LEAVE_COMMAND set (ECS: stop this node's job container) it then waits for a
 # complete checkpoint newer than the notice under $GPU_INFRA_CHECKPOINT_DIR (a COMPLETE file),
 # at most GPU_INFRA_LEAVE_SECONDS (240), and runs it: the node leaves the job before its
@@ -18,7 +18,6 @@ set -u
 base=${GPU_INFRA_METADATA:-http://100.100.100.200/latest}
 dir=${GPU_INFRA_SPOT_NOTICE_DIR:-/run/gpu-infra/spot}
 node=${GPU_INFRA_NODE_NAME:-$(hostname)}
-restore=${GPU_INFRA_RESTORE_COMMAND:-}
 say() { echo "gpu-infra-spot-watch: $*"; }
 
 # nap SECONDS: a sleep that SIGTERM ends at once (a shell waiting for a foreground child, or
@@ -42,12 +41,8 @@ until at=$(released_at 2>/dev/null) && [ -n "$at" ]; do
 done
 put "$dir/termination-time" "$at" || say "cannot write $dir"
 say "reclaim notice: $node is released at $at; signal in $dir/termination-time"
-if [ -n "$restore" ]; then
-  say "restore $node with: $restore"
-  [ -z "${GPU_INFRA_REPORT_DIR:-}" ] || put "$GPU_INFRA_REPORT_DIR/$node" \
-    "released_at=$at
-restore=$restore" || say "cannot write the report"
-fi
+[ -z "${GPU_INFRA_REPORT_DIR:-}" ] || put "$GPU_INFRA_REPORT_DIR/$node" "released_at=$at" \
+  || say "cannot write the report"
 leave=${GPU_INFRA_LEAVE_COMMAND:-}
 if [ -n "$leave" ]; then
   waited=0

@@ -428,39 +428,6 @@ ARGUS_VERSION=$CMS_AGENT_VERSION bash "$installer"
 rm -f "$installer"
 agent_running || fail "the CloudMonitor agent is not running after its install"
 }
-step_cluster_ssh() {
-local ssh=$ROOT/root/.ssh
-mkdir -p "$ssh"
-chmod 700 "$ssh"
-fleet_key "$SSH_USER_KEY" "$ssh/id_ed25519"
-KEY_CHANGED=0
-fleet_key "$SSH_HOST_KEY" "$ROOT/etc/ssh/ssh_host_ed25519_key"
-if [ "$KEY_CHANGED" = 1 ]; then
-case $(os_id) in
-ubuntu) systemctl try-restart ssh.service ;;
-*) systemctl try-restart sshd.service ;;
-esac
-fi
-touch "$ssh/authorized_keys"
-grep -v ' gpu-infra-fleet$' "$ssh/authorized_keys" > "$ssh/keys" || [ $? -eq 1 ]
-echo "$(cut -d ' ' -f 1,2 "$ssh/id_ed25519.pub") gpu-infra-fleet" >> "$ssh/keys"
-chmod 600 "$ssh/keys"
-mv "$ssh/keys" "$ssh/authorized_keys"
-printf 'GlobalKnownHostsFile /etc/gpu-infra/known_hosts /etc/ssh/ssh_known_hosts\n' \
-    > "$ROOT/etc/ssh/ssh_config.d/gpu-infra.conf"
-systemctl enable gpu-infra-peers.timer
-}
-fleet_key() {
-(umask 077 && "$API" secret "$1" > "$2.new")
-ssh-keygen -y -f "$2.new" > "$2.pub.new"
-cmp -s "$2.new" "$2" || KEY_CHANGED=1
-mv "$2.pub.new" "$2.pub"
-mv "$2.new" "$2"
-}
-step_cluster_peers() {
-"$BIN_DIR/gpu-infra-peers" || [ $? -eq 75 ]
-systemctl restart gpu-infra-peers.timer
-}
 check() {
 local what=$1
 shift
@@ -730,7 +697,6 @@ set -u
 base=${GPU_INFRA_METADATA:-http://100.100.100.200/latest}
 dir=${GPU_INFRA_SPOT_NOTICE_DIR:-/run/gpu-infra/spot}
 node=${GPU_INFRA_NODE_NAME:-$(hostname)}
-restore=${GPU_INFRA_RESTORE_COMMAND:-}
 say() { echo "gpu-infra-spot-watch: $*"; }
 nap() { sleep "$1" & wait $!; }
 trap 'kill $! 2>/dev/null; exit 0' TERM INT
@@ -747,12 +713,8 @@ nap "${GPU_INFRA_SPOT_POLL_SECONDS:-5}"
 done
 put "$dir/termination-time" "$at" || say "cannot write $dir"
 say "reclaim notice: $node is released at $at; signal in $dir/termination-time"
-if [ -n "$restore" ]; then
-say "restore $node with: $restore"
-[ -z "${GPU_INFRA_REPORT_DIR:-}" ] || put "$GPU_INFRA_REPORT_DIR/$node" \
-    "released_at=$at
-restore=$restore" || say "cannot write the report"
-fi
+[ -z "${GPU_INFRA_REPORT_DIR:-}" ] || put "$GPU_INFRA_REPORT_DIR/$node" "released_at=$at" \
+  || say "cannot write the report"
 leave=${GPU_INFRA_LEAVE_COMMAND:-}
 if [ -n "$leave" ]; then
 waited=0
@@ -785,7 +747,6 @@ GPU_INFRA_EOF
 w /etc/gpu-infra/spot-watch.env 644 <<'GPU_INFRA_EOF'
 GPU_INFRA_SPOT_NOTICE_DIR=/run/gpu-infra/spot
 GPU_INFRA_SPOT_POLL_SECONDS=5
-GPU_INFRA_RESTORE_COMMAND='pulumi up --refresh --stack training-dev'
 GPU_INFRA_LEAVE_COMMAND='systemctl stop gpu-infra-job.service'
 GPU_INFRA_LEAVE_SECONDS=240
 GPU_INFRA_CHECKPOINT_DIR=/mnt/shared/checkpoints
@@ -1087,112 +1048,6 @@ w /opt/gpu-infra/bin/gpu-infra-pull 755 <<'GPU_INFRA_EOF'
 #!/bin/sh
 [ "$#" -eq 1 ] || { echo "usage: gpu-infra-pull IMAGE" >&2; exit 2; }
 exec "${GPU_INFRA_API:-${0%/*}/gpu-infra-api}" pull "$1"
-GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu_infra_peers.py 644 <<'GPU_INFRA_EOF'
-import json
-import typing
-def parameter(cfg, call, name, secret=False):
- extra = {"WithDecryption": "true"} if secret else {}
- answer = call("oos", cfg["OOS_ENDPOINT"], "GetSecretParameter" if secret else "GetParameter",
-  RegionId=cfg["REGION"], Name=name, **extra)
- return str(answer["Parameter"]["Value"])
-def peers(cfg, call):
- ids, page = [], 1
- while page == 1 or ids[-1:] == ["+"]:
-  del ids[-1:]
-  name = cfg["NODE_LIST"] + ("-%d" % page if page > 1 else "")
-  ids += [i for i in parameter(cfg, call, name).split(",") if i]
-  page += 1
- for start in range(0, len(ids), 100):
-  answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
-   Status="Running", PageSize=100,
-   InstanceIds=json.dumps(ids[start:start + 100]))
-  for i in answer.get("Instances", {}).get("Instance", []):
-   tags = {t["TagKey"]: t["TagValue"] for t in i.get("Tags", {}).get("Tag", [])}
-   ips = i.get("VpcAttributes", {}).get("PrivateIpAddress", {}).get("IpAddress", [""])
-   print(i.get("HostName", ""), ips[0], tags.get(cfg["HEALTH_TAG_KEY"], "unknown"),
-    i.get("InstanceType", "-"), sep="\t")
-def main(cfg, call, command, args):
- if command == "peers":
-  peers(cfg, call)
- else:
-  print(parameter(cfg, call, args[0], secret=True).rstrip("\n"))
-GPU_INFRA_EOF
-w /opt/gpu-infra/bin/gpu-infra-peers 755 <<'GPU_INFRA_EOF'
-#!/bin/bash
-set -euo pipefail
-ROOT=${GPU_INFRA_ROOT:-}
-# shellcheck source=/dev/null
-. "$ROOT/opt/gpu-infra/config.sh"
-# shellcheck disable=SC2034 # both read by probe.sh's log
-LOG_FILE=$ROOT/var/log/gpu-infra/peers.log CURRENT_STEP=peers
-# shellcheck source=/dev/null
-. "$ROOT/opt/gpu-infra/probe.sh"
-me=$(hostname)
-rows=$(mktemp)
-peers=$(mktemp)
-trap 'rm -f "$rows" "$peers"' EXIT
-if [ ! -f "$STATE_DIR/ready" ]; then
-rm -f "$ETC_DIR/torchrun.env"
-log "this node has not passed its health check: no rank"
-exit 75
-fi
-"$API" peers > "$rows" || { code=$?; [ "$code" -eq 75 ] && log "no node list yet"; exit "$code"; }
-if awk -F '\t' '$3 != "healthy" && $3 != "unhealthy" {found = 1} END {exit !found}' "$rows"; then
-log "waiting for every node of fleet $FLEET to tell its health"
-exit 75
-fi
-awk -F '\t' '$3 == "healthy"' "$rows" | sort -k 1,1 > "$peers"
-rank=$(awk -v me="$me" '$1 == me {print NR - 1}' "$peers")
-[ -n "$rank" ] || fail "$me is healthy but not tagged healthy in fleet $FLEET"
-declare -A slots=()
-while IFS=$'\t' read -r host _ _ type; do
-slots[$host]=${GPU_COUNTS[$type]:-}
-[ -n "${slots[$host]}" ] || fail "$host: instance type $type is not one of the fleet's"
-done < "$peers"
-while IFS=$'\t' read -r host ip _; do
-echo "$ip slots=${slots[$host]}"
-done < "$peers" > "$ETC_DIR/hostfile.new"
-mv "$ETC_DIR/hostfile.new" "$ETC_DIR/hostfile"
-{
-echo "MASTER_ADDR=$(awk -F '\t' 'NR == 1 {print $2}' "$peers")"
-echo "MASTER_PORT=$MASTER_PORT"
-echo "NNODES=$(wc -l < "$peers")"
-echo "NPROC_PER_NODE=${slots[$me]}"
-echo "NODE_RANK=$rank"
-} > "$ETC_DIR/torchrun.env.new"
-mv "$ETC_DIR/torchrun.env.new" "$ETC_DIR/torchrun.env"
-replace_block() {
-touch "$1"
-{
-sed '/^# gpu-infra peers begin$/,/^# gpu-infra peers end$/d' "$1"
-echo "# gpu-infra peers begin"
-printf '%s\n' "$2"
-echo "# gpu-infra peers end"
-} > "$1.new"
-chmod --reference="$1" "$1.new"
-mv "$1.new" "$1"
-}
-replace_block "$ROOT/etc/hosts" "$(awk -F '\t' '{print $2, $1}' "$peers")"
-host_key=$(cut -d ' ' -f 1,2 "$ROOT/etc/ssh/ssh_host_ed25519_key.pub")
-awk -F '\t' -v key="$host_key" '{print $2 "," $1, key}' "$peers" > "$ETC_DIR/known_hosts"
-GPU_INFRA_EOF
-w /etc/systemd/system/gpu-infra-peers.service 644 <<'GPU_INFRA_EOF'
-[Unit]
-Description=gpu-infra: refresh the fleet's hostfile, torchrun environment and SSH trust
-[Service]
-Type=oneshot
-ExecStart=/opt/gpu-infra/bin/gpu-infra-peers
-SuccessExitStatus=75
-GPU_INFRA_EOF
-w /etc/systemd/system/gpu-infra-peers.timer 644 <<'GPU_INFRA_EOF'
-[Unit]
-Description=gpu-infra: refresh the fleet's peers every 2 minutes
-[Timer]
-OnBootSec=2min
-OnUnitActiveSec=2min
-[Install]
-WantedBy=timers.target
 GPU_INFRA_EOF
 systemctl daemon-reload
 systemctl enable gpu-infra-spot-watch.service

@@ -1,14 +1,13 @@
 #!/bin/sh
 # gpu-infra training job of stack training-dev: 1 node(s) of ecs.gn7e-c16g1.4xlarge,
 # image docker.io/pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755.
-# Run on node 0 (the stack output node0_shell opens a shell there): every node's gpu-infra-job.service
+# Run on the spot worker (the scaling group spot_scaling_group_id holds it): its gpu-infra-job.service
 # runs it in its container, and a node that joins later joins it.
 set -eu
-/opt/gpu-infra/bin/gpu-infra-peers
 set -a
-. /etc/gpu-infra/torchrun.env
 . /etc/gpu-infra/elastic.env
 set +a
+MASTER_ADDR=127.0.0.1 NNODES=1 NPROC_PER_NODE=1
 id=$(date -u +%Y%m%dT%H%M%SZ) d=$GPU_INFRA_JOB_DIR
 mkdir -p "$d"
 printf '%s\n' "JOB_ID=$id" "RDZV_HOST=$MASTER_ADDR" "RDZV_ID=$RDZV_ID-$id" "NNODES=$NNODES" \

@@ -44,22 +44,20 @@ DATA_ROOT=/mnt
 DISK_WAIT_SECONDS=600
 DISK_POLL_SECONDS=5
 ECS_ENDPOINT=ecs.cn-hangzhou.aliyuncs.com
+ESS_ENDPOINT=ess.cn-hangzhou.aliyuncs.com
 CMS_ENDPOINT=metrics.cn-hangzhou.aliyuncs.com
+SCALE_OUT_WAIT_SECONDS=3300
+SCALING_GROUP_ID=asg-19fe7c0999cd13621
+LIFECYCLE_HOOK_ID=72cb8262937893640
 HEALTH_TAG_KEY=GpuInfraHealth
-NODE_RELEASE=2717e6283c15c4ae
 REGISTRY_ENDPOINT=registry-vpc.cn-hangzhou.aliyuncs.com
 REGISTRY_INSTANCE_ID=''
 CR_ENDPOINT=cr.cn-hangzhou.aliyuncs.com
 NODE_TOOLS_BUCKET=llm-train-dev-checkpoints
-NODE_TOOLS_OBJECT=gpu-infra/node-tools/2ce94606a8e552749188b6e6eb944bf84da5d1ff05b7b9910f28311cffa3e7eb.sh
-OOS_ENDPOINT=oos.cn-hangzhou.aliyuncs.com
-SSH_USER_KEY=llm-train-gpu-ssh-user-key
-SSH_HOST_KEY=llm-train-gpu-ssh-host-key
-NODE_LIST=llm-train-gpu-nodes
-MASTER_PORT=29500
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/45697fbc66d37ee98b60e3e6388c51aa607e95a4948ed39610e2985c454e9b43.sh
 readonly -a DATA_DISKS=(scratch)
 readonly -a NVLINK_TYPES=()
-readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver fabric_manager container_runtime cloudmonitor cluster_ssh health cluster_peers)
+readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver fabric_manager container_runtime cloudmonitor health)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.gn7e-c16g1.4xlarge"]=1)
@@ -391,6 +389,76 @@ ExecStart=/opt/gpu-infra/bootstrap.sh
 RuntimeMaxSec=2h
 [Install]
 WantedBy=multi-user.target
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_scale_out.py 644 <<'GPU_INFRA_EOF'
+import json
+import os
+import sys
+import time
+import typing
+POLL_SECONDS = float(os.environ.get("GPU_INFRA_POLL_SECONDS", "15"))
+def instance_health(cfg, call, instance_ids):
+ answer = call("ecs", cfg["ECS_ENDPOINT"], "DescribeInstances", RegionId=cfg["REGION"],
+  InstanceIds=json.dumps(instance_ids), PageSize=100)
+ health = dict.fromkeys(instance_ids)
+ for instance in answer.get("Instances", {}).get("Instance", []):
+  tags = {t["TagKey"]: t["TagValue"] for t in instance.get("Tags", {}).get("Tag", [])}
+  if tags.get(cfg["HEALTH_TAG_KEY"]) in ("healthy", "unhealthy"):
+   health[instance["InstanceId"]] = tags[cfg["HEALTH_TAG_KEY"]]
+ return health
+def pending_action(cfg, call, instance_id):
+ activities = call("ess", cfg["ESS_ENDPOINT"], "DescribeScalingActivities",
+  RegionId=cfg["REGION"], ScalingGroupId=cfg["SCALING_GROUP_ID"],
+  StatusCode="InProgress", PageSize=50)
+ for activity in activities.get("ScalingActivities", {}).get("ScalingActivity", []):
+  actions = call("ess", cfg["ESS_ENDPOINT"], "DescribeLifecycleActions",
+   RegionId=cfg["REGION"], ScalingActivityId=activity["ScalingActivityId"],
+   LifecycleActionStatus="Pending", MaxResults=50)
+  for action in actions.get("LifecycleActions", {}).get("LifecycleAction", []):
+   members = action.get("InstanceIds", {}).get("InstanceId", [])
+   if action.get("LifecycleHookId") == cfg["LIFECYCLE_HOOK_ID"] and \
+   instance_id in members:
+    return action["LifecycleActionToken"], members
+ return None
+def batch_result(health):
+ return "CONTINUE" if "healthy" in health.values() else "ABANDON"
+def first_boot():
+ path = os.environ.get("GPU_INFRA_ROOT", "") + "/var/lib/gpu-infra/first-boot"
+ try:
+  with open(path, encoding="utf-8") as handle:
+   return int(handle.read().strip())
+ except (OSError, ValueError):
+  return int(time.time())
+def answer_scale_out(cfg, call, metadata):
+ me = metadata("instance-id")
+ deadline = first_boot() + int(cfg["SCALE_OUT_WAIT_SECONDS"])
+ while True:
+  found = pending_action(cfg, call, me)
+  if found is None:
+   print("gpu-infra-api: no pending scale-out action for this instance",
+    file=sys.stderr)
+   return
+  token, members = found
+  health = instance_health(cfg, call, members)
+  silent = [i for i, status in health.items() if status is None]
+  if silent and time.time() < deadline:
+   time.sleep(POLL_SECONDS)
+   continue
+  health.update(dict.fromkeys(silent, "unhealthy"))
+  result = batch_result(health)
+  try:
+   call("ess", cfg["ESS_ENDPOINT"], "CompleteLifecycleAction", RegionId=cfg["REGION"],
+    LifecycleHookId=cfg["LIFECYCLE_HOOK_ID"], LifecycleActionToken=token,
+    LifecycleActionResult=result)
+  except SystemExit:
+   if pending_action(cfg, call, me) is None:
+    return
+   raise
+  if result == "CONTINUE":
+   for instance_id in sorted(i for i, s in health.items() if s == "unhealthy"):
+    call("ess", cfg["ESS_ENDPOINT"], "SetInstanceHealth", RegionId=cfg["REGION"],
+     InstanceId=instance_id, HealthStatus="Unhealthy")
+  return
 GPU_INFRA_EOF
 systemctl daemon-reload
 systemctl enable gpu-infra-bootstrap.service
