@@ -10,7 +10,9 @@ import json
 import pytest
 
 from gpu_infra_facts import types as t
+from gpu_infra_facts.update_preconditions import protection
 from gpu_infra_policies.base import UNKNOWN, Context, Resource
+from gpu_infra_policies.nodes import PROTECTED_IN_PROD
 
 from .rule_helpers import PROD, TAGS, messages, stack_messages
 
@@ -521,16 +523,69 @@ def test_node_pool_auto_repair():
         "management": {"enable": True, "autoRepair": True}})) == []
 
 
-@pytest.mark.parametrize("token, props, fires", [
-    (t.MANAGED_KUBERNETES, {}, True), (t.MANAGED_KUBERNETES, {"deletionProtection": True}, False),
-    (t.POLARDB_CLUSTER, {"deletionLock": 1}, False), (t.POLARDB_CLUSTER, {}, True),
-    (t.SLB_LOAD_BALANCER, {"deleteProtection": "on"}, False),
-    (t.KVSTORE_INSTANCE, {"instanceReleaseProtection": False}, True),
-    (t.KMS_KEY, {"deletionProtection": "Enabled"}, False),
-])
-def test_deletion_protection_across_types(token, props, fires):
-    found = messages("prod-deletion-protection", Resource(token, {**props, "tags": PROD}))
-    assert bool(found) is fires
+PROTECTION_CASES = {
+    # token: (what the message calls it, the input it names, protected, unprotected)
+    t.INSTANCE: ("node", "deletionProtection", [{"deletionProtection": True}],
+                 [{"deletionProtection": False}]),
+    t.ECS_INSTANCE_SET: ("node", "deletionProtection", [{"deletionProtection": "true"}],
+                         [{"deletionProtection": False}]),
+    t.MANAGED_KUBERNETES: ("ManagedKubernetes", "deletionProtection",
+                           [{"deletionProtection": True}], [{"deletionProtection": False}]),
+    t.ACK_DEDICATED: ("Kubernetes", "deletionProtection", [{"deletionProtection": True}],
+                      [{"deletionProtection": False}]),
+    t.ACK_SERVERLESS: ("ServerlessKubernetes", "deletionProtection",
+                       [{"deletionProtection": True}], [{"deletionProtection": False}]),
+    t.RDS_INSTANCE: ("Instance", "deletionProtection", [{"deletionProtection": True}],
+                     [{"deletionProtection": False}]),
+    t.POLARDB_CLUSTER: ("Cluster", "deletionLock", [{"deletionLock": 1}, {"deletionLock": 1.0}],
+                        [{"deletionLock": 0}, {"deletionLock": "true"}]),
+    t.KVSTORE_INSTANCE: ("Instance", "instanceReleaseProtection",
+                         [{"instanceReleaseProtection": True}],
+                         [{"instanceReleaseProtection": False}]),
+    t.MONGODB_INSTANCE: ("Instance", "dbInstanceReleaseProtection",
+                         [{"dbInstanceReleaseProtection": True}],
+                         [{"dbInstanceReleaseProtection": False}]),
+    t.ALB_LOAD_BALANCER: ("LoadBalancer", "deletionProtectionEnabled",
+                          [{"deletionProtectionEnabled": True},
+                           {"deletionProtectionConfig": {"enabled": True}}],
+                          [{"deletionProtectionConfig": {"enabled": False}}]),
+    t.NLB_LOAD_BALANCER: ("LoadBalancer", "deletionProtectionEnabled",
+                          [{"deletionProtectionEnabled": True},
+                           {"deletionProtectionConfig": {"enabled": True}}],
+                          [{"deletionProtectionEnabled": False}]),
+    t.SLB_LOAD_BALANCER: ("LoadBalancer", "deleteProtection", [{"deleteProtection": "on"}],
+                          [{"deleteProtection": "off"}]),
+    t.KMS_KEY: ("Key", "deletionProtection", [{"deletionProtection": "Enabled"}],
+                [{"deletionProtection": "Disabled"}, {"deletionProtection": True}]),
+}
+"""Per type the prod rule protects: hostile inputs it catches and protected ones it passes."""
+
+
+def test_protection_cases_cover_every_protected_type():
+    assert set(PROTECTION_CASES) == PROTECTED_IN_PROD
+
+
+@pytest.mark.parametrize("token", sorted(PROTECTION_CASES))
+def test_prod_deletion_protection_catches_each_type_unprotected(token):
+    kind, key, _, unprotected = PROTECTION_CASES[token]
+    for props in [{}, *unprotected]:
+        assert messages("prod-deletion-protection", Resource(token, {**props, "tags": PROD})) \
+            == [f"prod {kind} without {key}; turn it on"], props
+
+
+@pytest.mark.parametrize("token", sorted(PROTECTION_CASES))
+def test_prod_deletion_protection_passes_each_type_protected(token):
+    _, key, protected, _ = PROTECTION_CASES[token]
+    for props in [*protected, {key: UNKNOWN}]:
+        assert messages("prod-deletion-protection",
+                        Resource(token, {**props, "tags": PROD})) == [], props
+    assert messages("prod-deletion-protection", Resource(token, {"tags": TAGS})) == []
+
+
+@pytest.mark.parametrize("token", [t.NAT_GATEWAY, t.SCALING_GROUP, t.EIP_ADDRESS])
+def test_prod_deletion_protection_leaves_other_protectable_types_alone(token):
+    assert protection(token).inputs  # they can refuse deletion; the rule does not demand it
+    assert messages("prod-deletion-protection", Resource(token, {"tags": PROD})) == []
 
 
 @pytest.mark.parametrize("token, props, fires", [

@@ -21,7 +21,7 @@ from gpu_infra_facts.update_preconditions import (
     protection,
 )
 from gpu_infra_facts.update_semantics import covered_types, semantics
-from gpu_infra_policies.nodes import DELETION_PROTECTION
+from gpu_infra_policies.nodes import PROTECTED_IN_PROD
 from gpu_infra_tools.review import review
 from gpu_infra_tools.review.changes import ChangeReport, change_report
 from gpu_infra_tools.review.field_edits import EDITS, FieldEdit
@@ -71,7 +71,7 @@ def test_every_type_a_shipped_stack_creates_is_classified(stack):
     assert not created - classified_types()
 
 
-def test_protection_inputs_are_inputs_and_agree_with_the_policy_rule():
+def test_protection_inputs_are_inputs_of_the_provider():
     for token in classified_types():
         guard = protection(token)
         if not guard.inputs:
@@ -84,9 +84,11 @@ def test_protection_inputs_are_inputs_and_agree_with_the_policy_rule():
                                       for i, w in enumerate(p.split("_")))
                        for p in parameters), (token, path)
         assert guard.delete_api and guard.delete_source, token
-        if token in DELETION_PROTECTION:  # the prod rule reads one of its spellings
-            key, values = DELETION_PROTECTION[token]
-            assert key in guard.inputs and set(values) <= set(guard.inputs[key]), token
+
+
+def test_every_type_the_prod_rule_protects_has_protecting_inputs():
+    """The prod deletion-protection rule reads its inputs and values from this table."""
+    assert all(protection(token).inputs for token in PROTECTED_IN_PROD)
 
 
 def test_protection_reads_every_spelling_of_a_type():

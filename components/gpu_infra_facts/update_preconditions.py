@@ -10,9 +10,10 @@ preconditions: per type token and input path, the API the provider's Update (or 
   or nodes), and the way to make the change instead (`instead`). `check` names the test of a
   change against it (gpu_infra_tools.review.preconditions). The path `(delete)` holds a
   precondition of deleting (and so replacing) the resource.
-protection: every type gpu-infra can create, classified: the inputs (and their protecting
-  values) of its deletion protection, spelled as that type spells them, and the provider's
-  Delete that does not lift it; or `none` with why a delete is not refused.
+protection: every type gpu-infra can create or the policy pack's prod deletion-protection rule
+  judges, classified: the inputs (and their protecting values) of its deletion protection,
+  spelled as that type spells them, and the provider's Delete that does not lift it; or
+  `none` with why a delete is not refused.
 """
 
 from __future__ import annotations

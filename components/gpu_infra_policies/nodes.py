@@ -10,6 +10,7 @@ from typing import Any
 
 from gpu_infra_facts import types as t
 from gpu_infra_facts.allowed import SPOT_STRATEGIES
+from gpu_infra_facts.update_preconditions import protection
 from gpu_infra_policies.base import (
     UNKNOWN,
     Context,
@@ -38,7 +39,6 @@ class NodeShape:
     """Input that logs in with the image's preset password when true."""
     http_tokens: Path = ()
     """Instance metadata access mode; "required" is hardened (IMDSv2 tokens only)."""
-    deletion_protection: str = ""
     user_data: tuple[str, ...] = ("userData",)
 
 
@@ -47,8 +47,7 @@ LAUNCH_TEMPLATE = NodeShape(("systemDisk", "encrypted"), ("systemDisk", "kmsKeyI
                             http_tokens=("httpTokens",))
 NODE_SHAPES: dict[str, NodeShape] = {
     t.INSTANCE: NodeShape(("systemDiskEncrypted",), ("systemDiskKmsKeyId",),
-                          password_inherit="passwordInherit", http_tokens=("httpTokens",),
-                          deletion_protection="deletionProtection"),
+                          password_inherit="passwordInherit", http_tokens=("httpTokens",)),
     # pulumi-alicloud 4.0 (and the upstream provider, 2026-08) has no http_tokens on
     # ess.ScalingConfiguration: its metadata mode cannot be set, so it is not judged.
     t.SCALING_CONFIGURATION: NodeShape(("systemDiskEncrypted",), ("systemDiskKmsKeyId",),
@@ -61,8 +60,7 @@ NODE_SHAPES: dict[str, NodeShape] = {
     # ecs.EcsInstanceSet has no system disk encryption or metadata input of its own: only a
     # launch template (launchTemplateId / launchTemplateName) can set them.
     t.ECS_INSTANCE_SET: NodeShape((), (), password_keys=("password",),
-                                  password_inherit="passwordInherit",
-                                  deletion_protection="deletionProtection", user_data=()),
+                                  password_inherit="passwordInherit", user_data=()),
 }
 """Every type that launches ECS nodes: instances, ESS scaling configurations, launch
 templates (ecs.EcsLaunchTemplate and the older ecs.LaunchTemplate) and ACK node pools."""
@@ -202,21 +200,23 @@ def metadata_hardened(resource: Resource, _: Mapping[str, Any], __: Context) -> 
                "required (hardened metadata access)")
 
 
-DELETION_PROTECTION: dict[str, tuple[str, tuple[Any, ...]]] = {
-    t.MANAGED_KUBERNETES: ("deletionProtection", (True,)),
-    t.ACK_DEDICATED: ("deletionProtection", (True,)),
-    t.ACK_SERVERLESS: ("deletionProtection", (True,)),
-    t.RDS_INSTANCE: ("deletionProtection", (True,)),
-    t.POLARDB_CLUSTER: ("deletionLock", (1, 1.0)),
-    t.KVSTORE_INSTANCE: ("instanceReleaseProtection", (True,)),
-    t.MONGODB_INSTANCE: ("dbInstanceReleaseProtection", (True,)),
-    t.ALB_LOAD_BALANCER: ("deletionProtectionEnabled", (True,)),
-    t.NLB_LOAD_BALANCER: ("deletionProtectionEnabled", (True,)),
-    t.SLB_LOAD_BALANCER: ("deleteProtection", ("on",)),
-    t.KMS_KEY: ("deletionProtection", ("Enabled",)),
-}
-"""Types beside instances that can refuse deletion: (input, values that protect); each
-defaults to unprotected."""
+PROTECTED_IN_PROD = frozenset({
+    t.INSTANCE, t.ECS_INSTANCE_SET, t.MANAGED_KUBERNETES, t.ACK_DEDICATED, t.ACK_SERVERLESS,
+    t.RDS_INSTANCE, t.POLARDB_CLUSTER, t.KVSTORE_INSTANCE, t.MONGODB_INSTANCE,
+    t.ALB_LOAD_BALANCER, t.NLB_LOAD_BALANCER, t.SLB_LOAD_BALANCER, t.KMS_KEY})
+"""Types that refuse deletion in prod: nodes, ACK clusters, databases, load balancers and KMS
+keys. How each type spells its protection (inputs, protecting values, provider source) is
+gpu_infra_facts.update_preconditions.protection; every one defaults to unprotected."""
+
+
+def _protected(props: Mapping[str, Any], inputs: Mapping[str, tuple[Any, ...]]) -> bool:
+    """True if any spelling protects, or one is unknown (it may); "true" spells true."""
+    for path, values in inputs.items():
+        value = get_path(props, tuple(path.split(".")))
+        if is_unknown(value) or value in values or (
+                _is_true(value) and any(v is True for v in values)):
+            return True
+    return False
 
 
 def deletion_protection(resource: Resource, _: Mapping[str, Any],
@@ -224,22 +224,20 @@ def deletion_protection(resource: Resource, _: Mapping[str, Any],
     """Where the environment demands it (prod; provider default off): instances (not spot:
     the provider cannot protect them), ACK clusters, databases, load balancers and KMS keys
     refuse deletion."""
+    if resource.type not in PROTECTED_IN_PROD:
+        return
     environment = ctx.demanded_by(resource, "deletion_protection")
     if not environment:
         return
     props = resource.props
-    shape = NODE_SHAPES.get(resource.type)
-    if shape is not None and shape.deletion_protection:
-        if props.get("spotStrategy") in SPOT_STRATEGIES or is_unknown(props.get("spotStrategy")):
-            return
-        key, protecting, kind = shape.deletion_protection, (True, "true"), "node"
-    elif resource.type in DELETION_PROTECTION:
-        (key, protecting), kind = DELETION_PROTECTION[resource.type], resource.type.split(":")[-1]
-    else:
+    node = resource.type in NODE_SHAPES
+    if node and (props.get("spotStrategy") in SPOT_STRATEGIES
+                 or is_unknown(props.get("spotStrategy"))):
         return
-    value = props.get(key, False)
-    if not is_unknown(value) and value not in protecting:
-        yield f"{environment} {kind} without {key}; turn it on"
+    inputs = protection(resource.type).inputs
+    if not _protected(props, inputs):
+        kind = "node" if node else resource.type.split(":")[-1]
+        yield f"{environment} {kind} without {next(iter(inputs))}; turn it on"
 
 
 NODE_RULES: tuple[Rule, ...] = (
@@ -272,5 +270,5 @@ NODE_RULES: tuple[Rule, ...] = (
                  "balancers and keys refuse deletion", "reliability", "medium",
                  "Set deletionProtection (or the type's equivalent) on (Conventions."
                  "deletion_protection, on in prod).", deletion_protection,
-                 concern="reliability", reviews=frozenset({t.INSTANCE, *DELETION_PROTECTION})),
+                 concern="reliability", reviews=PROTECTED_IN_PROD),
 )
