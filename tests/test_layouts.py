@@ -32,8 +32,8 @@ def count(plan: Plan, suffix: str) -> int:
 
 
 @pytest.mark.parametrize(("stack", "total", "expected"), [
-    ("training-dev", 64, {":Instance": 0, ":ScalingGroup": 1, ":ScalingConfiguration": 1,
-                          ":LifecycleHook": 1, ":cr/namespace:Namespace": 2, ":cr/repo:Repo": 3,
+    ("training-dev", 65, {":Instance": 0, ":ScalingGroup": 1, ":ScalingConfiguration": 1,
+                          ":LifecycleHook": 1, ":cr/namespace:Namespace": 2, ":cr/repo:Repo": 4,
                           ":ecs/command:Command": 0, ":EcsInvocation": 0,
                           ":PrivateKey": 0, ":SecretParameter": 0, ":oos/parameter:Parameter": 0,
                           ":EcsDisk": 0, ":EcsDiskAttachment": 0,
@@ -42,8 +42,8 @@ def count(plan: Plan, suffix: str) -> int:
                           ":FileSystem": 1, ":MountTarget": 1, ":Key": 0, ":cms/alarm:Alarm": 0,
                           ":EventRule": 3, ":MonitorGroup": 2, ":MonitorGroupInstances": 0,
                           ":ReservedInstance": 0, ":SnatEntry": 1}),
-    ("training-prod", 118, {":Instance": 8, ":RegistryEnterpriseInstance": 1,
-                            ":VpcEndpointLinkedVpc": 1, ":RegistryEnterpriseRepo": 3,
+    ("training-prod", 119, {":Instance": 8, ":RegistryEnterpriseInstance": 1,
+                            ":VpcEndpointLinkedVpc": 1, ":RegistryEnterpriseRepo": 4,
                             ":ecs/command:Command": 1, ":EcsInvocation": 1,
                             ":PrivateKey": 2, ":SecretParameter": 2,
                             ":oos/parameter:Parameter": 1,

@@ -1,7 +1,7 @@
 """The stack's registry on ECS stacks, as on ACK: the top-level `registry` section (with
 `ack.registry` as its deprecated spelling), the ACR resources by edition, what the nodes are
 told (address, instance, the mirrored check image), the node role's registry grant, and the
-images the stack asks to have mirrored."""
+images the stack asks to have mirrored (a training stack's job runs the mirrored PyTorch image)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from gpu_infra.blocks.bootstrap import unpack_user_data
 from gpu_infra.schema import ConfigError
-from gpu_infra_facts import container_runtime
+from gpu_infra_facts import container_runtime, jobs
 
 from .conftest import BASE_RENDERING, BASE_TRAINING, cluster_config, merged
 
@@ -19,7 +19,9 @@ ENTERPRISE = "alicloud:cr/registryEnterpriseInstance:RegistryEnterpriseInstance"
 PERSONAL_NAMESPACE = "alicloud:cr/namespace:Namespace"
 SCALING_CONFIG = "alicloud:ess/scalingConfiguration:ScalingConfiguration"
 POLICY = "alicloud:ram/policy:Policy"
+ENTERPRISE_REPO = "alicloud:cs/registryEnterpriseRepo:RegistryEnterpriseRepo"
 CHECK = container_runtime.CHECK_IMAGE
+TRAINING = jobs.TRAINING_IMAGE
 
 
 def config_lines(user_data: str) -> list[str]:
@@ -40,10 +42,18 @@ def test_a_prod_training_stack_pulls_from_its_enterprise_instance(plan_cluster):
     assert f"REGISTRY_INSTANCE_ID={instance.id}" in lines
     assert f"CHECK_IMAGE={address}/t01-mirror/{CHECK.mirror}" in lines
     assert "CR_ENDPOINT=cr.cn-hangzhou.aliyuncs.com" in lines
-    [mirror] = plan.outputs["images_to_mirror"]
-    assert mirror == {"source": CHECK.source, "target": f"{address}/t01-mirror/{CHECK.mirror}",
-                      "why": CHECK.why}
-    assert f"{CHECK.source}={address}/t01-mirror/{CHECK.mirror}" in plan.outputs["mirror_command"]
+    check, pytorch = plan.outputs["images_to_mirror"]
+    assert check == {"source": CHECK.source, "target": f"{address}/t01-mirror/{CHECK.mirror}",
+                     "why": CHECK.why}
+    assert pytorch == {"source": TRAINING.source, "why": TRAINING.why,
+                       "target": f"{address}/t01-mirror/{TRAINING.mirror}"}
+    for image in (check, pytorch):
+        assert f"{image['source']}={image['target']}" in plan.outputs["mirror_command"]
+    assert {repo.inputs["name"] for repo in plan.by_type(ENTERPRISE_REPO)
+            if repo.inputs["namespace"].endswith("-mirror")} >= {"ubuntu", "pytorch"}
+    # the job without --image runs the mirrored copy, by the pinned digest
+    assert (f"JOB_IMAGE={pytorch['target']}@{jobs.TRAINING_IMAGE_DIGEST} \\\n"
+            in plan.outputs["training_job"])
     statements = [statement for policy in plan.by_type(POLICY)
                   for statement in json.loads(policy.inputs["policyDocument"])["Statement"]]
     tagging = next(s for s in statements if "ecs:TagResources" in s["Action"])

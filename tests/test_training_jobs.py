@@ -136,7 +136,7 @@ def test_the_job_command_prints_what_the_plan_exports(stack, capsys):
     assert shipped_plan(stack).outputs["training_job"] == printed
     assert printed.startswith("#!/bin/sh\n")
     assert subprocess.run(["dash", "-n"], input=printed, text=True).returncode == 0
-    assert f"# image {jobs.TRAINING_IMAGE.source}@{jobs.TRAINING_IMAGE_DIGEST}." in printed
+    assert f"/{jobs.TRAINING_IMAGE.mirror}@{jobs.TRAINING_IMAGE_DIGEST}." in printed
 
 
 def run_job_script(root: Path, printed: str,

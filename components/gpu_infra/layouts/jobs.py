@@ -3,7 +3,7 @@ prints and the plan exports as `training_job`.
 
 ECS stacks get a script for node 0 that describes the job for every node's job unit, which
 runs elastic torchrun (gpu-infra-torchrun) in the image `--image` names or the pinned PyTorch
-image (jobs.TRAINING_IMAGE).
+image (jobs.TRAINING_IMAGE) as the stack's registry mirrors it.
 ACK stacks get a ConfigMap and a PyTorchJob (blocks.workloads.training_job) for their training
 pool, in the jobs namespace, with the shared file system and checkpoints bucket claims
 blocks.ack.KubeStorage makes, and the image `--image` names or the registry's first
@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from gpu_infra.blocks.ack.kube import JOBS_NAMESPACE, SHARED_CLAIM, bucket_claim
+from gpu_infra.blocks.registry import mirrored_image
 from gpu_infra.blocks.storage.buckets import bucket_purposes
 from gpu_infra.blocks.workloads.training_job import (
     EcsFleet,
@@ -73,10 +74,12 @@ def default_image(cluster: FleetCluster) -> str | None:
     return f"{registry_prefix(cluster)}/{repositories[0]}:latest" if repositories else None
 
 
-def ecs_training_image() -> str:
+def ecs_training_image(cluster: FleetCluster) -> str:
     """The image of an ECS stack's training job unless `--image` says otherwise: the pinned
-    PyTorch image (jobs.TRAINING_IMAGE, by tag and digest)."""
-    return f"{jobs.TRAINING_IMAGE.source}@{jobs.TRAINING_IMAGE_DIGEST}"
+    PyTorch image (jobs.TRAINING_IMAGE) in the stack's registry's mirror namespace, by tag and
+    digest (`skopeo copy --all`, the mirror command, keeps the digest)."""
+    mirrored = mirrored_image(registry_prefix(cluster, mirror=True), jobs.TRAINING_IMAGE)
+    return f"{mirrored}@{jobs.TRAINING_IMAGE_DIGEST}"
 
 
 def serving_name(cluster: InferenceConfig) -> str:
@@ -147,7 +150,7 @@ def ready_job(cluster: TrainingConfig, stack_name: str, request: JobRequest | No
             nodes=fleet.nodes, instance_type=fleet.instance_type,
             gpus_per_node=cluster.gpu_types.gpus_per_node(fleet.instance_type),
             fixed_nodes=fleet.fixed_nodes, spot_workers=fleet.spot_workers),
-        image=request.image or ecs_training_image(), script=request.script,
+        image=request.image or ecs_training_image(cluster), script=request.script,
         max_restarts=request.max_restarts)
     return ReadyJob("ecs", text)
 

@@ -21,6 +21,8 @@ from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.layouts.jobs import ready_job
 from gpu_infra.nodeplan.plans import SpotWorkers, gpu_fleet_name
 from gpu_infra.schema import TrainingConfig
+from gpu_infra_facts import jobs
+from gpu_infra_facts.jobs import UpstreamImage
 from gpu_infra_facts.node_stack import READINESS_TIMEOUT_SECONDS
 
 SPOT_WORKERS_SUFFIX = "spot"
@@ -57,6 +59,10 @@ class TrainingCluster(LayoutBase):
     def instance_type(self) -> str:
         """The nodes' instance type."""
         return self.cluster.fleet.instance_type
+
+    def mirrored_images(self) -> tuple[UpstreamImage, ...]:
+        """The node images and the training job's default image (jobs.TRAINING_IMAGE)."""
+        return (*super().mirrored_images(), jobs.TRAINING_IMAGE)
 
     def build_fleet(self, name: str) -> tuple[str, pulumi.Input[Sequence[str]] | None]:
         """The fixed nodes, the spot workers and reserved capacity in the first zone; the

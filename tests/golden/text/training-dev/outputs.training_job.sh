@@ -1,6 +1,6 @@
 #!/bin/sh
 # gpu-infra training job of stack training-dev: 1 node(s) of ecs.gn7e-c16g1.4xlarge,
-# image docker.io/pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755.
+# image registry-vpc.cn-hangzhou.aliyuncs.com/llm-train-mirror/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755.
 # Run on the spot worker (the scaling group spot_scaling_group_id holds it): its gpu-infra-job.service
 # runs it in its container, and a node that joins later joins it.
 set -eu
@@ -12,7 +12,7 @@ id=$(date -u +%Y%m%dT%H%M%SZ) d=$GPU_INFRA_JOB_DIR
 mkdir -p "$d"
 printf '%s\n' "JOB_ID=$id" "RDZV_HOST=$MASTER_ADDR" "RDZV_ID=$RDZV_ID-$id" "NNODES=$NNODES" \
   "NPROC_PER_NODE=$NPROC_PER_NODE" "MAX_RESTARTS=$MAX_RESTARTS" \
-  JOB_IMAGE=docker.io/pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755 \
+  JOB_IMAGE=registry-vpc.cn-hangzhou.aliyuncs.com/llm-train-mirror/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755 \
   JOB_COMMAND=/mnt/shared/train.py \
   > "$d/job.env.new"
 mv "$d/job.env.new" "$d/job.env"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # gpu-infra training job of stack training-prod: 8 node(s) of ecs.ebmgn7ex.32xlarge,
-# image docker.io/pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755.
+# image llm-pretrain-registry-acr-registry-vpc.cn-beijing.cr.aliyuncs.com/llm-pretrain-mirror/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755.
 # Run on node 0 (the stack output node0_shell opens a shell there): every node's gpu-infra-job.service
 # runs it in its container, and a node that joins later joins it.
 set -eu
@@ -13,7 +13,7 @@ id=$(date -u +%Y%m%dT%H%M%SZ) d=$GPU_INFRA_JOB_DIR
 mkdir -p "$d"
 printf '%s\n' "JOB_ID=$id" "RDZV_HOST=$MASTER_ADDR" "RDZV_ID=$RDZV_ID-$id" "NNODES=$NNODES" \
   "NPROC_PER_NODE=$NPROC_PER_NODE" "MAX_RESTARTS=$MAX_RESTARTS" \
-  JOB_IMAGE=docker.io/pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755 \
+  JOB_IMAGE=llm-pretrain-registry-acr-registry-vpc.cn-beijing.cr.aliyuncs.com/llm-pretrain-mirror/pytorch:2.5.1-cuda12.4-cudnn9-runtime@sha256:c8268a92a69bd500f8be0e665b2630ee006dadaf7bfbc24249141b15ff622755 \
   JOB_COMMAND=/mnt/shared/train.py \
   > "$d/job.env.new"
 mv "$d/job.env.new" "$d/job.env"
