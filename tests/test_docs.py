@@ -29,6 +29,7 @@ import yaml
 from markdown.extensions.toc import slugify
 from pydantic import BaseModel
 
+from bench.user_data import LARGEST
 from gpu_infra.blocks.bootstrap import user_data, user_data_size
 from gpu_infra.nodeplan import node_plan
 from gpu_infra.nodeplan.user_data import worst_case_spec
@@ -47,7 +48,6 @@ from .shipped import plan_shipped_once
 from .shipped import shipped_plan as planned
 from .test_bootstrap_scripts import SHIPPED, user_data_of
 from .test_public_api import public_modules
-from .test_user_data_size import LARGEST_RENDERING, LARGEST_TRAINING
 
 README = PROJECT_DIR / "README.md"
 DOCS = PROJECT_DIR / "docs"
@@ -127,9 +127,9 @@ def _user_data_sizes(_: str) -> str:
     the largest stacks the schema allows, against ECS's limit."""
     lines = ["| Stack | User data (bytes) | Headroom to 32,768 |", "|---|---|---|"]
     sizes = {stack: user_data_size(user_data_of(planned(stack))[0]) for stack in SHIPPED}
-    for label, cluster in (("largest training stack (size check)", LARGEST_TRAINING),
-                           ("largest rendering stack (size check)", LARGEST_RENDERING)):
+    for layout, cluster in LARGEST.items():
         config = cluster_config(cluster)
+        label = f"largest {layout} stack (size check)"
         sizes[label] = user_data_size(user_data(worst_case_spec(node_plan(config))))
     lines += [f"| {name} | {size:,} | {USER_DATA_MAX_BYTES - size:,} |"
               for name, size in sizes.items()]

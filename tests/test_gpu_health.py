@@ -87,56 +87,44 @@ def test_every_shipped_ecs_fleet_runs_the_check_and_its_alarm_pages_the_contacts
         assert nodes and all(tools["urn"] in r["dependencies"] for r in nodes), stack
 
 
-def test_a_stack_without_buckets_is_told_its_nodes_go_without_the_check(plan_cluster):
+def test_a_stack_without_buckets_is_refused_and_told_what_its_nodes_would_miss():
     from gpu_infra.nodeplan import judge_stack
 
-    from .conftest import cluster_config
+    from .conftest import BASE_INFERENCE, cluster_config
 
     bare = merged(BASE_TRAINING, monitoring=CONTACTS, storage={"buckets": {"purposes": []}})
     [finding] = [f for f in judge_stack(cluster_config(bare))
                  if f.validator == "node-tools-without-bucket"]
     assert finding.line() == (
-        "WARNING node-tools-without-bucket: storage.buckets.purposes: no bucket holds the "
-        "nodes' node tools, so they go without the GPU health check after boot (so no "
-        "GPU-health alarm either), the elastic job launcher and spot watcher; list at least "
-        "one purpose")
-    assert _health_rules(plan_cluster(bare)) == []
+        "ERROR node-tools-without-bucket: storage.buckets.purposes: no bucket holds the "
+        "nodes' node tools: the bootstrap steps (the user data has room only for their "
+        "loader), the GPU health check after boot, the elastic job launcher; list at least "
+        "one purpose (e.g. [checkpoints]: the node tools go in the checkpoints bucket, else "
+        "the first)")
     with_bucket = merged(bare, storage={"buckets": {"purposes": ["checkpoints"]}})
     assert not [f for f in judge_stack(cluster_config(with_bucket))
                 if f.validator == "node-tools-without-bucket"]
+    inference = merged(BASE_INFERENCE, storage={"buckets": {"purposes": []}})
+    [finding] = [f for f in judge_stack(cluster_config(inference))
+                 if f.validator == "node-tools-without-bucket"]
+    assert "no bucket holds the nodes' node tools: the bootstrap steps (the user data has " \
+           "room only for their loader); list" in finding.message
 
 
-def _validate(tmp_path, capsys, environment: str) -> tuple[int, list[str], str]:
-    """`gpu-infra validate` on a stack of `environment` without buckets: exit code, the
-    node-tools-without-bucket lines (stderr) and stdout."""
+def test_every_environment_refuses_nodes_without_their_node_tools(tmp_path, capsys):
+    """validate: exit 2 and one line with the field path and what to do, dev and staging
+    as prod (the whole bootstrap would not leave the user data room, issue 37)."""
     from gpu_infra_tools.cli import main
 
     from .conftest import write_stack
 
-    bare = merged(BASE_TRAINING, environment=environment, monitoring=CONTACTS,
-                  storage={"buckets": {"purposes": []}})
-    code = main(["validate", str(write_stack(tmp_path, f"bare-{environment}", bare))])
-    out, err = capsys.readouterr()
-    return code, [line for line in err.splitlines() if "node-tools-without-bucket" in line], out
-
-
-def test_prod_nodes_without_their_health_check_are_refused_by_validate(tmp_path, capsys):
-    """In prod (profile node_tools_required) a stack whose nodes would go without the node
-    tools is invalid: exit 2, the field path and what to do."""
-    code, [line], _ = _validate(tmp_path, capsys, "prod")
-    assert code == 2
-    assert line.startswith("ERROR node-tools-without-bucket: storage.buckets.purposes: no "
-                           "bucket holds the nodes' node tools, so they go without the GPU "
-                           "health check after boot")
-    assert line.endswith("which prod nodes must run; list at least one purpose (e.g. "
-                         "[checkpoints]: the node tools go in the checkpoints bucket, else "
-                         "the first)")
-
-
-def test_outside_prod_it_stays_a_warning_and_the_stack_is_valid(tmp_path, capsys):
-    for environment in ("dev", "staging"):
-        code, [line], out = _validate(tmp_path, capsys, environment)
-        assert code == 0, environment
-        assert line.startswith("WARNING node-tools-without-bucket: storage.buckets.purposes:")
-        assert "valid training cluster 't01'" in out
-
+    for environment in ("dev", "staging", "prod"):
+        bare = merged(BASE_TRAINING, environment=environment, monitoring=CONTACTS,
+                      storage={"buckets": {"purposes": []}})
+        code = main(["validate", str(write_stack(tmp_path, f"bare-{environment}", bare))])
+        err = capsys.readouterr().err
+        [line] = [line for line in err.splitlines() if "node-tools-without-bucket" in line]
+        assert code == 2, environment
+        assert line.strip().startswith("ERROR node-tools-without-bucket: "
+                                       "storage.buckets.purposes: no bucket holds"), line
+        assert "Traceback" not in err

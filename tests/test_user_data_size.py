@@ -1,97 +1,126 @@
-"""ECS's 32 KB user-data limit: every shipped ECS stack takes at most half of it (ROOM: the rest
-is for what later releases add), the largest stacks the schema allows still fit, and a stack
-that would not fit is one ERROR line naming the field, exit 2 from validate and plan, before
-anything is built."""
+"""ECS's 32 KB user-data limit: every shipped ECS stack, and the largest stack of every shape
+the schema allows (bench.user_data: the shapes are read from the layouts' models), takes at
+most half of it (ROOM: the rest is for what later releases add) or is refused by an ERROR; a
+stack that would not fit is one ERROR line naming the field, exit 2 from validate and plan,
+before anything is built."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import string
+import typing
 
-from gpu_infra.blocks.bootstrap import user_data, user_data_size
+import pytest
+
+from bench.user_data import (
+    LARGEST,
+    LONGEST_NAME,
+    ROOM,
+    VWS_TYPES,
+    Shape,
+    ecs_layouts,
+    measure,
+    shapes,
+    shipped_ecs_stacks,
+    shipped_size,
+    with_changes,
+)
+from gpu_infra.blocks.bootstrap import BootstrapSpec, user_data, user_data_size
 from gpu_infra.nodeplan import judge_stack, node_plan
-from gpu_infra.nodeplan.user_data import stand_in, worst_case_spec
-from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
+from gpu_infra.nodeplan.user_data import worst_case_spec
+from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES, DriverRoute
 from gpu_infra_tools.cli import main
 
-from .conftest import BASE_RENDERING, BASE_TRAINING, cluster_config, merged, write_stack
+from .conftest import cluster_config, merged, write_stack
 from .test_bootstrap_scripts import user_data_of
 
-ROOM = USER_DATA_MAX_BYTES // 2
-"""The most user data a shipped or largest stack may take (the loader packs the node script:
-blocks.bootstrap.packing)."""
-LONGEST_NAME = "a" + stand_in(23, "name")
-"""The longest cluster name the schema takes (24 characters; random ones, which gzip cannot
-shrink: nodeplan.user_data.stand_in)."""
-MOST_DISKS = [{"name": f"d{index:02d}-" + stand_in(27, f"disk{index}"), "size_gib": 100}
-              for index in range(16)]
-"""16 data disks (the schema's maximum) with 31-character names (its longest)."""
-OSS_KEY_MAX_BYTES = 1023
-"""An OSS object key is at most 1023 bytes (OSS "Object naming conventions")."""
-CONTACTS = {"contacts": [{"name": "oncall", "email": "oncall@example.com"}]}
-"""Contacts turn on the GPU health check, so the nodes fetch the node tools (their step)."""
-VWS_TYPES = ["ecs.vgn7i-vws-m4.xlarge", "ecs.vgn7i-vws-m8.2xlarge", "ecs.vgn7i-vws-m12.3xlarge",
-             "ecs.vgn7i-vws-m24.7xlarge"]
+IMAGE_BUILD_ONLY = frozenset({"log_collector"})
+"""BootstrapSpec fields only an image build sets (its nodes' user data is their fleet's)."""
+SPOT_WORKERS = ((("fleet", "capacity"), "spot"), (("fleet", "jumbo_frames"), False))
+"""The largest training stack on spot capacity: fixed nodes and an ESS group of workers
+(which cannot enable jumbo frames)."""
 
-LARGEST_TRAINING = merged(
-    BASE_TRAINING, name=LONGEST_NAME, monitoring=CONTACTS,
-    fleet={"instance_type": "ecs.ebmgn7ex.32xlarge", "nodes": 2, "erdma": "on",
-           "jumbo_frames": True},
-    storage={"disks": MOST_DISKS, "shared_fs": {"enabled": True, "kind": "extreme",
-                                                "capacity_gib": 100}})
-"""Every step (node tools, disks, shared fs, driver, eRDMA, fabric manager, NCCL, cluster
-wiring) with the longest names the schema allows."""
-LARGEST_SPOT_TRAINING = merged(LARGEST_TRAINING, fleet={**LARGEST_TRAINING["fleet"],
-                                                        "capacity": "spot",
-                                                        "interruptible": True,
-                                                        "jumbo_frames": False})
-"""The same on spot capacity (no jumbo frames: ESS cannot enable them): the fixed node, and
-the spot workers with the spot watcher and the scaling group's readiness answer."""
-LARGEST_RENDERING = merged(
-    BASE_RENDERING, name=LONGEST_NAME, monitoring=CONTACTS,
-    fleet={"instance_types": VWS_TYPES,
-           "driver": {"route": "grid", "version": "535.161.07",
-                      "grid_package": f"oss://{LONGEST_NAME}-dev-datasets/"
-                                      + stand_in(OSS_KEY_MAX_BYTES, "key"),
-                      "grid_package_sha256": "0" * 64}},
-    storage={"disks": MOST_DISKS, "shared_fs": {"enabled": True, "kind": "extreme",
-                                                "capacity_gib": 100}})
-"""A scaling fleet with the GRID route, the longest object key OSS takes and several types,
-node logs and node tools on."""
+
+@pytest.fixture(scope="module")
+def measured() -> list[Shape]:
+    """Every shape of every ECS layout, measured once (judged where over ROOM)."""
+    return [shape for layout in ecs_layouts() for shape in shapes(layout, judge_over=ROOM)]
+
+
+def test_every_ecs_layout_has_a_largest_stack_the_validators_accept():
+    assert sorted(LARGEST) == sorted(ecs_layouts())
+    for layout in LARGEST:
+        largest = measure(layout)
+        assert largest.refused is None, largest.refused
+
+
+@pytest.mark.slow  # a few hundred stacks validated and rendered
+def test_every_shape_fits_in_half_the_limit_or_is_refused(measured):
+    over = [f"{shape.label}: {shape.size:,} bytes" for shape in measured
+            if shape.refused is None and (shape.size or 0) > ROOM]
+    assert not over, over
+    assert all(shape.refused or shape.size for shape in measured)
+
+
+@pytest.mark.slow
+def test_the_shapes_reach_every_part_of_the_nodes_bootstrap(measured):
+    """Each optional part of a node's bootstrap (a field of BootstrapSpec: a step, a
+    workload, its settings) is in some accepted shape, and each driver route: a part a
+    release adds is measured once a largest stack turns it on, and this test fails until
+    one does."""
+    accepted = [spec for shape in measured if shape.refused is None for spec in shape.specs]
+    for field in dataclasses.fields(BootstrapSpec):
+        if field.name in IMAGE_BUILD_ONLY or field.default is dataclasses.MISSING:
+            continue
+        assert any(getattr(spec, field.name) != field.default for spec in accepted), field.name
+    assert {spec.route for spec in accepted} == set(typing.get_args(DriverRoute))
+
+
+@pytest.mark.slow
+def test_a_stack_without_buckets_would_not_leave_room_and_is_refused(measured):
+    """Its nodes could fetch no node tools, so the user data would carry the whole
+    bootstrap: over ROOM, and refused in every environment."""
+    without = [shape for shape in measured
+               if (("storage", "buckets", "purposes"), []) in shape.changes and shape.size]
+    assert without and all((shape.size or 0) > ROOM and shape.refused for shape in without)
+    alone = [shape for shape in without if len(shape.changes) == 1]
+    assert alone and all(shape.refused.startswith("ERROR node-tools-without-bucket: ")
+                         for shape in alone if shape.refused)
 
 
 def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan_cluster):
-    for cluster in (LARGEST_TRAINING, LARGEST_SPOT_TRAINING, LARGEST_RENDERING):
-        planned = sorted(set(user_data_of(plan_cluster(cluster))), key=len)
-        config = cluster_config(cluster)
-        nodes = node_plan(config)
-        assert nodes is not None
-        checked = sorted(user_data_size(user_data(worst_case_spec(part)))
-                         for part in nodes.parts())
-        for text, bound in zip(planned, checked, strict=True):
-            assert user_data_size(text) <= bound <= ROOM
-        assert not [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
-
-
-SHIPPED_ECS_FLEETS = ("training-dev", "training-prod", "inference-prod", "rendering-batch")
+    """Each kind of node of each largest stack (a spot training fleet's fixed nodes and
+    workers): the user data the program plans is at most what the size check renders."""
+    for layout, cluster in LARGEST.items():
+        for changes in ((), SPOT_WORKERS) if layout == "training" else ((),):
+            stack = with_changes(cluster, changes)
+            planned = sorted(set(user_data_of(plan_cluster(stack))), key=len)
+            config = cluster_config(stack)
+            nodes = node_plan(config)
+            assert nodes is not None
+            checked = sorted(user_data_size(user_data(worst_case_spec(part)))
+                             for part in nodes.parts())
+            for text, bound in zip(planned, checked, strict=True):
+                assert user_data_size(text) <= bound <= ROOM, (layout, changes)
+            assert not [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
 
 
 def test_every_shipped_ecs_stack_fits_with_the_longest_values_the_cloud_may_assign():
-    from gpu_infra.schema.loader import load_cluster_config
-
-    from .conftest import STACKS_DIR
-
-    for stack in SHIPPED_ECS_FLEETS:
-        _, config = load_cluster_config(STACKS_DIR / f"Pulumi.{stack}.yaml")
-        spec = worst_case_spec(node_plan(config))
-        assert spec.node_tools is not None and "node_tools" in spec.node_steps(), stack
-        assert user_data_size(user_data(spec)) <= ROOM, stack
+    shipped = shipped_ecs_stacks()
+    assert {"training-prod", "inference-prod", "rendering-batch"} <= set(shipped)
+    for stack, config in shipped.items():
+        nodes = node_plan(config)
+        assert nodes is not None
+        for spec in map(worst_case_spec, nodes.parts()):
+            assert spec.node_tools is not None and "node_tools" in spec.node_steps(), stack
+        assert shipped_size(config) <= ROOM, stack
 
 
 def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_path, capsys):
     key = "".join(random.Random(0).choices(string.ascii_letters + string.digits,
                                             k=USER_DATA_MAX_BYTES))  # gzip cannot shrink it
-    cluster = merged(LARGEST_RENDERING, fleet={
+    cluster = merged(LARGEST["rendering"], fleet={
         "instance_types": VWS_TYPES,
         "driver": {"route": "grid", "version": "535.161.07",
                    "grid_package": f"oss://{LONGEST_NAME}-dev-datasets/{key}"}})
@@ -110,7 +139,7 @@ def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_pat
 def test_node_logs_are_named_among_what_the_stack_adds(monkeypatch):
     import gpu_infra.nodeplan.user_data as check
 
-    config = cluster_config(LARGEST_RENDERING)
+    config = cluster_config(LARGEST["rendering"])
     size = user_data_size(user_data(worst_case_spec(node_plan(config))))
     monkeypatch.setattr(check, "USER_DATA_MAX_BYTES", size - 1)
     [finding] = [f for f in judge_stack(config) if f.validator == "user-data-too-large"]
@@ -120,7 +149,7 @@ def test_node_logs_are_named_among_what_the_stack_adds(monkeypatch):
 def test_many_long_disks_are_named_when_they_tip_the_user_data_over(monkeypatch):
     import gpu_infra.nodeplan.user_data as check
 
-    config = cluster_config(LARGEST_TRAINING)
+    config = cluster_config(LARGEST["training"])
     size = user_data_size(user_data(worst_case_spec(node_plan(config))))
     monkeypatch.setattr(check, "USER_DATA_MAX_BYTES", size - 1)
     [finding] = [f for f in judge_stack(config) if f.validator == "user-data-too-large"]

@@ -370,7 +370,8 @@ class BucketsConfig(TypedDict):
     purposes: NotRequired[list[str]]
     """Which buckets, each listed once. Default: the layout's `default_bucket_purposes`
     (training datasets, checkpoints, models, outputs; inference models; rendering datasets,
-    outputs). Checkpoints and models are always versioned."""
+    outputs). Checkpoints and models are always versioned. An ECS fleet needs at least one:
+    its nodes fetch their node tools from it (`node-tools-without-bucket`)."""
     bucket_prefix: NotRequired[str]
     """Start of every bucket name (`<prefix>-<purpose>`). Bucket names are global across
     all accounts, so set one that is yours (e.g. an org name). Default

@@ -13,8 +13,8 @@ from gpu_infra.schema import ClusterConfig
 
 def judge_stack(cluster: ClusterConfig) -> list[Finding]:
     """Every finding for `cluster`: the validators' (knowhow.run_validators), then what only
-    its node plan can tell, for fleets whose nodes boot our bootstrap (the ERROR
-    user-data-too-large, node-tools-without-bucket: an ERROR in prod, else a WARNING)."""
+    its node plan can tell, for fleets whose nodes boot our bootstrap (the
+    user-data-too-large and node-tools-without-bucket ERRORs)."""
     findings = run_validators(cluster)
     nodes = node_plan(cluster)
     if nodes is not None and nodes.BOOTSTRAPS:

@@ -1,7 +1,9 @@
-"""The node tools need a bucket: a fleet whose nodes would get them (blocks.bootstrap
-node_tools_files) fetches them from one of the stack's buckets, so a stack that lists no
-bucket purpose leaves its nodes without them; the finding says what they miss, an ERROR where
-the environment's profile requires them (prod), else a WARNING."""
+"""The node tools need a bucket: every ECS fleet's nodes fetch their bootstrap steps and their
+workloads (blocks.bootstrap node_tools_files) from one of the stack's buckets, as the user
+data has room only for the loader (its settings, the node library and the cloud client). A
+stack that lists no bucket purpose would have to carry the whole bootstrap in the user data
+(about 62% of ECS's 32 KB limit, with no room for what later releases add) and its nodes would
+run no workload: the ERROR `node-tools-without-bucket`, in every environment."""
 
 from __future__ import annotations
 
@@ -13,28 +15,22 @@ from gpu_infra.nodeplan.plans import NodePlan, gpu_fleet_name
 
 
 def node_tools_without_bucket(nodes: NodePlan) -> Iterable[Finding]:
-    """At `storage.buckets.purposes` when it is empty and the fleet's nodes would get node
-    tools: the message names what they go without. ERROR where the profile requires node
-    tools (`node_tools_required`, prod: nodes without the GPU health check run jobs on faulty
-    GPUs unnoticed), WARNING elsewhere."""
+    """ERROR at `storage.buckets.purposes` when it is empty and the fleet's nodes boot
+    gpu-infra's bootstrap: the message names what the node tools would have brought."""
     cluster = nodes.cluster
     if cluster.storage.buckets.purposes != [] or driver_plan(cluster.fleet).route is None:
         return
     spec = nodes.bootstrap_spec(gpu_fleet_name(cluster.name))
-    missing = (["the GPU health check after boot (so no GPU-health alarm either)"]
-               if spec.gpu_health else [])
-    missing += ["the elastic job launcher and spot watcher"] if spec.elastic else []
-    missing += ["the drain's immediate hand-back of frames"] if spec.returns_jobs else []
-    if not missing:
-        return
-    required = cluster.profile.node_tools_required
-    must = f", which {cluster.environment} nodes must run" if required else ""
-    example = (" (e.g. [checkpoints]: the node tools go in the checkpoints bucket, else the "
-               "first)") if required else ""
-    yield Finding("node-tools-without-bucket", Level.ERROR if required else Level.WARNING,
-                  "storage.buckets.purposes",
-                  f"no bucket holds the nodes' node tools, so they go without "
-                  f"{', '.join(missing)}{must}; list at least one purpose{example}")
+    brought = ["the bootstrap steps (the user data has room only for their loader)"]
+    brought += ["the GPU health check after boot"] if spec.gpu_health else []
+    brought += ["the elastic job launcher"] if spec.elastic else []
+    brought += ["the spot watcher"] if spec.spot_watch else []
+    brought += ["the render worker"] if spec.render_worker else []
+    brought += ["the drain's immediate hand-back of frames"] if spec.returns_jobs else []
+    yield Finding("node-tools-without-bucket", Level.ERROR, "storage.buckets.purposes",
+                  f"no bucket holds the nodes' node tools: {', '.join(brought)}; list at "
+                  "least one purpose (e.g. [checkpoints]: the node tools go in the "
+                  "checkpoints bucket, else the first)")
 
 
 __all__ = ["node_tools_without_bucket"]

@@ -56,8 +56,8 @@ def stand_in(length: int, seed: str) -> str:
 
 
 def worst_case_spec(nodes: NodePlan) -> BootstrapSpec:
-    """The fleet's bootstrap with the longest mount address and ids the cloud may assign
-    (stand_in characters)."""
+    """The fleet's bootstrap with the longest mount address, bucket name and ids the cloud
+    may assign (stand_in characters); without node tools where the stack has no bucket."""
     cluster = nodes.cluster
     shared = cluster.storage.shared_fs
     export = EXPORT_PATHS.get(FS_TYPES[shared.kind].file_system_type)
@@ -68,10 +68,12 @@ def worst_case_spec(nodes: NodePlan) -> BootstrapSpec:
     address = cluster.registry_address
     registry = NodeRegistry(address, stand_in(CLOUD_ID_CHARS, "registry"),
                             f"{address}/{mirror_namespace(cluster.registry_namespace)}")
+    no_bucket = cluster.storage.buckets.purposes == []  # no node tools: the whole bootstrap inline
     return nodes.bootstrap_spec(gpu_fleet_name(cluster.name), shared_fs_source=source,
                                 scaling_group_id=group, lifecycle_hook_id=hook,
                                 global_suffix=stand_in(MAX_SUFFIX_LENGTH, "suffix"),
-                                node_tools_bucket=stand_in(BUCKET_NAME_CHARS, "bucket"),
+                                node_tools_bucket=None if no_bucket
+                                else stand_in(BUCKET_NAME_CHARS, "bucket"),
                                 registry=registry)
 
 

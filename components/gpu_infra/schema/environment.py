@@ -58,10 +58,6 @@ class EnvironmentProfile:
         "(`reserved-capacity-unused`) (off: WARNINGs)")
     backup: bool = _row(
         "Cloud Backup (HBR) of the shared file system (default of `storage.backup.enabled`)")
-    node_tools_required: bool = _row(
-        "Nodes need their node tools (GPU health check, job launcher, spot watcher): a stack "
-        "with no bucket to hold them (`storage.buckets.purposes: []`) is the "
-        "`node-tools-without-bucket` ERROR (off: a WARNING)")
     log_retention_days: int = _row(
         "Days the SLS log stores keep node logs (default of `logs.retention_days`)")
     control_plane_logs: bool = _row(
@@ -84,13 +80,13 @@ class EnvironmentProfile:
 RELAXED = EnvironmentProfile(
     deletion_protection=False, protect_data=False, kms_encryption=False, kms_required=False,
     version_every_bucket=False, snapshots=False, refuse_world_open=False,
-    bucket_logging=False, guard_changes=False, backup=False, node_tools_required=False,
+    bucket_logging=False, guard_changes=False, backup=False,
     log_retention_days=7, control_plane_logs=False, enterprise_registry=False)
 """Nothing beyond what every environment gets: room to build, break and rebuild."""
 PRODUCTION = EnvironmentProfile(
     deletion_protection=True, protect_data=True, kms_encryption=True, kms_required=True,
     version_every_bucket=True, snapshots=True, refuse_world_open=True,
-    bucket_logging=True, guard_changes=True, backup=True, node_tools_required=True,
+    bucket_logging=True, guard_changes=True, backup=True,
     log_retention_days=180, control_plane_logs=True, enterprise_registry=True)
 """Everything on: data and nodes are hard to lose and hard to reach."""
 

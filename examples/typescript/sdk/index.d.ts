@@ -123,7 +123,8 @@ export interface BucketsConfig {
     /**
      * Which buckets, each listed once. Default: the layout's `default_bucket_purposes`
      * (training datasets, checkpoints, models, outputs; inference models; rendering datasets,
-     * outputs). Checkpoints and models are always versioned.
+     * outputs). Checkpoints and models are always versioned. An ECS fleet needs at least one:
+     * its nodes fetch their node tools from it (`node-tools-without-bucket`).
      */
     purposes?: string[];
 }
