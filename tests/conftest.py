@@ -66,6 +66,7 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest -p no:xdist (tools/land's regeneration) has none
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under `--dist loadscope` (make test, make test-fast) a module's tests go to one
     worker, and so do the modules of a group that share set-up (tests/scheduling.py)."""

@@ -260,3 +260,13 @@ def test_a_conflict_inside_a_generated_section_of_a_page_is_regenerated(
     assert "prose does not merge cleanly onto main; conflicts in: page.md" in result.stderr
     assert (repo / "page.md").read_text() == page.format(23, "Closing words, by main.").replace(
         "Prose of the page.", "Prose of the page, told better.")
+
+
+def test_the_default_regeneration_runs_the_project_tests_without_xdist(tmp_path: Path) -> None:
+    """tools/land regenerates with `pytest -p no:xdist`: this project's conftest loads there
+    (its xdist hook is optional)."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist",
+                             "--collect-only", "tests/test_land_tools.py"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "no:xdist" in LAND.read_text()
