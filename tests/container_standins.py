@@ -24,7 +24,10 @@ registry),
 `registry-down` (every pull fails). Each `docker run` appends its arguments to
 docker-runs.log (docker_runs reads them). A container's command other than the readiness gate's
 (`nvidia-smi -L`, `ls /dev/infiniband`) runs `containers/<image as a file name>` when the test
-put one there (with the container's arguments), else exits 0.
+put one there (with the container's arguments and DOCKER_VOLUMES, its `--volume` values, in
+its environment), else exits 0. A container run with `--name` can be stopped (`docker stop`:
+SIGTERM to it) and removed (`docker rm --force`); a name that runs nothing is "No such
+container", exit 1, except for `rm --force`, which docker/cli's container/rm.go lets pass.
 """
 
 from __future__ import annotations
@@ -95,12 +98,14 @@ case $command in
   run)
     { printf '%q ' "$@"; echo; } >> "$SANDBOX/docker-runs.log"
     [ -f "$state/active-docker" ] || down 125
-    gpus="" devices=""
+    gpus="" devices="" volumes="" name=""
     while [ $# -gt 0 ]; do
       case $1 in
         --gpus) gpus=$2; shift 2 ;;
         --device) devices="$devices $2"; shift 2 ;;
-        -v|--volume|-e|--env|--env-file|--network|--net|--ipc|--name|--entrypoint|-w|--workdir|\
+        -v|--volume) volumes="$volumes $2"; shift 2 ;;
+        --name) name=$2; shift 2 ;;
+        -e|--env|--env-file|--network|--net|--ipc|--entrypoint|-w|--workdir|\
 -p|--publish|--mount|--shm-size|--ulimit|--restart|--pull|--label|-l|-u|--user|--cap-add|\
 --security-opt|--cpus|--memory|--log-driver|--log-opt|--stop-timeout|--health-cmd) shift 2 ;;
         -*) shift ;;
@@ -141,14 +146,26 @@ case $command in
         esac ;;
       *)
         hook=$SANDBOX/containers/$(ref "$image")
+        [ -z "$name" ] || echo $$ > "$state/running-$name"
+        export DOCKER_VOLUMES="$volumes"
         [ ! -f "$hook" ] || exec bash "$hook" "$@" ;;
     esac ;;
+  stop|rm)
+    [ -f "$state/active-docker" ] || down 1
+    force=0
+    while [ $# -gt 1 ]; do [ "$1" != --force ] && [ "$1" != -f ] || force=1; shift; done
+    pid=$(cat "$state/running-$1" 2>/dev/null) && rm -f "$state/running-$1" &&
+      kill -0 "$pid" 2>/dev/null && { kill -TERM "$pid"; echo "$1"; exit 0; }
+    echo "Error response from daemon: No such container: $1" >&2
+    [ "$command $force" = "rm 1" ] && exit 0
+    exit 1 ;;
   *)
     [ -f "$state/active-docker" ] || down 1 ;;
 esac
 '''
 """`docker`: --version, login, pull [-q], image inspect, run (the options gpu-infra and the
-workloads pass; the readiness gate's commands answered; others by the test's hook)."""
+workloads pass; the readiness gate's commands answered; others by the test's hook), stop,
+rm [--force]."""
 
 NVIDIA_CTK = r'''
 state=$SANDBOX/state

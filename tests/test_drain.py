@@ -124,9 +124,11 @@ def test_the_scale_in_hook_starts_the_drain_through_oos(plans, stack, ports):
     [answer] = [s for s in statements if s["Action"] == ["ess:CompleteLifecycleAction"]]
     assert answer["Resource"] == [f"acs:ess:{plan.cluster.region}:1234567890123456:"
                                   f"scalinggroup/{plan.outputs['scaling_group_id']}"]
-    # the hook notifies no MNS queue any more: rendering keeps its job queue only
-    assert [q.name for q in plan.by_type(t.MNS_QUEUE)] == (
-        ["render-farm-gpu-jobs-queue"] if stack == "rendering-batch" else [])
+    # the hook notifies no MNS queue any more: rendering keeps its job queue (and, with its
+    # worker, the dead-letter queue)
+    assert sorted(q.name for q in plan.by_type(t.MNS_QUEUE)) == (
+        ["render-farm-gpu-jobs-dead", "render-farm-gpu-jobs-queue"]
+        if stack == "rendering-batch" else [])
 
 
 def test_the_longest_drain_the_schema_allows_fits_the_hook():

@@ -57,10 +57,10 @@ REGISTRY_ENDPOINT=render-farm-registry-acr-registry-vpc.cn-hangzhou.cr.aliyuncs.
 REGISTRY_INSTANCE_ID=f777b713587cbcd43
 CR_ENDPOINT=cr.cn-hangzhou.aliyuncs.com
 NODE_TOOLS_BUCKET=render-farm-prod-datasets
-NODE_TOOLS_OBJECT=gpu-infra/node-tools/be00a3669a2d17b1c8f77a0dfaddc8551c0e43d1d164c175be403a338711e8a0.sh
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/98d7e4ac1a117e7fd59f6acaf00fdc5b70a59b84863bc285c7c33c3c11dccd05.sh
 readonly -a DATA_DISKS=(scratch)
 readonly -a NVLINK_TYPES=()
-readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver container_runtime cloudmonitor health)
+readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs gpu_driver container_runtime cloudmonitor render_worker health)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.vgn7i-vws-m12.3xlarge"]=1 ["ecs.vgn7i-vws-m24.7xlarge"]=1)

@@ -4,8 +4,8 @@
 # ($ETC_DIR/render.json); this step checks that the container runtime and the settings are
 # there and (re)starts the unit, at every boot and when a re-run brings new settings.
 step_render_worker() {
-  command -v docker >/dev/null ||
-    fail "render worker: no docker on the node (the container runtime step installs it)"
+  docker --version >/dev/null 2>&1 ||
+    fail "render worker: no docker on the node (the container_runtime step installs it)"
   [ -f "$ETC_DIR/render.json" ] ||
     fail "render worker: no $ETC_DIR/render.json (the node tools write it)"
   systemctl enable gpu-infra-render.service
