@@ -6,9 +6,11 @@ Knobs (files under state/): `gpus` (GPUs the fake node shows after the driver in
 `fail-auto-install`, `fail-loongcollector`, `no-erdma` (the eRDMA install yields no
 device), `nvswitch`; the container runtime's in tests/container_standins.py (`gpu-infra-api
 pull` runs the node's own client, its gpu_infra_pull part, except for the stack's registry,
-whose login it plays). Data disks are attached with
-`attach_disk` (metadata disks/<serial>/name and a /dev/disk/by-id link), at boot or on the
-first `sleep` (a disk attached after the instance boots).
+whose login it plays); the node's model server on 127.0.0.1: `serving-polls` (how many polls
+it refuses before it answers), `serving-fails` and `serving-waits` (the line its unit leaves
+in serving.error, serving.waiting). Data disks are attached with `attach_disk` (metadata
+disks/<serial>/name and a /dev/disk/by-id link), at boot or on the first `sleep` (a disk
+attached after the instance boots).
 """
 
 from __future__ import annotations
@@ -49,6 +51,17 @@ case $url in
     item=${url#http://100.100.100.200/latest/meta-data/}
     if [ -d "$SANDBOX/meta/$item" ]; then ls -1 "$SANDBOX/meta/$item"; exit; fi
     cat "$SANDBOX/meta/$item"; exit ;;
+  http://127.0.0.1:*)  # the node's model server
+    [ ! -f "$SANDBOX/state/serving-fails" ] ||
+      cp "$SANDBOX/state/serving-fails" "$GPU_INFRA_ROOT/var/lib/gpu-infra/serving.error"
+    [ ! -f "$SANDBOX/state/serving-waits" ] ||
+      cp "$SANDBOX/state/serving-waits" "$GPU_INFRA_ROOT/var/lib/gpu-infra/serving.waiting"
+    left=$(cat "$SANDBOX/state/serving-polls" 2>/dev/null || echo 0)
+    if [ "$left" -gt 0 ] || [ -f "$SANDBOX/state/serving-fails" ]; then
+      echo $((left - 1)) > "$SANDBOX/state/serving-polls"
+      echo "curl: (7) Failed to connect to 127.0.0.1 port ${url##*:}" >&2; exit 7
+    fi
+    exit 0 ;;
 esac
 case $url in
   */auto_install_v4.0.sh) script=auto_install ;;

@@ -64,7 +64,8 @@ def test_generated_scripts_pass_shellcheck(shipped_plans, tmp_path):
         assert sandbox.run_script(tools, "node-tools.sh").code == 0  # the fleet's bootstrap.sh
         files = [sandbox.dir / "user-data.sh", sandbox.dir / "node-script.sh",
                  sandbox.dir / "loader.sh", installed / "bootstrap.sh",
-                 installed / "config.sh", *sorted(installed.glob("bin/gpu-infra-peers"))]
+                 installed / "config.sh", *sorted(installed.glob("bin/gpu-infra-peers")),
+                 *sorted(installed.glob("bin/gpu-infra-serve"))]
         done = subprocess.run([SHELLCHECK, "--severity=style", *map(str, files)],
                               capture_output=True, text=True, check=False)
         assert done.returncode == 0, f"{name}:\n{done.stdout}"
@@ -144,7 +145,8 @@ def test_fixed_nodes_keep_the_tags_they_write_themselves(shipped_plans):
 
 API_MODULES = {"peers": "gpu_infra_peers", "secret": "gpu_infra_peers",
                "answer-scale-out": "gpu_infra_scale_out", "gpu-check cuda": "gpu_infra_gpus",
-               "gpu-check nvlink": "gpu_infra_gpus", "pull": "gpu_infra_pull"}
+               "gpu-check nvlink": "gpu_infra_gpus", "pull": "gpu_infra_pull",
+               "model-get": "gpu_infra_models"}
 """gpu-infra-api's commands that import a module written beside it; the others are its own
 code."""
 
@@ -181,4 +183,5 @@ def test_every_api_command_a_node_runs_finds_its_module_on_the_node(shipped_plan
             for call in calls & set(API_MODULES):
                 assert API_MODULES[call] in written, (name, call)
                 checked += 1
-    assert checked >= 6  # peers, secret and nvlink on training; the scale-out answer
+    assert checked >= 7  # peers, secret and nvlink on training; the scale-out answer; the
+    # model fetch of inference-prod

@@ -71,9 +71,9 @@ REFUSED: dict[str, tuple[dict[str, Any] | str, str]] = {
         "vpc_cidr": "10.2.0.0/16", "zones": ["cn-hangzhou-i", "cn-hangzhou-z"]}),
         f"{P}.network.zones: cn-hangzhou-z is not a zone gpu-infra knows in cn-hangzhou "
         "(zones.json, checked 2026-12-02"),
-    **{f"secure-{name}": (replaced(INFERENCE, "      health_check_path: /v2/health/ready\n",
-                                   f"      health_check_path: {{secure: {value}}}\n"),
-                          f"{P}.load_balancer.health_check_path: secure: must hold the "
+    **{f"secure-{name}": (replaced(INFERENCE, "      readiness_path: /health\n",
+                                   f"      readiness_path: {{secure: {value}}}\n"),
+                          f"{P}.serving.readiness_path: secure: must hold the "
                           "encrypted text")
        for name, value in (("number", "123"), ("null", "null"), ("mapping", "{a: 1}"))},
 }

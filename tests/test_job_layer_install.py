@@ -157,14 +157,11 @@ def test_serving_edits_update_their_object_in_place(plan_cluster, edit, changed,
     assert (changes[changed].change, changes[changed].because) == ("update", because)
 
 
-def test_serving_is_refused_on_ecs_and_where_it_cannot_fit(plan_cluster):
+def test_serving_is_refused_where_it_cannot_fit(plan_cluster):
     from gpu_infra.schema import ConfigError
 
-    from .conftest import BASE_INFERENCE, cluster_config
+    from .conftest import cluster_config
 
-    with pytest.raises(ConfigError) as ecs:
-        cluster_config({**BASE_INFERENCE, "serving": {"image": "r/s:1"}})
-    assert any("serving: ACK only" in line for line in ecs.value.problems)
     with pytest.raises(ConfigError) as ack:
         cluster_config({**ACK_INFERENCE,
                         "ack": {**ACK_INFERENCE["ack"], "registry": {"repositories": []}},

@@ -51,7 +51,7 @@ def count(plan: Plan, suffix: str) -> int:
                             ":EcsDisk": 8, ":EcsDiskAttachment": 8,
                             ":ReservedInstance": 1, ":Key": 1, ":Bucket": 5, ":BucketLogging": 4,
                             ":FileSystem": 1, ":cms/alarm:Alarm": 6, ":EventRule": 2}),
-    ("inference-prod", 84, {":ScalingGroup": 1, ":RegistryEnterpriseInstance": 1,
+    ("inference-prod", 83, {":ScalingGroup": 1, ":RegistryEnterpriseInstance": 1,
                             ":ScalingConfiguration": 1, ":BucketObject": 1,
                             ":nlb/loadBalancer:LoadBalancer": 1, ":nlb/listener:Listener": 1,
                             ":ServerGroupAttachment": 1, ":Bucket": 2, ":BucketLogging": 1,
@@ -173,7 +173,8 @@ def test_inference_prod_fleet_spans_zones_behind_an_intranet_nlb():
     assert (attachment.inputs["scalingGroupId"], attachment.inputs["type"],
             attachment.inputs["port"]) == (group.id, "NLB", 8000)
     health = plan.one("alicloud:nlb/serverGroup:ServerGroup").inputs["healthCheck"]
-    assert (health["healthCheckType"], health["healthCheckUrl"]) == ("HTTP", "/v2/health/ready")
+    assert (health["healthCheckType"], health["healthCheckUrl"], health["healthCheckHttpCodes"],
+            health["httpCheckMethod"]) == ("HTTP", "/health", ["http_2xx"], "GET")
     [lb_group] = nlb.inputs["securityGroupIds"]
     fleet_group = plan.outputs["security_group_id"]
     service_rules = {(r.inputs["securityGroupId"],

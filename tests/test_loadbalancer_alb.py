@@ -53,7 +53,8 @@ def test_http_server_group_health_checked_on_the_path_and_http_listener(record):
         assert group.inputs["healthCheckConfig"] == {
             "healthCheckEnabled": True, "healthCheckProtocol": "HTTP",
             "healthCheckPath": "/healthz", "healthCheckConnectPort": 0,
-            "healthCheckInterval": 10, "healthyThreshold": 2, "unhealthyThreshold": 3}
+            "healthCheckInterval": 10, "healthyThreshold": 2, "unhealthyThreshold": 3,
+            "healthCheckCodes": ["http_2xx"], "healthCheckMethod": "GET"}
         assert group.inputs["healthCheckConfig"]["healthCheckProtocol"] in (
             lb.ALB_HEALTH_CHECK_PROTOCOLS)
     for listener in of(resources, LISTENER):

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from gpu_infra_facts import serving
+
 USER_DATA_MAX_BYTES = 32 * 1024
 """ECS user data: at most 32 KB of raw data before Base64 (RunInstances and
 CreateLaunchTemplate `UserData`, Alibaba Cloud ECS SDK docstrings). The same limit is assumed
@@ -229,6 +231,15 @@ READINESS_TIMEOUT_SECONDS: dict[str, int] = {"auto_install": 3600, "grid": 1800,
 """How long a new scaling instance may take to pass its health check before ESS abandons it:
 auto-install is 10-20 minutes plus a reboot and the eRDMA DKMS build, so an hour; a baked
 image only runs its checks. Within ESS's 30-21600 s heartbeat range."""
+
+
+def readiness_timeout(route: str, serves: bool) -> int:
+    """The readiness hook's heartbeat timeout of a scaling fleet: READINESS_TIMEOUT_SECONDS of
+    its driver route, plus serving.START_SECONDS where its nodes run a model server (the
+    pull, the model's download and its load before the server answers)."""
+    return READINESS_TIMEOUT_SECONDS[route] + (serving.START_SECONDS if serves else 0)
+
+
 SCALE_OUT_ANSWER_MARGIN_SECONDS = 300
 """A node that has told its health waits for the rest of its scale-out batch until this long
 before the hook's heartbeat timeout (counted from its first boot), then counts the silent

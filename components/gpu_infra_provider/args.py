@@ -1129,28 +1129,36 @@ class LoadBalancerConfig(TypedDict):
 
 
 class ServingConfig(TypedDict):
-    """The model server the stack runs on its GPU pool (`security.service_ports[0]` is the
-    port it listens on). ACK only: on ECS the nodes run the server themselves."""
+    """The model server the stack runs (`security.service_ports[0]` is the port it listens
+    on): on ACK a Deployment on the GPU pool; on ECS a container on every node of the
+    fleet, with every GPU of its node, behind `load_balancer`."""
 
     image: NotRequired[str]
     """Container image. Default: the first `registry.repositories` entry, tag latest."""
     command: NotRequired[list[str]]
     """The server's command and arguments. Default: the image's entrypoint."""
     readiness_path: NotRequired[str]
-    """HTTP path that answers 200 once the server can take requests: the pods' readiness
-    probe and the NLB's health check. Default /health (vLLM's; Triton's is
+    """HTTP path that answers 2xx once the server can take requests: the pods' readiness
+    probe, the load balancer's health check and, on ECS, what a new node waits for before it
+    tells the scaling group it is ready. Default /health (vLLM's; Triton's is
     /v2/health/ready)."""
+    model: NotRequired[str]
+    """The model's prefix in the stack's models bucket (e.g. `chat` or `llama-3-8b/v2`); the
+    server finds it read-only at /mnt/models/<model> (env MODEL_DIR). On ACK the models
+    bucket is mounted there; on ECS each node downloads the files the prefix's SHA256SUMS
+    manifest (`sha256sum` output) lists, checks every one and only then starts the server.
+    Default none: the image carries its model."""
     gpus_per_pod: NotRequired[int]
-    """GPUs each server asks for. Default: every GPU of the fleet's smallest instance type
-    (one server per node)."""
+    """ACK only: GPUs each server asks for. Default: every GPU of the fleet's smallest
+    instance type (one server per node)."""
     min_replicas: NotRequired[int]
-    """Fewest servers. Default: fleet.min_size, at least 1."""
+    """ACK only: fewest servers. Default: fleet.min_size, at least 1."""
     max_replicas: NotRequired[int]
-    """Most servers. Default: fleet.max_size."""
+    """ACK only: most servers. Default: fleet.max_size."""
     target_gpu_util: NotRequired[int]
-    """Average GPU utilisation (percent) the autoscaler keeps. Default 70."""
+    """ACK only: average GPU utilisation (percent) the autoscaler keeps. Default 70."""
     internet_facing: NotRequired[bool]
-    """An internet NLB instead of the default intranet one."""
+    """ACK only: an internet NLB instead of the default intranet one."""
 
 
 class InferenceConfig(TypedDict):
@@ -1219,8 +1227,9 @@ class InferenceConfig(TypedDict):
     """The load balancer in front of the fleet. Default: an intranet NLB. ECS only: on ACK
     the Service in front of the model servers is the job layer's."""
     serving: NotRequired[ServingConfig]
-    """The model server the stack runs on its GPU pool, with an NLB Service and an
-    autoscaler (ACK only). Default none: the stack installs no server."""
+    """The model server the stack runs: on ACK on its GPU pool, with an NLB Service and an
+    autoscaler; on ECS a unit on every node of the fleet, behind `load_balancer`, whose
+    health checks it answers. Default none: the stack installs no server."""
 
 
 class WorkerConfig(TypedDict):

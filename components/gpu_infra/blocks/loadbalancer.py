@@ -21,6 +21,7 @@ from gpu_infra_facts.load_balancers import (
     NLB_TLS_PROTOCOL,
     ZONES_RANGE,
 )
+from gpu_infra_facts.serving import HEALTHY_HTTP_CODES, HTTP_CHECK_METHOD
 
 ADDRESS_TYPES = ("Internet", "Intranet")
 """nlb.LoadBalancer address_type: public or VPC-only address."""
@@ -85,8 +86,9 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
 
     - one zone mapping per entry of `vswitch_ids` (two to ten zones), intranet unless
       `config.internet_facing`;
-    - per service port of `ports`: an Instance server group health-checked over TCP (HTTP
-      on `config.health_check_path` when given) on the backend's port, and a listener
+    - per service port of `ports`: an Instance server group health-checked over TCP (with
+      `config.health_check_path`: HTTP GET of that path, healthy on a 2xx answer) on the
+      backend's port, and a listener
       forwarding to it (TCP for an NLB, HTTP for an ALB; TCPSSL or HTTPS with `config.tls`);
     - a dedicated security group on the load balancer whose only rules are ingress on the
       service ports from each of `client_cidrs`. A world-open CIDR (0.0.0.0/0) is only
@@ -141,14 +143,18 @@ class ServiceLoadBalancer(pulumi.ComponentResource):
         self.server_groups: dict[int, alicloud.nlb.ServerGroup | alicloud.alb.ServerGroup] = {}
         self.listeners: dict[int, alicloud.nlb.Listener | alicloud.alb.Listener] = {}
         check_type = HEALTH_CHECK_TYPES[1] if health_check_path else HEALTH_CHECK_TYPES[0]
+        codes = list(HEALTHY_HTTP_CODES) if health_check_path else None
+        method = HTTP_CHECK_METHOD if health_check_path else None
         for port in ports:
             if kind == "nlb":
                 self._create_nlb_port(port, vpc_id, alicloud.nlb.ServerGroupHealthCheckArgs(
-                    **check, health_check_url=health_check_path, health_check_type=check_type))
+                    **check, health_check_url=health_check_path, health_check_type=check_type,
+                    health_check_http_codes=codes, http_check_method=method))
             else:
                 self._create_alb_port(port, vpc_id, alicloud.alb.ServerGroupHealthCheckConfigArgs(
                     **check, health_check_path=health_check_path,
-                    health_check_protocol=check_type))
+                    health_check_protocol=check_type, health_check_codes=codes,
+                    health_check_method=method))
         self.server_group_ids: dict[int, pulumi.Output[str]] = {
             port: group.id for port, group in self.server_groups.items()}
         self.attachments: dict[int, alicloud.ess.ServerGroupAttachment] = {}

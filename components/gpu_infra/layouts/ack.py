@@ -41,7 +41,6 @@ from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.knowhow.placement import placement_for
 from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.layouts.jobs import (
-    default_image,
     ready_job,
     serving_name,
 )
@@ -298,7 +297,7 @@ class AckTrainingCluster(AckLayout):
         the image."""
         job = {"training_job": ready_job(self.cluster, self.stack_name,
                                             platform=self.PLATFORM).text} \
-            if default_image(self.cluster) else {}
+            if self.cluster.default_image else {}
         return {**super().fleet_exports(), **job}
 
 
@@ -323,7 +322,7 @@ class AckInferenceService(AckLayout):
             lambda ids: zone_maps(dict(zip(zones, ids, strict=True))))
         low, high = cluster.serving_replicas
         target = ServingTarget(
-            name=serving_name(cluster), image=serving.image or default_image(cluster) or "",
+            name=serving_name(cluster), image=cluster.serving_image,
             command=serving.command, port=cluster.security.service_ports[0],
             readiness_path=serving.readiness_path,
             gpus_per_pod=serving.gpus_per_pod or min(
@@ -331,7 +330,7 @@ class AckInferenceService(AckLayout):
             pool_selector=next(iter(pool.labels.items())), zone_maps=vswitches,
             min_replicas=low, max_replicas=high, target_gpu_util=serving.target_gpu_util,
             internet_facing=serving.internet_facing,
-            models_claim=platform.storage.bucket_claims.get("models"),
+            models_claim=platform.storage.bucket_claims.get("models"), model=serving.model,
             namespace=platform.storage.namespace,
             client_cidrs=[str(cidr) for cidr in cluster.security.client_cidrs],
             node_cidrs=self.node_cidrs())

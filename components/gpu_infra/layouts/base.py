@@ -340,7 +340,8 @@ class LayoutBase(Layout):
         """The fleet's node tools object in node_tools_home (blocks.compute.node_tools),
         from the nodes' spec (`plan`, default the fleet's; `part`: the name's suffix for a
         second part of the fleet with its own tools): the tools read none of the values the
-        cloud assigns, nor the bucket's name, so they are known before anything exists."""
+        cloud assigns, nor their own bucket's name (the models bucket's, which the model
+        server reads, is the stack's own choice), so they are known before anything exists."""
         home = self.node_tools_home()
         if home is None:
             return None

@@ -17,7 +17,8 @@ ALB_ACCESS_STORE = "alb-access"
 
 class InferenceService(ScalingLayout):
     """A scaling GPU fleet across at least two zones (on-demand base, spot above it) behind
-    an NLB or ALB with one listener and health check per service port; the fleet's service
+    an NLB or ALB with one listener and health check per service port (HTTP on the model
+    server's readiness path where the stack runs one, `serving`); the fleet's service
     ports open only to the client CIDRs and the load balancer's security group. An ALB
     writes its access logs to ALB_ACCESS_STORE where `alb_access_logs` (prod by default).
 
@@ -34,8 +35,10 @@ class InferenceService(ScalingLayout):
         security = self.cluster.security
         access_log = self.logs.store(ALB_ACCESS_STORE) \
             if self.logs and self.cluster.alb_access_logs else None
+        config = self.cluster.load_balancer.model_copy(
+            update={"health_check_path": self.cluster.health_check_path})
         self.load_balancer = ServiceLoadBalancer(
-            f"{name}-lb", config=self.cluster.load_balancer, vpc_id=self.network.vpc_id,
+            f"{name}-lb", config=config, vpc_id=self.network.vpc_id,
             vswitch_ids=self.network.vswitch_ids, ports=security.service_ports,
             client_cidrs=security.client_cidrs, conventions=self.conventions,
             access_log=access_log, opts=self.child)

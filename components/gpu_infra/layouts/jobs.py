@@ -32,7 +32,6 @@ from gpu_infra.schema import FleetCluster, InferenceConfig, TrainingConfig
 from gpu_infra.schema.ack import Platform
 from gpu_infra_facts import jobs
 from gpu_infra_facts.ack import POOL_LABEL
-from gpu_infra_facts.acr import mirror_namespace
 from gpu_infra_facts.file_systems import EXPORT_PATHS, FS_TYPES
 from gpu_infra_facts.image_references import reference_problem
 
@@ -60,25 +59,11 @@ class ReadyJob:
     manifests: list[dict[str, Any]] = field(default_factory=list)
 
 
-def registry_prefix(cluster: FleetCluster, mirror: bool = False) -> str:
-    """`<registry address>/<namespace>` of a stack's registry (the mirror namespace with
-    `mirror`), as blocks.registry.Registry names them."""
-    address, namespace = cluster.registry_address, cluster.registry_namespace
-    return f"{address}/{mirror_namespace(namespace) if mirror else namespace}"
-
-
-def default_image(cluster: FleetCluster) -> str | None:
-    """The job (or model server) image of a stack unless `--image` (`serving.image`) says
-    otherwise: its first registry repository, tag latest; None when it lists none."""
-    repositories = cluster.registry_settings.repositories
-    return f"{registry_prefix(cluster)}/{repositories[0]}:latest" if repositories else None
-
-
 def ecs_training_image(cluster: FleetCluster) -> str:
     """The image of an ECS stack's training job unless `--image` says otherwise: the pinned
     PyTorch image (jobs.TRAINING_IMAGE) in the stack's registry's mirror namespace, by tag and
     digest (`skopeo copy --all`, the mirror command, keeps the digest)."""
-    mirrored = mirrored_image(registry_prefix(cluster, mirror=True), jobs.TRAINING_IMAGE)
+    mirrored = mirrored_image(cluster.registry_prefix(mirror=True), jobs.TRAINING_IMAGE)
     return f"{mirrored}@{jobs.TRAINING_IMAGE_DIGEST}"
 
 
@@ -113,7 +98,7 @@ def job_problems(cluster: TrainingConfig, request: JobRequest,
     """One line per thing in `request` the stack on `platform` cannot take."""
     problems = []
     if platform == "ack":
-        if request.image is None and default_image(cluster) is None:
+        if request.image is None and cluster.default_image is None:
             problems.append("--image: missing; this stack's registry lists no repository "
                             "to take the job image from; give one, e.g. --image "
                             "registry-vpc.cn-beijing.aliyuncs.com/team/train:1")
@@ -139,7 +124,7 @@ def ready_job(cluster: TrainingConfig, stack_name: str, request: JobRequest | No
     if problems:
         raise ValueError("\n".join(problems))
     if platform == "ack":
-        image = request.image or default_image(cluster) or ""
+        image = request.image or cluster.default_image or ""
         manifests = pytorch_job(training_target(cluster, image), request.script,
                                 request.max_restarts if request.max_restarts is not None
                                 else jobs.DEFAULT_MAX_RESTARTS)

@@ -16,7 +16,7 @@ from gpu_infra.knowhow.node_software import driver_plan
 from gpu_infra.layouts.base import LayoutBase
 from gpu_infra.nodeplan.plans import gpu_fleet_name
 from gpu_infra.schema import InferenceConfig, RenderingConfig
-from gpu_infra_facts.node_stack import READINESS_TIMEOUT_SECONDS
+from gpu_infra_facts.node_stack import readiness_timeout
 
 
 class ScalingLayout(LayoutBase):
@@ -48,7 +48,8 @@ class ScalingLayout(LayoutBase):
             role_name=self.role_name,
             user_data=lambda group_id, hook_id: self.node_user_data(
                 gpu_fleet_name(name), group_id, hook_id),
-            readiness_seconds=READINESS_TIMEOUT_SECONDS[route],
+            readiness_seconds=readiness_timeout(
+                route, self.node_plan.serving_unit() is not None),
             data_disks=self.disks.scaling_disks(), kms_key_id=self.kms_key_id,
             health_check_types=self.cluster.health_check_types,
             scale_in_percent=self.cluster.scale_in_percent,

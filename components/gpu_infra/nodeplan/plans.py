@@ -23,6 +23,7 @@ from gpu_infra.blocks.bootstrap import (
     GridPackage,
     NodeRegistry,
     RenderWorker,
+    ServingUnit,
     SharedFsMount,
     SpotWatch,
     health_group_name,
@@ -37,7 +38,7 @@ from gpu_infra.knowhow.node_software import (
     nvlink_types,
 )
 from gpu_infra.knowhow.placement import erdma_for
-from gpu_infra.schema import ClusterCommon, FleetCluster
+from gpu_infra.schema import ClusterCommon, FleetCluster, InferenceConfig
 from gpu_infra.schema.compute import TrainingFleet
 from gpu_infra.schema.node import OSS_URL, DriverConfig
 from gpu_infra_facts import container_runtime, jobs
@@ -137,7 +138,8 @@ class NodePlan:
             render_worker=self.render_worker(fleet_name, global_suffix,
                                              shared_fs=shared_fs_source is not None),
             registry=registry, check_image=None if registry is None else
-            f"{registry.mirror_prefix}/{container_runtime.CHECK_IMAGE.mirror}", **launch)
+            f"{registry.mirror_prefix}/{container_runtime.CHECK_IMAGE.mirror}",
+            serving=self.serving_unit(global_suffix), **launch)
         return spec if node_tools_bucket is None else with_node_tools(spec, node_tools_bucket)
 
     def parts(self) -> list[NodePlan]:
@@ -158,6 +160,25 @@ class NodePlan:
         """The job launcher and spot watcher the nodes get (BootstrapSpec `elastic` and
         `spot_watch`). Default: none."""
         return {}
+
+    def serving_unit(self, global_suffix: str | None = None) -> ServingUnit | None:
+        """The model server every node runs: the stack's `serving` where the nodes boot
+        gpu-infra's bootstrap (ECS inference), on the first service port, its model from the
+        stack's models bucket (its name with `global_suffix`) kept on the first data disk
+        (else under the state directory); None without `serving`."""
+        cluster = self.cluster
+        if not isinstance(cluster, InferenceConfig) or cluster.serving is None \
+                or not self.BOOTSTRAPS:
+            return None
+        config = cluster.serving
+        disks = cluster.storage.disks
+        cache = f"{DATA_ROOT}/{disks[0].name}/models" if disks else f"{STATE_ROOT}/models"
+        return ServingUnit(
+            image=cluster.serving_image, command=tuple(config.command),
+            port=cluster.security.service_ports[0],
+            readiness_path=config.readiness_path, model=config.model,
+            models_bucket=cluster.bucket_names(global_suffix).get("models", "")
+            if config.model else "", model_cache=cache)
 
     def returns_jobs(self) -> bool:
         """Whether the drain hands unfinished jobs back to the stack's job queue at once: a

@@ -43,6 +43,7 @@ GROWTH: dict[str, Callable[[BootstrapSpec], BootstrapSpec]] = {
     "name": lambda spec: replace(spec, fleet=""),
     "logs.enabled": lambda spec: replace(spec, log_machine_id=None),
     "registry": lambda spec: replace(spec, registry=None, check_image=None),
+    "serving": lambda spec: replace(spec, serving=None),
 }
 """Stack field -> the spec without what that field adds to the user data."""
 

@@ -242,6 +242,20 @@ class ClusterBase(ClusterCommon):
                                     region=self.region)
 
     @property
+    def default_image(self) -> str | None:
+        """The workload image (a job's, a model server's) unless one is named: the registry's
+        first repository, tag latest, as blocks.registry.Registry names it; None when the
+        registry lists none."""
+        repositories = self.registry_settings.repositories
+        return f"{self.registry_prefix()}/{repositories[0]}:latest" if repositories else None
+
+    def registry_prefix(self, mirror: bool = False) -> str:
+        """`<registry address>/<namespace>` of the stack's registry (the mirror namespace
+        with `mirror`), as blocks.registry.Registry names them."""
+        namespace = self.registry_namespace
+        return f"{self.registry_address}/{acr.mirror_namespace(namespace) if mirror else namespace}"
+
+    @property
     def kms_encryption(self) -> bool:
         """Whether a KMS key encrypts disks and buckets (security.kms_encryption, default:
         the environment's profile, on in prod)."""
@@ -583,8 +597,9 @@ class InferenceConfig(PlatformChoice):
     """The load balancer in front of the fleet. Default: an intranet NLB. ECS only: on ACK
     the Service in front of the model servers is the job layer's."""
     serving: ServingConfig | None = None
-    """The model server the stack runs on its GPU pool, with an NLB Service and an
-    autoscaler (ACK only). Default none: the stack installs no server."""
+    """The model server the stack runs: on ACK on its GPU pool, with an NLB Service and an
+    autoscaler; on ECS a unit on every node of the fleet, behind `load_balancer`, whose
+    health checks it answers. Default none: the stack installs no server."""
 
     @model_validator(mode="after")
     def _check_serving(self) -> InferenceConfig:
@@ -592,29 +607,67 @@ class InferenceConfig(PlatformChoice):
         if serving is None:
             return self
         problems: list[str] = []
-        if not self.on_ack:
-            problems.append("serving: ACK only; on ECS the nodes run the server themselves "
-                            "(fleet.image), behind load_balancer")
-        else:
-            if serving.image is None and not self.registry_settings.repositories:
-                problems.append("serving.image: missing; registry lists no repository to "
-                                "take the server image from; give one, e.g. "
-                                "vllm/vllm-openai:v0.6.3 mirrored into the registry")
-            if not self.security.service_ports:
-                problems.append("security.service_ports: empty; serving needs the port the "
-                                "server listens on, e.g. [8000]")
-            smallest = min(self.gpu_types.gpus_per_node(name)
-                           for name in self.fleet.instance_types)
-            if serving.gpus_per_pod is not None and serving.gpus_per_pod > smallest:
-                problems.append(f"serving.gpus_per_pod: {serving.gpus_per_pod} GPUs do not fit "
-                                f"the fleet's smallest instance type ({smallest} GPUs); allowed "
-                                f"1 to {smallest}")
-            low, high = self.serving_replicas
-            if low > high:
-                problems.append(f"serving.min_replicas: {low} is above max_replicas ({high})")
+        if serving.image is None and not self.registry_settings.repositories:
+            problems.append("serving.image: missing; registry lists no repository to "
+                            "take the server image from; give one, e.g. "
+                            "vllm/vllm-openai:v0.6.3 mirrored into the registry")
+        if not self.security.service_ports:
+            problems.append("security.service_ports: empty; serving needs the port the "
+                            "server listens on, e.g. [8000]")
+        if serving.model is not None and "models" not in self.bucket_purposes:
+            problems.append("serving.model: the stack has no models bucket to take it from; "
+                            "add models to storage.buckets.purposes")
+        problems += self._ack_serving_problems(serving) if self.on_ack \
+            else self._ecs_serving_problems(serving)
         if problems:
             raise ValueError("\n".join(problems))
         return self
+
+    def _ecs_serving_problems(self, serving: ServingConfig) -> list[str]:
+        """The unit on every ECS node: one server per node with every GPU, the fleet's sizes,
+        and one health check path (the server's)."""
+        problems = serving.ecs_problems()
+        if self.storage.buckets.purposes == [] and serving.model is None:
+            problems.append("storage.buckets.purposes: empty; on ECS the model server's unit "
+                            "comes with the node tools, kept in one of the stack's buckets: "
+                            "list at least one, e.g. [models]")
+        check_path = self.load_balancer.health_check_path
+        if check_path is not None and check_path != serving.readiness_path:
+            problems.append(f"load_balancer.health_check_path: {check_path} is not "
+                            f"serving.readiness_path ({serving.readiness_path}); the load "
+                            "balancer checks the server: remove it")
+        return problems
+
+    def _ack_serving_problems(self, serving: ServingConfig) -> list[str]:
+        """The Deployment's GPUs and replica bounds."""
+        problems: list[str] = []
+        smallest = min(self.gpu_types.gpus_per_node(name)
+                       for name in self.fleet.instance_types)
+        if serving.gpus_per_pod is not None and serving.gpus_per_pod > smallest:
+            problems.append(f"serving.gpus_per_pod: {serving.gpus_per_pod} GPUs do not fit "
+                            f"the fleet's smallest instance type ({smallest} GPUs); allowed "
+                            f"1 to {smallest}")
+        low, high = self.serving_replicas
+        if low > high:
+            problems.append(f"serving.min_replicas: {low} is above max_replicas ({high})")
+        return problems
+
+    @property
+    def serving_image(self) -> str:
+        """The model server's image: `serving.image`, else default_image ("" without
+        `serving`)."""
+        if self.serving is None:
+            return ""
+        return self.serving.image or self.default_image or ""
+
+    @property
+    def health_check_path(self) -> str | None:
+        """The load balancer's HTTP health check path: the server's readiness path where the
+        stack runs one (`serving`), else `load_balancer.health_check_path` (None: a TCP
+        check)."""
+        if self.serving is not None and not self.on_ack:
+            return self.serving.readiness_path
+        return self.load_balancer.health_check_path
 
     @property
     def alb_access_logs(self) -> bool:

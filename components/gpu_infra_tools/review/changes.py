@@ -142,6 +142,9 @@ class Impact:
     to_spot_workers: dict[str, list[str]] = field(default_factory=dict)
     """Scaling group created -> the fixed spot nodes of its fleet (GpuFleet tag) the plan
     deletes: a training fleet moving to spot workers (layouts.training)."""
+    old_user_data: list[str] = field(default_factory=list)
+    """Scaling groups whose running instances keep the user data they booted (the bootstrap,
+    the model server's image, model and command), with no rolling refresh."""
     reconfigured: list[str] = field(default_factory=list)
     """Fleets whose running nodes get this plan's config.sh by Cloud Assistant (the
     configuration channel's invocation runs again)."""
@@ -208,6 +211,7 @@ class ChangeReport:
                 "firstBootConfig": impact.first_boot_config,
                 "staleSharedFs": impact.stale_shared_fs, "oldImage": impact.old_image,
                 "toSpotWorkers": impact.to_spot_workers,
+                "oldUserData": impact.old_user_data,
                 "reconfigured": impact.reconfigured,
                 "withParent": [{"name": n, "parent": p} for n, p in impact.with_parent],
                 "poolNodes": impact.pool_nodes, "newNodesOnly": impact.new_nodes_only,
@@ -396,10 +400,12 @@ def _impact(changes: Sequence[ResourceChange], before: Estimate, after: Estimate
                 for p in change.because):
             impact.first_boot_config.append(change.name)
         if change.type == t.SCALING_CONFIGURATION and kind == "update" \
-                and "imageId" in change.because \
                 and not any(c.type == t.INSTANCE_REFRESH and c.change in ("create", "replace")
                             for c in changes):
-            impact.old_image.append(change.name)
+            if "imageId" in change.because:
+                impact.old_image.append(change.name)
+            if "userData" in change.because:
+                impact.old_user_data.append(change.name)
         why = _blocked_because(change)
         if why:
             impact.blocked.append((change.name, why))
@@ -546,7 +552,7 @@ def _guard_rails(impact: Impact, guarded: bool) -> list[ChangeFinding]:
             "applied to every running node of the pool in batches, restarting each node's "
             "kubelet or container runtime: " + _per_pool(impact.rolled)))
     stale = (impact.first_boot_config + impact.stale_shared_fs + impact.old_image
-             + list(impact.new_nodes_only))
+             + impact.old_user_data + list(impact.new_nodes_only))
     if stale:
         findings.append(ChangeFinding(
             RULE_OLD_CONFIG, Level.WARNING, sorted(set(stale)),
@@ -636,6 +642,16 @@ def summary_lines(report: ChangeReport) -> list[str]:
                      "running on them stops: let it save a checkpoint first, and start it "
                      "again with `gpu-infra job` afterwards (it resumes from the newest "
                      "complete one); copy what the nodes' data disks hold that you need.")
+    if impact.old_user_data:
+        lines.append("Running instances keep the user data they booted (the bootstrap, and "
+                     "the model server's image, model and command, `serving`): "
+                     f"{', '.join(_few(impact.old_user_data))} change what new instances boot "
+                     "only, and ESS refreshes only groups with multi_az_policy PRIORITY "
+                     "(fleet.refresh): the others keep it until scale-in, a spot reclaim or "
+                     "max_instance_lifetime_days replaces them. To roll them now: raise the "
+                     "group's desired capacity by its size, wait until the new instances are "
+                     "in service (each joins the load balancer only once its server answers), "
+                     "then lower it back (the oldest instances leave first, drained).")
     for key, verb in (("replaced", "replaced"), ("deleted", "deleted"),
                       ("restarted", "restarted in place"), ("created", "created")):
         names = impact.gpu_nodes.get(key, [])

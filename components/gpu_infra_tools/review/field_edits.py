@@ -80,6 +80,19 @@ EDITS: dict[str, FieldEdit] = {
                                _fleet(image={"id": "m-2ze0gpuimage00000001"}),
                                "running instances keep the old image: scale to 0 and back, "
                                "or start an ESS instance refresh"),
+    "serving-image": FieldEdit(
+        "serving.image", "inference-prod", "serve:latest -> serve:v2",
+        _set("serving.image",
+             "chat-serve-registry-acr-registry-vpc.cn-hangzhou.cr.aliyuncs.com/chat-serve/"
+             "serve:v2"),
+        "running instances keep the server they booted: raise the group's desired capacity by "
+        "its size, wait until the new instances are in service (each joins the load balancer "
+        "once its server answers), lower it back (the oldest leave first, drained)"),
+    "serving-model": FieldEdit(
+        "serving.model", "inference-prod", "chat -> chat-v2", _set("serving.model", "chat-v2"),
+        "running instances keep the model they fetched: roll them as for serving.image, or "
+        "upload the new model under a new prefix first (a prefix's files are checked, never "
+        "replaced under a running server)"),
     "erdma-off": FieldEdit("fleet.erdma", "training-prod", "auto -> off", _fleet(erdma="off"),
                            "none: the provider fixes the traffic mode at creation"),
     "spot-strategy": FieldEdit(

@@ -29,7 +29,8 @@ POLICIES = ("nothing", "in place", "partly ignored", "ignored by the provider",
             "replaces data", "refused")
 """Update policies, least to most disruptive; `ignored by the provider`: accepted and never
 applied (the cloud keeps the old value), `partly ignored`: some of it; `new nodes only`: an
-ACK node pool's template changes, running nodes keep the old setting; `reconfigures running
+ACK node pool's template or an ESS scaling configuration changes, running nodes keep the old
+setting; `reconfigures running
 nodes`: the nodes' config.sh reaches them by Cloud Assistant (the configuration channel)
 and their bootstrap runs again, or ACK applies a node configuration to a pool's running nodes
 in batches; `refused`: protection or the cloud API refuses it (update_preconditions)."""
@@ -47,7 +48,8 @@ def policies_of(report: ChangeReport) -> list[str]:
                                or impact.gpu_nodes.get("deleted") or impact.scaled_in),
         "restarts nodes": bool(impact.gpu_nodes.get("restarted")),
         "reconfigures running nodes": bool(impact.reconfigured or impact.rolled),
-        "new nodes only": bool(impact.new_nodes_only),
+        "new nodes only": bool(impact.new_nodes_only or impact.old_image
+                               or impact.old_user_data),
         "ignored by the provider": bool(impact.ignored) and not _applied(report),
         "partly ignored": bool(impact.ignored) and _applied(report),
         "in place": any(c.change != "same" for c in report.changes if c.custom)}

@@ -1445,8 +1445,9 @@ export interface SecurityConfig {
 }
 
 /**
- * The model server the stack runs on its GPU pool (`security.service_ports[0]` is the
- * port it listens on). ACK only: on ECS the nodes run the server themselves.
+ * The model server the stack runs (`security.service_ports[0]` is the port it listens
+ * on): on ACK a Deployment on the GPU pool; on ECS a container on every node of the
+ * fleet, with every GPU of its node, behind `load_balancer`.
  */
 export interface ServingConfig {
     /**
@@ -1454,8 +1455,8 @@ export interface ServingConfig {
      */
     command?: string[];
     /**
-     * GPUs each server asks for. Default: every GPU of the fleet's smallest instance type
-     * (one server per node).
+     * ACK only: GPUs each server asks for. Default: every GPU of the fleet's smallest
+     * instance type (one server per node).
      */
     gpusPerPod?: number;
     /**
@@ -1463,25 +1464,34 @@ export interface ServingConfig {
      */
     image?: string;
     /**
-     * An internet NLB instead of the default intranet one.
+     * ACK only: an internet NLB instead of the default intranet one.
      */
     internetFacing?: boolean;
     /**
-     * Most servers. Default: fleet.max_size.
+     * ACK only: most servers. Default: fleet.max_size.
      */
     maxReplicas?: number;
     /**
-     * Fewest servers. Default: fleet.min_size, at least 1.
+     * ACK only: fewest servers. Default: fleet.min_size, at least 1.
      */
     minReplicas?: number;
     /**
-     * HTTP path that answers 200 once the server can take requests: the pods' readiness
-     * probe and the NLB's health check. Default /health (vLLM's; Triton's is
+     * The model's prefix in the stack's models bucket (e.g. `chat` or `llama-3-8b/v2`); the
+     * server finds it read-only at /mnt/models/<model> (env MODEL_DIR). On ACK the models
+     * bucket is mounted there; on ECS each node downloads the files the prefix's SHA256SUMS
+     * manifest (`sha256sum` output) lists, checks every one and only then starts the server.
+     * Default none: the image carries its model.
+     */
+    model?: string;
+    /**
+     * HTTP path that answers 2xx once the server can take requests: the pods' readiness
+     * probe, the load balancer's health check and, on ECS, what a new node waits for before it
+     * tells the scaling group it is ready. Default /health (vLLM's; Triton's is
      * /v2/health/ready).
      */
     readinessPath?: string;
     /**
-     * Average GPU utilisation (percent) the autoscaler keeps. Default 70.
+     * ACK only: average GPU utilisation (percent) the autoscaler keeps. Default 70.
      */
     targetGpuUtil?: number;
 }
@@ -2011,8 +2021,9 @@ export interface InferenceServiceArgs {
      */
     security?: SecurityConfig;
     /**
-     * The model server the stack runs on its GPU pool, with an NLB Service and an
-     * autoscaler (ACK only). Default none: the stack installs no server.
+     * The model server the stack runs: on ACK on its GPU pool, with an NLB Service and an
+     * autoscaler; on ECS a unit on every node of the fleet, behind `load_balancer`, whose
+     * health checks it answers. Default none: the stack installs no server.
      */
     serving?: ServingConfig;
     /**

@@ -24,7 +24,7 @@ from importlib import resources
 
 from gpu_infra.blocks.bootstrap.minify import strip_python, strip_shell
 from gpu_infra.blocks.bootstrap.packing import pack, unpack
-from gpu_infra_facts import container_runtime, jobs, node_stack
+from gpu_infra_facts import container_runtime, jobs, node_stack, serving
 from gpu_infra_facts.naming import child_name, with_suffix
 from gpu_infra_facts.node_stack import DriverRoute, DriverStack
 
@@ -155,6 +155,30 @@ class NodeRegistry:
     endpoint: str
     instance_id: str | None
     mirror_prefix: str
+
+
+@dataclass(frozen=True)
+class ServingUnit:
+    """The model server of an ECS inference fleet (serving_files): gpu-infra-serving.service
+    on every node runs gpu-infra-serve, which fetches the model into `model_cache` (checked
+    against its manifest), pulls `image` and runs it with every GPU, publishing `port`; the
+    serving step waits for `readiness_path` before the node reports healthy."""
+
+    image: str
+    command: tuple[str, ...]
+    """The server's command and arguments (empty: the image's entrypoint)."""
+    port: int
+    readiness_path: str
+    model: str | None = None
+    """The model's prefix in `models_bucket` (None: the image carries its model)."""
+    models_bucket: str = ""
+    model_cache: str = f"{STATE_ROOT}/models"
+    """Where the node keeps the checked model (a data disk where the fleet has one)."""
+
+    @property
+    def model_dir(self) -> str:
+        """Where the container finds the model (read-only): /mnt/models/<model>, as on ACK."""
+        return f"{jobs.MODELS_PATH}/{self.model}" if self.model else ""
 
 
 @dataclass(frozen=True)
@@ -292,6 +316,9 @@ class BootstrapSpec:
     spot watcher, the GPU health check); None: the nodes get none of them."""
     render_worker: RenderWorker | None = None
     """The render worker the nodes run (delivered with the node tools); None: none."""
+    serving: ServingUnit | None = None
+    """The model server every node runs (delivered with the node tools; the serving step
+    starts it before the health step)."""
 
     @property
     def cluster(self) -> bool:
@@ -316,6 +343,7 @@ class BootstrapSpec:
         steps += ["nccl_env"] if self.erdma else []
         steps += ["cluster_ssh"] if self.cluster else []
         steps += ["render_worker"] if self.render_worker else []
+        steps += ["serving"] if self.serving else []
         steps += ["health"]
         steps += ["cluster_peers"] if self.cluster else []
         return steps
@@ -338,6 +366,7 @@ STEP_FILES = {
     "cloudmonitor": "cloudmonitor.sh", "cluster_ssh": "cluster.sh", "cluster_peers": "cluster.sh",
     "health": "health.sh", "logs": "logs.sh", "logs_install": "logs.sh",
     "render_worker": "render.sh",
+    "serving": "serving.sh",
 }
 """Step -> the file defining step_<name>."""
 HEALTH_NEEDS = ("gpu_driver.sh", "erdma.sh", "fabric_manager.sh", "cloudmonitor.sh")
@@ -419,8 +448,8 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
         "ECS_ENDPOINT": node_stack.api_endpoint("ecs", spec.region),
         "ESS_ENDPOINT": node_stack.api_endpoint("ess", spec.region),
         "CMS_ENDPOINT": node_stack.api_endpoint("metrics", spec.region),
-        "SCALE_OUT_WAIT_SECONDS": node_stack.READINESS_TIMEOUT_SECONDS[spec.route]
-        - node_stack.SCALE_OUT_ANSWER_MARGIN_SECONDS,
+        "SCALE_OUT_WAIT_SECONDS": node_stack.readiness_timeout(
+            spec.route, spec.serving is not None) - node_stack.SCALE_OUT_ANSWER_MARGIN_SECONDS,
         "SCALING_GROUP_ID": spec.scaling_group_id or "",
         "LIFECYCLE_HOOK_ID": spec.lifecycle_hook_id or "",
         "HEALTH_TAG_KEY": HEALTH_TAG_KEY, "NODE_RELEASE": node_release(),
@@ -432,6 +461,13 @@ def config_script(spec: BootstrapSpec, *, bake_only: bool = False) -> str:
     if spec.node_tools:
         values.update({"NODE_TOOLS_BUCKET": spec.node_tools.bucket,
                        "NODE_TOOLS_OBJECT": spec.node_tools.key})
+    if spec.serving:  # the serving step's and the model fetch's (the bucket stays out of the
+        # node tools, which name no bucket)
+        values.update({"SERVING_PORT": spec.serving.port,
+                       "SERVING_READY_PATH": spec.serving.readiness_path,
+                       "SERVING_START_SECONDS": serving.START_SECONDS,
+                       "SERVING_POLL_SECONDS": serving.POLL_SECONDS,
+                       "MODELS_BUCKET": spec.serving.models_bucket})
     if spec.trust:
         values.update({"OOS_ENDPOINT": node_stack.api_endpoint("oos", spec.region),
                        "SSH_USER_KEY": spec.trust.user_key,
@@ -713,6 +749,24 @@ def drain_command(limit_seconds: int, ports: Sequence[int] = (),
     return strip_shell(script.replace("@PORTS@", " ".join(str(port) for port in ports)))
 
 
+def serving_files(unit: ServingUnit) -> dict[str, tuple[str, int]]:
+    """The model server's unit, its program (gpu-infra-serve), its settings
+    (/etc/gpu-infra/serving.env) and, with a model, gpu-infra-api's model fetch."""
+    settings: dict[str, str | int] = {
+        "SERVING_IMAGE": unit.image, "SERVING_ENTRYPOINT": unit.command[0] if unit.command
+        else "", "SERVING_ARGS": shlex.join(unit.command[1:]),
+        "SERVING_CONTAINER": serving.CONTAINER, "MODEL": unit.model or "",
+        "MODEL_CACHE": unit.model_cache, "MODEL_DIR": unit.model_dir}
+    files = {f"{INSTALL_DIR}/bin/gpu-infra-serve": (
+                 strip_shell(step_source("gpu-infra-serve")), 0o755),
+             f"/etc/systemd/system/{serving.UNIT}": (
+                 unit_source(serving.UNIT).replace("@CONTAINER@", serving.CONTAINER), 0o644),
+             "/etc/gpu-infra/serving.env": (env_file(settings), 0o644)}
+    if unit.model:
+        files[f"{INSTALL_DIR}/bin/gpu_infra_models.py"] = api_module("gpu_infra_models")
+    return files
+
+
 def gpu_health_files(check: GpuHealthCheck) -> dict[str, tuple[str, int]]:
     """The GPU health check, its unit (bounded in CPU, I/O and time) and its timer."""
     service = step_source("gpu-infra-gpu-health.service").replace("@GROUP@", check.group_name)
@@ -753,13 +807,16 @@ NODE_TOOLS_PREFIX = f"{NODE_OBJECTS_PREFIX}node-tools"
 def node_tools_files(spec: BootstrapSpec) -> dict[str, tuple[str, int]]:
     """What the node tools install: the fleet's bootstrap.sh (over the user data's loader),
     the job launcher and spot watcher (launch_files), the GPU health check
-    (gpu_health_files), the drain's hand-back to the job queue (gpu_infra_queue.py),
-    gpu-infra-api's GPU checks and the cluster wiring: what the user data has no room for."""
+    (gpu_health_files), the model server (serving_files), the drain's hand-back to the job
+    queue (gpu_infra_queue.py), gpu-infra-api's GPU checks and the cluster wiring: what the
+    user data has no room for."""
     with_tools = spec if spec.node_tools else replace(spec, node_tools=NodeTools("", "", ""))
     files = {f"{INSTALL_DIR}/bootstrap.sh": (bootstrap_program(with_tools), 0o755),
              **launch_files(spec.elastic, spec.spot_watch)}
     if spec.gpu_health:
         files.update(gpu_health_files(spec.gpu_health))
+    if spec.serving:
+        files.update(serving_files(spec.serving))
     if spec.returns_jobs or spec.render_worker:
         files[f"{INSTALL_DIR}/bin/gpu_infra_queue.py"] = (
             strip_python(step_source("gpu_infra_queue.py")), 0o755)
@@ -889,8 +946,8 @@ def user_data_size(text: str) -> int:
 __all__ = ["CONFIG_RUN_SECONDS", "CONFIG_WAIT_SECONDS", "DATA_ROOT", "JOB_UNIT",
            "NODE_OBJECTS_PREFIX", "BakeTask", "BootstrapSpec", "ElasticLaunch",
            "GpuHealthCheck", "GridPackage", "NodeRegistry", "NodeTools", "NodeTrustNames",
-           "RenderWorker",
-           "SharedFsMount", "SpotWatch", "bake_tasks", "config_command", "config_script",
-           "drain_command", "gpu_health_files", "launch_files", "node_files", "node_release",
-           "node_script", "node_tools_files", "node_tools_installer", "render_files",
-           "trust_names", "unpack_user_data", "user_data", "user_data_size", "with_node_tools"]
+           "RenderWorker", "ServingUnit", "SharedFsMount", "SpotWatch", "bake_tasks",
+           "config_command", "config_script", "drain_command", "gpu_health_files",
+           "launch_files", "node_files", "node_release", "node_script", "node_tools_files",
+           "node_tools_installer", "render_files", "serving_files", "trust_names",
+           "unpack_user_data", "user_data", "user_data_size", "with_node_tools"]

@@ -54,6 +54,9 @@ class ServingTarget:
     target_gpu_util: int = 70
     internet_facing: bool = False
     models_claim: str | None = None
+    model: str | None = None
+    """The model's prefix in the models bucket: MODEL_DIR is /mnt/models/<model> (None: the
+    bucket's root)."""
     namespace: str = "default"
     client_cidrs: Sequence[str] = ()
     """Who may reach the port: the Service's `loadBalancerSourceRanges` (the cloud
@@ -92,7 +95,8 @@ def serving_objects(target: ServingTarget) -> list[Manifest]:
                                        "labelSelector": {"matchLabels": selector}}],
         "containers": [container]}
     if target.models_claim:
-        container["env"] = [{"name": "MODEL_DIR", "value": jobs.MODELS_PATH}]
+        model_dir = f"{jobs.MODELS_PATH}/{target.model}" if target.model else jobs.MODELS_PATH
+        container["env"] = [{"name": "MODEL_DIR", "value": model_dir}]
         container["volumeMounts"] = [{"name": "models", "mountPath": jobs.MODELS_PATH,
                                       "readOnly": True}]
         pod["volumes"] = [{"name": "models", "persistentVolumeClaim": {

@@ -46,7 +46,7 @@ DISK_POLL_SECONDS=5
 ECS_ENDPOINT=ecs.cn-hangzhou.aliyuncs.com
 ESS_ENDPOINT=ess.cn-hangzhou.aliyuncs.com
 CMS_ENDPOINT=metrics.cn-hangzhou.aliyuncs.com
-SCALE_OUT_WAIT_SECONDS=3300
+SCALE_OUT_WAIT_SECONDS=5100
 SCALING_GROUP_ID=asg-49880c77be45d77c7
 LIFECYCLE_HOOK_ID=393e520f14c75fcae
 HEALTH_TAG_KEY=GpuInfraHealth
@@ -54,10 +54,15 @@ REGISTRY_ENDPOINT=chat-serve-registry-acr-registry-vpc.cn-hangzhou.cr.aliyuncs.c
 REGISTRY_INSTANCE_ID=27e7006913622bd6b
 CR_ENDPOINT=cr.cn-hangzhou.aliyuncs.com
 NODE_TOOLS_BUCKET=chat-serve-prod-models
-NODE_TOOLS_OBJECT=gpu-infra/node-tools/38ad39ac0a88499f9483147cc19b5d50b4cb8b3b94f16cae109a0ee387abef5b.sh
+NODE_TOOLS_OBJECT=gpu-infra/node-tools/10be89708ba746ba1dcf14ee3c826fac74d89d855a7206e4a2687cb7d395d854.sh
+SERVING_PORT=8000
+SERVING_READY_PATH=/health
+SERVING_START_SECONDS=1800
+SERVING_POLL_SECONDS=10
+MODELS_BUCKET=chat-serve-prod-models
 readonly -a DATA_DISKS=(model-cache)
 readonly -a NVLINK_TYPES=()
-readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs_off gpu_driver container_runtime cloudmonitor health)
+readonly -a NODE_STEPS=(logs node_tools data_disks shared_fs_off gpu_driver container_runtime cloudmonitor serving health)
 readonly -a NCCL_ENV=(NCCL_SOCKET_IFNAME=eth0 NCCL_IB_HCA=erdma NCCL_IB_GID_INDEX=1 NCCL_IB_QPS_PER_CONNECTION=8 NCCL_MIN_NCHANNELS=16 NCCL_NET_PLUGIN=none)
 readonly -a NCCL_MULTI_NIC_ENV=(NCCL_IB_GID_INDEX=-1 NCCL_IB_ADDR_FAMILY=AF_INET NCCL_IB_ROCE_VERSION_NUM=2)
 readonly -A GPU_COUNTS=(["ecs.gn6i-c4g1.xlarge"]=1 ["ecs.gn7i-c16g1.4xlarge"]=1 ["ecs.gn7i-c8g1.2xlarge"]=1)
@@ -192,7 +197,8 @@ GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
 """usage: gpu-infra-api tag KEY=VALUE... | peers | secret NAME | answer-scale-out
-| event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink | pull IMAGE"""
+| event STATUS STEP FILE | oss-get BUCKET KEY FILE | model-get PREFIX DIR
+| gpu-check cuda|nvlink | pull IMAGE"""
 import base64
 import datetime
 import email.utils
@@ -215,7 +221,8 @@ VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos"
 EVENT_LINES = 20
 TRIES = 5
 METADATA_SECONDS = 30
-HINTS = {"InvalidObjectState": " (archived by a lifecycle rule: restore the object)"}
+HINTS = {"InvalidObjectState": " (archived by a lifecycle rule: restore the object)",
+ "NoSuchKey": " (no such object: upload it)"}
 @functools.lru_cache(maxsize=None)
 def config():
  path = os.environ.get("GPU_INFRA_ROOT", "") + "/opt/gpu-infra/config.sh"
@@ -245,7 +252,8 @@ def fetch(what, make, seconds=15, target=None, absent=()):
    if last or error.code < 500 and error.code != 429 and "Throttling" not in code:
     print(f"gpu-infra-api: {what} failed: {error.code} {code}{HINTS.get(code, '')}",
      file=sys.stderr)
-    raise SystemExit(75 if code.startswith("EntityNotExists") else 1) from None
+    raise SystemExit(75 if code.startswith(("EntityNotExists", "NoSuchKey"))
+     else 1) from None
   except (OSError, http.client.HTTPException) as error:
    if last:
     raise SystemExit(f"gpu-infra-api: {what} failed: {error!r}") from None
@@ -372,6 +380,9 @@ def main(argv):
  elif command == "pull" and len(args) == 1:
   import gpu_infra_pull
   gpu_infra_pull.pull(cfg, sys.modules[__name__], args[0])
+ elif command == "model-get" and len(args) == 2:
+  import gpu_infra_models
+  gpu_infra_models.model_get(cfg, oss_get, cfg["MODELS_BUCKET"], *args)
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":

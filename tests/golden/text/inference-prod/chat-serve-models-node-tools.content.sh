@@ -386,6 +386,30 @@ ARGUS_VERSION=$CMS_AGENT_VERSION bash "$installer"
 rm -f "$installer"
 agent_running || fail "the CloudMonitor agent is not running after its install"
 }
+step_serving() {
+local stamp=$STATE_DIR/serving.sha256 error=$STATE_DIR/serving.error digest url waited=0
+local waiting=$STATE_DIR/serving.waiting
+digest=$(cat "$ETC_DIR/serving.env" "$ROOT/etc/systemd/system/gpu-infra-serving.service" \
+    "$BIN_DIR/gpu-infra-serve" | sha256sum)
+rm -f "$error" "$waiting"
+systemctl enable gpu-infra-serving.service
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
+systemctl start gpu-infra-serving.service
+else
+systemctl restart gpu-infra-serving.service
+fi
+printf '%s\n' "$digest" > "$stamp"
+url=http://127.0.0.1:$SERVING_PORT$SERVING_READY_PATH
+until curl -fsS -o /dev/null --max-time 5 "$url"; do
+[ ! -s "$error" ] || fail "the model server cannot start: $(cat "$error")"
+[ "$waited" -lt "$SERVING_START_SECONDS" ] ||
+fail "the model server did not answer $url in ${SERVING_START_SECONDS}s:" \
+        "$(cat "$waiting" 2>/dev/null || echo "journalctl -u gpu-infra-serving")"
+sleep "$SERVING_POLL_SECONDS"
+waited=$((waited + SERVING_POLL_SECONDS))
+done
+log "the model server answers $url (${waited}s)"
+}
 check() {
 local what=$1
 shift
@@ -773,6 +797,122 @@ AccuracySec=30s
 
 [Install]
 WantedBy=timers.target
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu-infra-serve 755 <<'GPU_INFRA_EOF'
+#!/bin/sh
+set -eu
+R=${GPU_INFRA_ROOT:-}
+ERROR_FILE=$R/var/lib/gpu-infra/serving.error WAITING_FILE=$R/var/lib/gpu-infra/serving.waiting
+API=${GPU_INFRA_API:-$R/opt/gpu-infra/bin/gpu-infra-api}
+# shellcheck source=/dev/null
+. "$R/etc/gpu-infra/serving.env"
+failed() {
+printf '%s\n' "$2" > "$1"
+printf 'gpu-infra-serve: %s\n' "$2" >&2
+exit "$3"
+}
+mkdir -p "${ERROR_FILE%/*}"
+rm -f "$ERROR_FILE" "$WAITING_FILE"
+set -- --rm --name "$SERVING_CONTAINER" --gpus all --ipc host --network host
+if [ -n "$MODEL" ]; then
+code=0
+dir=$("$API" model-get "$MODEL" "$R$MODEL_CACHE" 2>"$ERROR_FILE.tmp") || code=$?
+[ "$code" -ne 75 ] || failed "$WAITING_FILE" "model $MODEL: $(tail -n 1 "$ERROR_FILE.tmp")" 75
+[ "$code" -eq 0 ] || failed "$ERROR_FILE" "model $MODEL: $(tail -n 1 "$ERROR_FILE.tmp")" 1
+rm -f "$ERROR_FILE.tmp"
+set -- "$@" -v "$dir:$MODEL_DIR:ro" -e "MODEL_DIR=$MODEL_DIR"
+fi
+gpu-infra-pull "$SERVING_IMAGE" 2>"$ERROR_FILE.tmp" ||
+failed "$ERROR_FILE" "image $SERVING_IMAGE: $(tail -n 1 "$ERROR_FILE.tmp")" 1
+rm -f "$ERROR_FILE.tmp"
+[ -z "$SERVING_ENTRYPOINT" ] || set -- "$@" --entrypoint "$SERVING_ENTRYPOINT"
+eval "set -- \"\$@\" \"\$SERVING_IMAGE\" $SERVING_ARGS"
+exec docker run "$@"
+GPU_INFRA_EOF
+w /etc/systemd/system/gpu-infra-serving.service 644 <<'GPU_INFRA_EOF'
+[Unit]
+Description=gpu-infra model server (the stack's serving section)
+After=docker.service network-online.target
+Requires=docker.service
+Wants=network-online.target
+[Service]
+Environment=PATH=/opt/gpu-infra/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+ExecStartPre=-/usr/bin/docker rm -f gpu-infra-serving
+ExecStart=/opt/gpu-infra/bin/gpu-infra-serve
+ExecStop=/usr/bin/docker stop --time 30 gpu-infra-serving
+TimeoutStopSec=60
+Restart=always
+RestartSec=10
+[Install]
+WantedBy=multi-user.target
+GPU_INFRA_EOF
+w /etc/gpu-infra/serving.env 644 <<'GPU_INFRA_EOF'
+SERVING_IMAGE=chat-serve-registry-acr-registry-vpc.cn-hangzhou.cr.aliyuncs.com/chat-serve/serve:latest
+SERVING_ENTRYPOINT=vllm
+SERVING_ARGS='serve /mnt/models/chat --port 8000'
+SERVING_CONTAINER=gpu-infra-serving
+MODEL=chat
+MODEL_CACHE=/mnt/model-cache/models
+MODEL_DIR=/mnt/models/chat
+GPU_INFRA_EOF
+w /opt/gpu-infra/bin/gpu_infra_models.py 644 <<'GPU_INFRA_EOF'
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import typing
+MANIFEST = "SHA256SUMS"
+LINE = re.compile(r"^([0-9a-f]{64}) [ *](.+)$")
+def entries(text, where):
+ found = []
+ for number, line in enumerate(text.splitlines(), start=1):
+  if not line.strip():
+   continue
+  match = LINE.match(line)
+  path = match.group(2) if match else ""
+  path = path[2:] if path.startswith("./") else path
+  parts = path.split("/")
+  if not match or path.startswith("/") or {"", ".", ".."} & set(parts):
+   raise SystemExit("gpu-infra-api: %s line %d: not `<sha256>  <relative path>`"
+    % (where, number))
+  found.append((match.group(1), path))
+ if not found:
+  raise SystemExit("gpu-infra-api: %s lists no file" % where)
+ return found
+def sha256_of(path):
+ digest = hashlib.sha256()
+ with open(path, "rb") as handle:
+  for chunk in iter(lambda: handle.read(1 << 20), b""):
+   digest.update(chunk)
+ return digest.hexdigest()
+def model_get(cfg, oss_get, bucket, prefix, cache):
+ os.makedirs(cache, exist_ok=True)
+ staging = tempfile.mkdtemp(prefix=".partial-", dir=cache)
+ try:
+  manifest = os.path.join(staging, MANIFEST)
+  oss_get(cfg, bucket, "%s/%s" % (prefix, MANIFEST), manifest)
+  final = os.path.join(cache, sha256_of(manifest))
+  for name in os.listdir(cache):
+   if os.path.join(cache, name) not in (staging, final):
+    shutil.rmtree(os.path.join(cache, name), ignore_errors=True)
+  if not os.path.isdir(final):
+   where = "oss://%s/%s/%s" % (bucket, prefix, MANIFEST)
+   with open(manifest, encoding="utf-8", errors="replace") as handle:
+    files = entries(handle.read(), where)
+   tree = os.path.join(staging, "model")
+   for sha256, path in files:
+    target = os.path.join(tree, path)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    oss_get(cfg, bucket, "%s/%s" % (prefix, path), target)
+    if sha256_of(target) != sha256:
+     raise SystemExit("gpu-infra-api: oss://%s/%s/%s does not match its sha256 "
+      "in %s (corrupt, or replaced after the manifest was made)"
+      % (bucket, prefix, path, MANIFEST))
+   os.rename(tree, final)
+  print(final)
+ finally:
+  shutil.rmtree(staging, ignore_errors=True)
 GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu_infra_node.py 644 <<'GPU_INFRA_EOF'
 import importlib.machinery

@@ -192,7 +192,8 @@ GPU_INFRA_EOF
 w /opt/gpu-infra/bin/gpu-infra-api 755 <<'GPU_INFRA_EOF'
 #!/usr/bin/env python3
 """usage: gpu-infra-api tag KEY=VALUE... | peers | secret NAME | answer-scale-out
-| event STATUS STEP FILE | oss-get BUCKET KEY FILE | gpu-check cuda|nvlink | pull IMAGE"""
+| event STATUS STEP FILE | oss-get BUCKET KEY FILE | model-get PREFIX DIR
+| gpu-check cuda|nvlink | pull IMAGE"""
 import base64
 import datetime
 import email.utils
@@ -215,7 +216,8 @@ VERSIONS = {"ecs": "2014-05-26", "ess": "2014-08-28", "cms": "2019-01-01", "oos"
 EVENT_LINES = 20
 TRIES = 5
 METADATA_SECONDS = 30
-HINTS = {"InvalidObjectState": " (archived by a lifecycle rule: restore the object)"}
+HINTS = {"InvalidObjectState": " (archived by a lifecycle rule: restore the object)",
+ "NoSuchKey": " (no such object: upload it)"}
 @functools.lru_cache(maxsize=None)
 def config():
  path = os.environ.get("GPU_INFRA_ROOT", "") + "/opt/gpu-infra/config.sh"
@@ -245,7 +247,8 @@ def fetch(what, make, seconds=15, target=None, absent=()):
    if last or error.code < 500 and error.code != 429 and "Throttling" not in code:
     print(f"gpu-infra-api: {what} failed: {error.code} {code}{HINTS.get(code, '')}",
      file=sys.stderr)
-    raise SystemExit(75 if code.startswith("EntityNotExists") else 1) from None
+    raise SystemExit(75 if code.startswith(("EntityNotExists", "NoSuchKey"))
+     else 1) from None
   except (OSError, http.client.HTTPException) as error:
    if last:
     raise SystemExit(f"gpu-infra-api: {what} failed: {error!r}") from None
@@ -372,6 +375,9 @@ def main(argv):
  elif command == "pull" and len(args) == 1:
   import gpu_infra_pull
   gpu_infra_pull.pull(cfg, sys.modules[__name__], args[0])
+ elif command == "model-get" and len(args) == 2:
+  import gpu_infra_models
+  gpu_infra_models.model_get(cfg, oss_get, cfg["MODELS_BUCKET"], *args)
  else:
   raise SystemExit(__doc__)
 if __name__ == "__main__":
