@@ -9,12 +9,9 @@ it back at once."""
 from __future__ import annotations
 
 import json
-import re
-import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,15 +21,24 @@ from gpu_infra.blocks.bootstrap import (
     RenderWorker,
     drain_command,
     node_tools_installer,
-    step_source,
+    user_data,
     with_node_tools,
 )
 from gpu_infra_facts import node_stack
 
-from .bootstrap_sandbox import INSTANCE_TYPE, OS_RELEASES, Sandbox
+from .bootstrap_sandbox import INSTANCE_TYPE
 from .container_standins import docker_runs
 from .fake_node_cloud import FakeNodeCloud
-from .node_systems import PYTHONS, dash, python_of
+from .node_systems import PYTHONS, dash
+from .render_node import (
+    Node,
+    boot_render_node,
+    container_hook,
+    new_sandbox,
+    stopped,
+    until,
+)
+from .test_workload_commands import PACKAGES, closure
 
 pytestmark = pytest.mark.slow  # runs the worker under the node's Python
 
@@ -58,65 +64,14 @@ exit "${RENDER_STATUS:-0}"
 '''
 
 
-@dataclass
-class Node:
-    """A booted render node of the sandbox; the worker runs under `python` as its unit
-    would, its cloud client pointed at `cloud`."""
-
-    sandbox: Sandbox
-    python: str
-    cloud: FakeNodeCloud
-
-    @property
-    def dir(self) -> Path:
-        return self.sandbox.dir
-
-    @property
-    def root(self) -> Path:
-        return self.sandbox.root
-
-    def env(self, **extra: str) -> dict[str, str]:
-        return {**self.sandbox.env(), **extra}
-
-    def start(self, **extra: str) -> subprocess.Popen[str]:
-        """The unit's ExecStart (python3 gpu_infra_render.py) under this node's python."""
-        unit = (self.root / "etc/systemd/system/gpu-infra-render.service").read_text()
-        [command] = [line.removeprefix("ExecStart=") for line in unit.splitlines()
-                     if line.startswith("ExecStart=")]
-        _, program = command.split()
-        return subprocess.Popen([self.python, str(self.root / program.lstrip("/"))],
-                                env=self.env(**extra), stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True)
-
-    def jobs(self) -> list[str]:
-        """The job files (the worker makes their directory when it starts)."""
-        directory = self.root / "var/lib/gpu-infra/jobs"
-        return sorted(p.name for p in directory.iterdir()) if directory.is_dir() else []
-
-
 def render_node(directory: Path, cloud: FakeNodeCloud, system: str) -> Node:
-    """A render node booted in the sandbox from its user data and node tools: the container
-    runtime installed by its step (docker answers nothing before), the worker's unit enabled
-    and started by the render_worker step; then its client pointed at the stand-in cloud."""
+    """A render node of SPEC booted in the sandbox, the render of RENDER in its image."""
     assert SPEC.node_tools is not None
-    sandbox = Sandbox(directory, gpus=1, os_release=OS_RELEASES[system])
-    stored = sandbox.dir / "objects" / SPEC.node_tools.key
-    stored.parent.mkdir(parents=True, exist_ok=True)
-    stored.write_text(node_tools_installer(SPEC))
-    (sandbox.dir / "bin/python3").symlink_to(python_of(system))
-    assert sandbox.install(SPEC).code == 0
-    boot = sandbox.boot()
-    assert boot.code == 0, boot.output
-    assert "systemctl enable gpu-infra-render.service" in boot.calls
-    assert "systemctl restart --no-block gpu-infra-render.service" in boot.calls
-    config = sandbox.root / "opt/gpu-infra/config.sh"
-    config.write_text(config.read_text() + "".join(
-        f"{key}={value}\n" for key, value in cloud.settings("i-render1").items()))
-    (sandbox.root / "mnt/shared").mkdir(parents=True, exist_ok=True)
-    hooks = sandbox.dir / "containers"
-    hooks.mkdir()
-    (hooks / IMAGE.replace("/", "_").replace(":", "_").replace("@", "_")).write_text(RENDER)
-    return Node(sandbox, python_of(system), cloud)
+    sandbox = new_sandbox(directory, system)
+    node = boot_render_node(sandbox, cloud, system, user_data(SPEC),
+                            {SPEC.node_tools.key: node_tools_installer(SPEC)})
+    container_hook(sandbox, IMAGE, RENDER)
+    return node
 
 
 @pytest.fixture(params=sorted(PYTHONS))
@@ -125,26 +80,6 @@ def node(request, tmp_path) -> Iterator[Node]:
         cloud.state.region = "cn-hangzhou"
         cloud.state.queues.visibility[QUEUE] = WORKER.visibility_seconds
         yield render_node(tmp_path, cloud, request.param)
-
-
-def until(condition: Callable[[], bool], worker: subprocess.Popen[str],
-          seconds: float = 60) -> None:
-    """Wait for `condition`; past `seconds`, fail with what the worker said."""
-    end = time.time() + seconds
-    while not condition():
-        if time.time() > end or worker.poll() is not None:
-            worker.kill()
-            pytest.fail(f"timed out; the worker said:\n{worker.communicate()[0]}")
-        time.sleep(0.05)
-
-
-def stopped(process: subprocess.Popen[str]) -> str:
-    """SIGTERM (a stop of the unit) and the worker's output; it must exit 0."""
-    process.send_signal(signal.SIGTERM)
-    output = process.communicate(timeout=90)[0]
-    assert process.returncode == 0, output
-    assert "Traceback" not in output, output
-    return output
 
 
 def test_a_frame_is_rendered_uploaded_and_its_message_deleted(node):
@@ -231,27 +166,19 @@ def test_a_stop_mid_job_hands_it_back_at_once(node):
     assert node.jobs() == []
 
 
-WORKER_COMMAND = re.compile(r'\[\s*"(docker)"|BIN_DIR \+ "/([\w-]+)"')
-"""A command the worker runs: `["docker", ...]` or a node tool `BIN_DIR + "/name"`."""
-
-
-def test_every_command_the_worker_runs_is_installed_by_the_node(tmp_path):
-    """docker answers only once the container runtime step installed it (the stand-in exits
-    127 before); each node tool is a file the user data or the node tools write; python3 of
-    the unit is the system's own (every supported image has one: node_systems)."""
-    source = step_source("gpu_infra_render.py")
-    commands = {a or b for a, b in WORKER_COMMAND.findall(source)}
-    assert commands == {"docker", "gpu-infra-pull"}
+def test_every_command_the_worker_runs_is_installed_on_a_booted_node(tmp_path):
+    """The commands and node tools the worker's unit needs (tests/test_workload_commands.py
+    reads them from the unit and its programs), on a booted node: docker answers only once
+    the container runtime step installed it (the stand-in exits 127 before); each node tool
+    is a file the user data or the node tools wrote."""
+    commands, tools = closure("gpu-infra-render.service")
+    assert PACKAGES.keys() & commands.keys() == {"docker"}
     with FakeNodeCloud([]) as cloud:
         node = render_node(tmp_path, cloud, "ubuntu-22.04")
-    for command in sorted(commands):
-        if command == "docker":
-            done = subprocess.run(["docker", "--version"], env=node.env(),
-                                  capture_output=True, text=True, check=False)
-            assert done.returncode == 0, done.stderr
-            assert "docker-ce" in (node.dir / "calls.log").read_text()  # by the runtime step
-        else:
-            tool = node.root / "opt/gpu-infra/bin" / command
-            assert tool.is_file() and tool.stat().st_mode & 0o111, command
-    unit = (node.root / "etc/systemd/system/gpu-infra-render.service").read_text()
-    assert "ExecStart=/usr/bin/python3 /opt/gpu-infra/bin/gpu_infra_render.py" in unit
+    done = subprocess.run(["docker", "--version"], env=node.env(), capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "docker-ce" in (node.dir / "calls.log").read_text()  # by the runtime step
+    assert {"gpu_infra_render.py", "gpu-infra-pull", "gpu-infra-api"} <= tools
+    for tool in tools:
+        assert (node.root / "opt/gpu-infra/bin" / tool).is_file(), tool
