@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from gpu_infra.blocks.bootstrap import node_tools_installer, with_node_tools
+from gpu_infra.blocks.bootstrap import BootstrapSpec, node_tools_installer, with_node_tools
 from gpu_infra.nodeplan.plans import SpotWorkers
 
 from .bootstrap_sandbox import INSTANCE_TYPE, Sandbox
@@ -50,12 +50,10 @@ exec {sys.executable} "$GPU_INFRA_ROOT$script" "$@"
 '''
 
 
-def worker_sandbox(directory: Path) -> Sandbox:
-    """A spot worker of a training fleet as ESS launches it: its user data installed (not
-    booted yet), its node tools in the bucket, the image's stand-in in place; gpu-infra-pull's
-    retries 0 s apart."""
-    launch = SpotWorkers(cluster_config(SPOT_ERDMA)).bootstrap_spec(
-        "t01-gpu", shared_fs_source="nas.example:/share")
+def node_sandbox(directory: Path, launch: BootstrapSpec, image: str = IMAGE) -> Sandbox:
+    """A training node as ECS (or ESS) launches it: the sandbox's node with `launch`'s job
+    launcher and spot watcher, its user data installed (not booted yet), its node tools in the
+    bucket, the stand-in of `image` in place; gpu-infra-pull's retries 0 s apart."""
     spec = with_node_tools(dataclasses.replace(
         TRAINING, elastic=launch.elastic, spot_watch=launch.spot_watch,
         check_image=CHECK_IMAGE), "t01-checkpoints")
@@ -71,20 +69,30 @@ def worker_sandbox(directory: Path) -> Sandbox:
     torchrun = TORCHRUN.replace("#!/usr/bin/env python3", f"#!{sys.executable}", 1)
     install(directory / "image-bin", {"torchrun": torchrun, "python3": PYTHON3})
     (directory / "containers").mkdir(exist_ok=True)
-    ref = IMAGE.translate(str.maketrans("/:@", "___"))
+    ref = image.translate(str.maketrans("/:@", "___"))
     (directory / "containers" / ref).write_text(CONTAINER)
     return sandbox
 
 
-def job_node(directory: Path) -> Sandbox:
-    """worker_sandbox booted (ready, Docker running: the container runtime step installed
-    it, the job unit installed by the node tools), the unit looking every 0.05 s."""
-    sandbox = worker_sandbox(directory)
+def worker_sandbox(directory: Path) -> Sandbox:
+    """node_sandbox of a spot worker (SpotWorkers: no SSH wiring, the spot watcher)."""
+    return node_sandbox(directory, SpotWorkers(cluster_config(SPOT_ERDMA)).bootstrap_spec(
+        "t01-gpu", shared_fs_source="nas.example:/share"))
+
+
+def booted(sandbox: Sandbox) -> Sandbox:
+    """`sandbox` booted (ready, Docker running: the container runtime step installed it, the
+    job unit installed by the node tools), its job unit looking every 0.05 s."""
     run = sandbox.boot()
     assert run.code == 0 and run.exists("/var/lib/gpu-infra/ready"), run.output
     with (sandbox.root / "etc/gpu-infra/elastic.env").open("a") as elastic:
         elastic.write("GPU_INFRA_JOB_POLL_SECONDS=0.05\n")
     return sandbox
+
+
+def job_node(directory: Path) -> Sandbox:
+    """A spot worker booted."""
+    return booted(worker_sandbox(directory))
 
 
 ONE_SHOT = """import os, sys
