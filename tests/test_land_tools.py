@@ -160,6 +160,19 @@ def test_land_keeps_main_when_the_gate_fails(repo: Path, tmp_path: Path) -> None
     assert git(repo, "rev-parse", "main") == before
 
 
+def land_regenerating(repo: Path, tmp_path: Path,
+                      generate: str) -> subprocess.CompletedProcess[str]:
+    """Land branch `work`, whose records in gen/ `generate` writes; it lands."""
+    message = tmp_path / "message"
+    message.write_text("Work with a record\n")
+    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "true",
+           "LAND_GENERATED": "gen/", "LAND_REGENERATE": generate}
+    result = subprocess.run(["bash", str(LAND), "work", str(message)], cwd=repo, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
 def test_conflicts_only_in_generated_files_are_regenerated(repo: Path, tmp_path: Path) -> None:
     """Two branches that each re-record a generated file conflict in it; the landing keeps
     main's copy, regenerates it from the merged sources, and the revert check lets the
@@ -175,13 +188,7 @@ def test_conflicts_only_in_generated_files_are_regenerated(repo: Path, tmp_path:
     subprocess.run(generate, shell=True, cwd=repo, check=True)
     git(repo, "add", "gen")
     git(repo, "commit", "-q", "-m", "main's record")
-    message = tmp_path / "message"
-    message.write_text("Work with a record\n")
-    env = {**os.environ, **GIT_ENV, "LAND_WORKTREE": str(tmp_path / "land"), "LAND_GATE": "true",
-           "LAND_GENERATED": "gen/", "LAND_REGENERATE": generate}
-    result = subprocess.run(["bash", str(LAND), "work", str(message)], cwd=repo, env=env,
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
+    result = land_regenerating(repo, tmp_path, generate)
     assert "conflicted only in generated files; regenerated: gen/out.txt" in result.stdout
     assert (repo / "gen" / "out.txt").read_text() == (
         "a source line landed on main\na source line of the branch\n")
@@ -270,3 +277,38 @@ def test_the_default_regeneration_runs_the_project_tests_without_xdist(tmp_path:
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "no:xdist" in LAND.read_text()
+
+
+@pytest.mark.parametrize("record", ["cat", "tr a-z A-Z"])  # git sees a rename / a deletion
+def test_a_recording_main_moved_that_the_branch_changed_is_regenerated(
+        repo: Path, tmp_path: Path, record: str) -> None:
+    """Main re-records into a content-addressed layout (gen/<sha256> and an index naming it,
+    as the golden texts) and deletes the per-stack file a branch still changes; both change
+    the index. The deletion stands (where git sees a rename, the file it carried the
+    branch's edit into goes) and the merged sources are recorded anew in main's layout."""
+    commit(repo, "first.src", "a source line\n", "source")
+    (repo / "gen" / "stack").mkdir(parents=True)
+    commit(repo, "gen/index", "stack/out.txt\n", "index")
+    commit(repo, "gen/stack/out.txt", "a source line\n", "per-stack record")
+    git(repo, "checkout", "-q", "-b", "work")
+    commit(repo, "second.src", "a source line of the branch\n", "branch's source")
+    commit(repo, "gen/index", "stack/out.txt, two lines\n", "branch's index")
+    commit(repo, "gen/stack/out.txt", "a source line\na source line of the branch\n",
+           "branch's per-stack record")
+    git(repo, "checkout", "-q", "main")
+    generate = (f"rm -rf gen && mkdir gen && cat ./*.src | {record} > gen/text "
+                "&& h=$(sha256sum gen/text | cut -c1-64) && mv gen/text gen/$h "
+                "&& echo $h > gen/index")
+    subprocess.run(generate, shell=True, cwd=repo, check=True)
+    moved = (repo / "gen" / "index").read_text().strip()
+    git(repo, "add", "-A", "gen")
+    git(repo, "commit", "-q", "-m", "content-addressed records")
+    result = land_regenerating(repo, tmp_path, generate)
+    assert "conflicted only in generated files" in result.stdout
+    digest = (repo / "gen" / "index").read_text().strip()
+    assert digest != moved
+    assert sorted(p.name for p in (repo / "gen").iterdir()) == sorted([digest, "index"])
+    assert (repo / "gen" / digest).read_text() == subprocess.run(
+        record, shell=True, input="a source line\na source line of the branch\n",
+        capture_output=True, text=True).stdout
+    assert git(repo, "status", "--porcelain") == ""

@@ -3,10 +3,11 @@
 Usage: python3 tools/resolve_generated.py PREFIX PATH [PATH ...]
 
 Each conflicted PATH either lies under PREFIX (a folder of recordings, rewritten whole: main's
-copy is kept) or is a page whose every conflict falls inside a generated section
-(``<!-- generated: NAME -->`` ... ``<!-- end generated -->``): main's side of those conflicts
-is kept and the rest of the merge stays. Exit 1, touching nothing, when a conflict lies
-anywhere else; the caller then regenerates the files and stages them.
+copy is kept, or main's deletion of it) or is a page on both sides whose every conflict falls
+inside a generated section (``<!-- generated: NAME -->`` ... ``<!-- end generated -->``):
+main's side of those conflicts is kept and the rest of the merge stays. Exit 1, touching
+nothing, when a conflict lies anywhere else; the caller then regenerates the files and stages
+them.
 """
 
 from __future__ import annotations
@@ -43,13 +44,21 @@ def stage(path: str, number: int) -> bytes:
                           capture_output=True).stdout
 
 
+def has_stage(path: str, number: int) -> bool:
+    """Whether a merge stage of a path exists (none: that side deleted it)."""
+    return subprocess.run(["git", "cat-file", "-e", f":{number}:{path}"],
+                          capture_output=True).returncode == 0
+
+
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
     prefix, paths = argv[0], argv[1:]
     pages = [p for p in paths if not p.startswith(prefix)]
-    if not all(only_in_generated_sections(Path(p).read_text(errors="replace")) for p in pages):
+    if not all(has_stage(p, 2) and has_stage(p, 3)
+               and only_in_generated_sections(Path(p).read_text(errors="replace"))
+               for p in pages):
         return 1
     for path in paths:
         if path in pages:
@@ -63,9 +72,12 @@ def main(argv: list[str]) -> int:
             for name in stages:
                 Path(name).unlink()
             Path(path).write_bytes(merged)
-        else:
+            subprocess.run(["git", "add", "--", path], check=True)
+        elif has_stage(path, 2):
             subprocess.run(["git", "checkout", "--quiet", "--ours", "--", path], check=True)
-        subprocess.run(["git", "add", "--", path], check=True)
+            subprocess.run(["git", "add", "--", path], check=True)
+        else:  # main deleted the recording the branch changed: it stays deleted
+            subprocess.run(["git", "rm", "--quiet", "--", path], check=True)
     return 0
 
 
