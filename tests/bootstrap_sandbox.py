@@ -8,9 +8,13 @@ device), `nvswitch`; the container runtime's in tests/container_standins.py (`gp
 pull` runs the node's own client, its gpu_infra_pull part, except for the stack's registry,
 whose login it plays); the node's model server on 127.0.0.1: `serving-polls` (how many polls
 it refuses before it answers), `serving-fails` and `serving-waits` (the line its unit leaves
-in serving.error, serving.waiting). Data disks are attached with `attach_disk` (metadata
-disks/<serial>/name and a /dev/disk/by-id link), at boot or on the first `sleep` (a disk
-attached after the instance boots).
+in serving.error, serving.waiting), or, with `node-address` (this node's own loopback address,
+127.x.y.z) and `node-ports`, a real server there: curl's requests to 127.0.0.1 on those ports
+go to it, to other ports (the stand-in cloud) as they are; `sleep-seconds` (every sleep takes
+that long instead of none). A unit with a runner script in units/<unit> (the test writes it)
+runs when systemctl starts or restarts it, in its own process group (units/<unit>.pid). Data
+disks are attached with `attach_disk` (metadata disks/<serial>/name and a /dev/disk/by-id
+link), at boot or on the first `sleep` (a disk attached after the instance boots).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ OS_RELEASES = {"ubuntu-22.04": 'ID=ubuntu\nVERSION_ID="22.04"\nVERSION_CODENAME=
 RECORD = 'echo "$(basename "$0") $*" >> "$SANDBOX/calls.log"\n'
 STAND_INS: dict[str, str] = {
     "curl": r'''
-out=""; url=""
+given=("$@") out="" url=""
 while [ $# -gt 0 ]; do
   case $1 in -o) out=$2; shift 2 ;; -X|-H) shift 2 ;; -*) shift ;; *) url=$1; shift ;; esac
 done
@@ -51,7 +55,13 @@ case $url in
     item=${url#http://100.100.100.200/latest/meta-data/}
     if [ -d "$SANDBOX/meta/$item" ]; then ls -1 "$SANDBOX/meta/$item"; exit; fi
     cat "$SANDBOX/meta/$item"; exit ;;
-  http://127.0.0.1:*)  # the node's model server
+  http://127.0.0.1:*)  # the node's model server, or the stand-in cloud
+    if [ -f "$SANDBOX/state/node-address" ]; then
+      port=${url#http://127.0.0.1:} address=127.0.0.1
+      ! grep -qx "${port%%/*}" "$SANDBOX/state/node-ports" ||
+        address=$(cat "$SANDBOX/state/node-address")
+      exec /usr/bin/curl "${given[@]/127.0.0.1:/$address:}"
+    fi
     [ ! -f "$SANDBOX/state/serving-fails" ] ||
       cp "$SANDBOX/state/serving-fails" "$GPU_INFRA_ROOT/var/lib/gpu-infra/serving.error"
     [ ! -f "$SANDBOX/state/serving-waits" ] ||
@@ -107,7 +117,15 @@ case "$1" in
   is-active) [ -f "$SANDBOX/state/active-${!#}" ] ;;
   enable) [ "$2" = --now ] && touch "$SANDBOX/state/active-$3"; exit 0 ;;
   start|restart) [ "${!#}" = gpu-infra-bootstrap.service ] ||
-    touch "$SANDBOX/state/active-${!#}"; exit 0 ;;
+    touch "$SANDBOX/state/active-${!#}"
+    runner=$SANDBOX/units/${!#} pid=$SANDBOX/units/${!#}.pid
+    [ -f "$runner" ] || exit 0
+    if [ -f "$pid" ] && kill -0 "$(cat "$pid")" 2>/dev/null; then
+      [ "$1" = restart ] || exit 0
+      kill -- "-$(cat "$pid")"
+    fi
+    setsid bash "$runner" </dev/null >>"$runner.log" 2>&1 &
+    echo $! > "$pid" ;;
 esac
 ''',
     "mountpoint": '[ ! -f "$SANDBOX/state/hung-mount" ] || exec /bin/sleep 600\n'
@@ -117,7 +135,9 @@ esac
     "update-initramfs": "exit 0\n",
     "mount": 'touch "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
     "sleep": 'if [ -f "$SANDBOX/on-sleep" ]; then bash "$SANDBOX/on-sleep"; '
-             'rm -f "$SANDBOX/on-sleep"; fi\n',
+             'rm -f "$SANDBOX/on-sleep"; fi\n'
+             '[ ! -f "$SANDBOX/state/sleep-seconds" ] || '
+             'exec /bin/sleep "$(cat "$SANDBOX/state/sleep-seconds")"\n',
     "xfs_growfs": "exit 0\n",
     "blkid": r'''
 disk=${!#}

@@ -18,9 +18,11 @@ dnf stand-ins from the pinned package specifications), `active-docker` (the daem
 systemctl's stand-in loads daemon.json into `docker-daemon.json` when it (re)starts docker),
 `docker-images/` (pulled images), `docker-logins/<host>` (the user logged in; `docker login
 --password-stdin` checks the password against `registry-password` in the sandbox directory,
-and pulls from the host in `registry-host` need that login), knobs `container-gpus` (GPUs a
-container sees, default `gpus`), `pull-failures` (the next N pulls fail as with an unreachable
-registry),
+and pulls from the host in `registry-host` need that login; where the sandbox directory has
+`registry-images/`, an image of that host is there only once a file named as the image is, else
+the pull fails as for a tag nobody pushed, moby's "manifest unknown"), knobs `container-gpus`
+(GPUs a container sees, default `gpus`), `pull-failures` (the next N pulls fail as with an
+unreachable registry),
 `registry-down` (every pull fails). Each `docker run` appends its arguments to
 docker-runs.log (docker_runs reads them). A container's command other than the readiness gate's
 (`nvidia-smi -L`, `ls /dev/infiniband`) runs `containers/<image as a file name>` when the test
@@ -55,6 +57,11 @@ pull_one() {
     [ ! -f "$state/docker-logins/$host" ]; then
     echo "$daemon pull access denied for ${1%:*}, repository does not exist or may require" \
       "'docker login': denied: requested access to the resource is denied" >&2
+    return 1
+  fi
+  if [ "$host" = "$(cat "$SANDBOX/registry-host" 2>/dev/null)" ] &&
+    [ -d "$SANDBOX/registry-images" ] && [ ! -f "$SANDBOX/registry-images/$(ref "$1")" ]; then
+    echo "$daemon manifest for $1 not found: manifest unknown: manifest unknown" >&2
     return 1
   fi
   [ ! -f "$state/pull-failures" ] || left=$(cat "$state/pull-failures")

@@ -104,3 +104,19 @@ def test_a_model_not_uploaded_yet_is_waited_for(tmp_path):
                        "SHA256SUMS failed: 404 NoSuchKey (no such object: upload it)\n")
     assert not sandbox.root.joinpath("var/lib/gpu-infra/serving.error").exists()
     assert docker_runs(sandbox.dir) == []
+
+
+def test_an_image_not_pulled_is_waited_for_like_a_model_not_uploaded(tmp_path):
+    """The first `pulumi up` makes the registry and the nodes together: until the image is
+    pushed, the unit tries again (exit 75, the line in serving.waiting), no container."""
+    with FakeNodeCloud(["i-node0"]) as cloud:
+        upload(cloud, FILES)
+        (tmp_path / "state").mkdir(parents=True)
+        (tmp_path / "state/registry-down").write_text("")
+        sandbox, done = serve(tmp_path, "ubuntu-22.04", cloud)
+    assert done.returncode == 75, done.stderr
+    waiting = sandbox.root.joinpath("var/lib/gpu-infra/serving.waiting").read_text()
+    assert waiting.startswith(f"image {UNIT.image}: gpu-infra-pull: {UNIT.image}: not pulled "
+                              "after 5 tries: Error response from daemon: ")
+    assert not sandbox.root.joinpath("var/lib/gpu-infra/serving.error").exists()
+    assert docker_runs(sandbox.dir) == []
