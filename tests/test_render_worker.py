@@ -31,7 +31,7 @@ from .node_systems import PYTHONS, python_of
 WORKER = {"image": "registry-vpc.cn-hangzhou.aliyuncs.com/r01/blender:4.2.3",
           "command": ["blender"], "environment": {"CYCLES_DEVICE": "OPTIX"}}
 RENDER_FARM = merged(BASE_RENDERING, fleet={**BASE_RENDERING["fleet"], "queue_scaling": {}},
-                     worker=WORKER)
+                     worker=WORKER, registry={"repositories": ["blender"]})
 
 
 def problems(cluster: dict) -> list[str]:
@@ -65,6 +65,23 @@ def test_a_worker_needs_the_stacks_queue_and_fits_the_fleet():
                in line for line in lines)
     bad_image = problems(merged(RENDER_FARM, worker={**WORKER, "image": "Blender latest"}))
     assert len(bad_image) == 1 and "worker.image" in bad_image[0]
+
+
+@pytest.mark.parametrize("registry", [{"repositories": ["train", "serve"]},
+                                      {"repositories": ["blender"], "namespace": "studio"}])
+def test_an_image_of_the_stack_s_registry_names_one_of_its_repositories(registry):
+    """Personal edition (dev): the registry is registry-vpc.<region>.aliyuncs.com, namespace
+    the cluster's name; the image must name a listed repository there."""
+    [line] = problems(merged(RENDER_FARM, registry=registry))
+    assert line.startswith("gpu-infra:cluster.worker.image: r01/blender is not a repository "
+                           "of the stack's registry (")
+    assert "list it in registry.repositories" in line
+    mirrored = merged(RENDER_FARM, registry={"repositories": ["train"], "mirrored": ["blender"]},
+                      worker={**WORKER, "image": WORKER["image"].replace("/r01/", "/r01-mirror/")})
+    assert cluster_config(mirrored).worker is not None
+    elsewhere = merged(RENDER_FARM, registry={"repositories": []},
+                       worker={**WORKER, "image": "docker.io/x/y:1"})
+    assert cluster_config(elsewhere).worker is not None  # another registry: not the stack's
 
 
 @pytest.mark.slow  # plans a render farm

@@ -41,6 +41,7 @@ from gpu_infra_facts.allowed import (
     HealthCheckType,
     VaultKey,
 )
+from gpu_infra_facts.image_references import IMAGE_REFERENCE
 from gpu_infra_facts.load_balancers import MAX_LISTENERS, ZONES_RANGE
 from gpu_infra_facts.naming import UNIQUE_NAMES, fit_name, resolve_suffix
 from gpu_infra_facts.quotas import SECURITY_GROUP_RULES
@@ -856,7 +857,22 @@ class RenderingConfig(ClusterBase):
         if worker.gpus is not None and worker.gpus > smallest:
             problems.append(f"worker.gpus: {worker.gpus} GPUs do not fit the fleet's smallest "
                             f"instance type ({smallest} GPUs); allowed 1 to {smallest}")
-        return problems
+        return problems + self._registry_image_problems("worker.image", worker.image)
+
+    def _registry_image_problems(self, field: str, image: str) -> list[str]:
+        """An image at the stack's registry address names one of its repositories: the
+        nodes log in there and pull, and its namespaces create no repository on push."""
+        reference = IMAGE_REFERENCE.fullmatch(image)
+        if reference is None or reference["domain"] != self.registry_address:
+            return []
+        settings, namespace = self.registry_settings, self.registry_namespace
+        listed = [f"{namespace}/{name}" for name in settings.repositories] + [
+            f"{acr.mirror_namespace(namespace)}/{name}" for name in settings.mirrored]
+        if reference["path"] in listed:
+            return []
+        return [f"{field}: {reference['path']} is not a repository of the stack's registry "
+                f"({', '.join(listed) or 'none'}); list it in registry.repositories "
+                f"(namespace {namespace}): the registry makes no repository on a push"]
 
 
 def ess_disk_problems(cluster: InferenceConfig | RenderingConfig) -> list[str]:
