@@ -1,10 +1,11 @@
 """`gpu-infra job STACK`: print the stack's ready training job.
 
 On an ECS training stack: a script to run on node 0 (`pulumi stack output node0_shell` opens
-a shell there) that describes the job for every node's job unit, which runs elastic torchrun
-in the job's image (`--image`, default the pinned PyTorch image), with the c10d rendezvous on
-node 0, checkpoints under the documented directory and each worker resumed from the newest
-complete checkpoint. On an ACK training stack: the ConfigMap and PyTorchJob of its training
+a shell there; on a fleet that is one spot worker, on that worker) that describes the job for
+every node's job unit, which runs elastic torchrun in the job's image (`--image`, default the
+pinned PyTorch image as the stack's registry mirrors it), with the c10d rendezvous on node 0,
+checkpoints under the documented directory and each worker resumed from the newest complete
+checkpoint. On an ACK training stack: the ConfigMap and PyTorchJob of its training
 pool (`kubectl apply -f -`), with `--image` or the registry's first repository. The plan
 exports the same text as `training_job`.
 """
