@@ -25,7 +25,7 @@ import json
 import types
 import typing
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from gpu_infra.nodeplan.user_data import stand_in, worst_case_spec
 from gpu_infra.schema import ClusterConfig, ConfigError, load_cluster_config
 from gpu_infra.schema.loader import parse_cluster_config
 from gpu_infra.schema.registry import LAYOUT_MODELS
+from gpu_infra_facts.allowed import ESS_MAX_INSTANCE_TYPES, INSTANCE_TYPE_MAX_CHARS
 from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,13 +67,28 @@ BAKED_IMAGE = {"name": "gpu-infra-baked"}
 image reaches no user data)."""
 VWS_TYPES = ["ecs.vgn7i-vws-m4.xlarge", "ecs.vgn7i-vws-m8.2xlarge", "ecs.vgn7i-vws-m12.3xlarge",
              "ecs.vgn7i-vws-m24.7xlarge"]
-INFERENCE_TYPES = ["ecs.gn7i-c48g1.12xlarge", "ecs.gn7i-c56g1.14xlarge",
-                   "ecs.gn7i-c32g1.16xlarge", "ecs.gn7i-c32g1.32xlarge",
-                   "ecs.gn7s-c48g1.12xlarge", "ecs.gn7s-c56g1.14xlarge",
-                   "ecs.gn7s-c32g1.16xlarge", "ecs.gn7s-c32g1.32xlarge",
-                   "ecs.gn6i-c24g1.12xlarge", "ecs.gn6i-c40g1.10xlarge"]
-"""The ten (ESS's most per scaling configuration) longest inference type names of the
-catalog."""
+
+
+def declared(family: str, size: str, count: int, **entry: Any) -> dict[str, dict[str, Any]]:
+    """`count` instance types of `family` declared under the longest names a stack may
+    declare (`ecs.<family>-<stand_in>.<size>`), each `entry`."""
+    length = INSTANCE_TYPE_MAX_CHARS - len(f"ecs.{family}-.{size}")
+    names = [f"ecs.{family}-{stand_in(length, f'{family}{index}')}.{size}"
+             for index in range(count)]
+    return {name: {"family": family, **entry} for name in names}
+
+
+TRAINING_TYPES = declared("ebmgn7ex", "32xlarge", 1, gpu_model="A800", gpu_count=8,
+                          gpu_memory_gib=80, vcpu=128, memory_gib=1024, erdma=True,
+                          nvlink=True, nvswitch=True, bare_metal=True, low_latency=True)
+"""A training type with everything the nodes set up (eRDMA, NVLink, NVSwitch)."""
+INFERENCE_TYPES = declared("gn7i", "12xlarge", ESS_MAX_INSTANCE_TYPES, gpu_model="A10",
+                           gpu_count=4, gpu_memory_gib=24, vcpu=48, memory_gib=186)
+"""As many inference types as a scaling configuration takes."""
+RENDERING_TYPES = declared("vgn7i-vws", "3xlarge", ESS_MAX_INSTANCE_TYPES - len(VWS_TYPES),
+                           gpu_model="A10", gpu_count=1, gpu_memory_gib=12, vcpu=12,
+                           memory_gib=46, uses=["vgpu", "rendering"])
+"""With VWS_TYPES, as many vws types as a scaling configuration takes."""
 
 
 def _common(layout: str, cidr: str, zones: list[str]) -> dict[str, Any]:
@@ -85,17 +101,21 @@ def _common(layout: str, cidr: str, zones: list[str]) -> dict[str, Any]:
 
 LARGEST: dict[str, dict[str, Any]] = {
     "training": {**_common("training", "10.1.0.0/16", ["cn-hangzhou-i"]),
-                 "fleet": {"instance_type": "ecs.ebmgn7ex.32xlarge", "nodes": 2, "erdma": "on",
+                 "instance_types": TRAINING_TYPES,
+                 "fleet": {"instance_type": next(iter(TRAINING_TYPES)), "nodes": 2, "erdma": "on",
                            "image": BAKED_IMAGE,
                            "jumbo_frames": True, "capacity": "on_demand",
                            "interruptible": True}},
     "inference": {**_common("inference", "10.2.0.0/16", ["cn-hangzhou-i", "cn-hangzhou-j"]),
                   "security": {"service_ports": [8000], "client_cidrs": ["10.100.0.0/16"]},
-                  "fleet": {"instance_types": INFERENCE_TYPES, "drain_seconds": 900,
+                  "instance_types": INFERENCE_TYPES,
+                  "fleet": {"instance_types": list(INFERENCE_TYPES), "drain_seconds": 900,
                             "image": BAKED_IMAGE},
                   "serving": {"model": "chat", "readiness_path": "/" + stand_in(79, "ready")}},
     "rendering": {**_common("rendering", "10.3.0.0/16", ["cn-hangzhou-i"]),
-                  "fleet": {"instance_types": VWS_TYPES, "drain_seconds": 900,
+                  "instance_types": RENDERING_TYPES,
+                  "fleet": {"instance_types": [*VWS_TYPES, *RENDERING_TYPES],
+                            "drain_seconds": 900,
                             "image": BAKED_IMAGE,
                             "queue_scaling": {"metric_name": "job_queue_length",
                                               "scale_out_threshold": 1,
@@ -187,18 +207,24 @@ def measure(layout: str, changes: tuple[Change, ...] = (), *,
     """The shape of LARGEST[layout] with `changes`: its user data (where the schema takes
     it) and what refuses it. The validators judge it when its user data is over
     `judge_over` bytes (default 0: always); -1: never (the schema alone)."""
+    return measure_stack(Shape(layout, changes), with_changes(LARGEST[layout], changes),
+                         judge_over=judge_over)
+
+
+def measure_stack(shape: Shape, stack: dict[str, Any], *, judge_over: int = 0) -> Shape:
+    """`shape` measured on `stack` (its cluster section; `judge_over`: as measure's)."""
     try:
-        config = parse_cluster_config({"alicloud:region": REGION, "gpu-infra:cluster":
-                                       with_changes(LARGEST[layout], changes)})
+        config = parse_cluster_config({"alicloud:region": REGION, "gpu-infra:cluster": stack})
     except ConfigError as error:
-        return Shape(layout, changes, refused=str(error).splitlines()[0])
+        return replace(shape, refused=str(error).splitlines()[0])
     nodes = node_plan(config)
     if nodes is None or not nodes.BOOTSTRAPS:
-        return Shape(layout, changes, refused="no ECS fleet")
+        return replace(shape, refused="no ECS fleet")
     specs = tuple(worst_case_spec(part) for part in nodes.parts())
     size = max(user_data_size(user_data(spec)) for spec in specs)
     errors = errors_in(judge_stack(config)) if 0 <= judge_over < size else []
-    return Shape(layout, changes, size, specs, errors[0].line() if errors else None)
+    return replace(shape, size=size, specs=specs,
+                   refused=errors[0].line() if errors else None)
 
 
 Axis = tuple[Change, ...]

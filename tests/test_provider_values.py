@@ -181,7 +181,7 @@ rules look for (a misspelt one would let a rule never fire)."""
 UNDOCUMENTED = {"NAS_CAPACITY_GIB", "TargetMetric", "ESS_MAX_INSTANCE_TYPES",
                 "MAX_LAUNCH_DAYS_AHEAD", "AlarmStatistic", "AlarmPeriod",
                 "SNAPSHOT_RETENTION_DAYS", "REGISTRY_PERIODS_MONTHS", "AckWeekday",
-                "GPU_UTILIZATION_METRIC"}
+                "GPU_UTILIZATION_METRIC", "INSTANCE_TYPE_MAX_CHARS", "OSS_OBJECT_KEY_MAX_BYTES"}
 """Names the provider documents no list or bound for (their docstrings in gpu_infra_facts.allowed
 give the source, or UNCONFIRMED). Helpers built only from checked names are not listed."""
 FORMATS = {"SPOT_PRICE_DECIMALS": ("ecs.Instance.spot_price_limit", "Three decimals")}

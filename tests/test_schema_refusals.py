@@ -28,6 +28,12 @@ def _edited(stack: str, path: tuple, value: object) -> str:
 
 
 SERVICE = ("ack", "service_cidr")
+GRID_PACKAGE = ("fleet", "driver", "grid_package")
+DATASETS = "oss://render-farm-prod-datasets"
+LONG_TYPE = "ecs.gn9x-" + "a" * 46 + ".8xlarge"
+"""A 63-character instance type name."""
+DECLARED = {"gpu_model": "X", "gpu_count": 1, "gpu_memory_gib": 24, "vcpu": 8,
+            "memory_gib": 32}
 IMAGE = ("serving", "image")
 REFUSED = {
     "service-cidr-cgnat": ("training-ack", SERVICE, "100.64.0.0/16",
@@ -56,6 +62,13 @@ REFUSED = {
                                  "image.base.from_stack: 'own' is this stack"),
     "fleet-boots-itself": ("training-dev", ("fleet", "image", "from_stack"), "own",
                            "fleet.image.from_stack: 'own' is this stack"),
+    "grid-key-over-1023-bytes": ("rendering-batch", GRID_PACKAGE, f"{DATASETS}/{'é' * 512}",
+                                 "fleet.driver.grid_package: its object key is 1,024 bytes; "
+                                 "OSS keys are at most 1,023"),
+    "declared-type-name-over-64": ("inference-prod", ("instance_types",),
+                                   {LONG_TYPE + "xx": DECLARED}, ": 65 characters; at most 64"),
+    "cuda-part-of-4-digits": ("training-prod", ("fleet", "driver", "cuda"), "1234.4.1",
+                              "fleet.driver.cuda: string should match pattern"),
 }
 """Stack, path under gpu-infra:cluster, value, what stderr must say."""
 
@@ -67,6 +80,11 @@ ACCEPTED = {
                      "sha256:" + "a" * 64),
     "image-port-and-tag": ("inference-ack", IMAGE, "localhost:5000/team/srv:v1.2-rc_3"),
     "image-bare": ("inference-ack", IMAGE, "nginx"),
+    "grid-key-of-1023-bytes": ("rendering-batch", GRID_PACKAGE,
+                               f"{DATASETS}/{'é' * 511}a"),
+    "declared-type-name-of-64": ("inference-prod", ("instance_types",),
+                                 {LONG_TYPE + "x": DECLARED}),
+    "cudnn-of-4-parts": ("training-prod", ("fleet", "driver", "cudnn"), "9.2.0.82"),
 }
 
 

@@ -7,32 +7,30 @@ before anything is built."""
 from __future__ import annotations
 
 import dataclasses
-import random
-import string
 import typing
+from typing import Any
 
 import pytest
 
 from bench.user_data import (
     LARGEST,
-    LONGEST_NAME,
     ROOM,
-    VWS_TYPES,
     Shape,
     ecs_layouts,
     measure,
+    measure_stack,
     shapes,
     shipped_ecs_stacks,
     shipped_size,
     with_changes,
 )
-from gpu_infra.blocks.bootstrap import BootstrapSpec, user_data, user_data_size
+from gpu_infra.blocks.bootstrap import BootstrapSpec, node_script, user_data, user_data_size
 from gpu_infra.nodeplan import judge_stack, node_plan
 from gpu_infra.nodeplan.user_data import worst_case_spec
-from gpu_infra_facts.node_stack import USER_DATA_MAX_BYTES, DriverRoute
+from gpu_infra_facts.node_stack import DriverRoute
 from gpu_infra_tools.cli import main
 
-from .conftest import cluster_config, merged, write_stack
+from .conftest import cluster_config, write_stack
 from .test_bootstrap_scripts import user_data_of
 
 IMAGE_BUILD_ONLY = frozenset({"log_collector"})
@@ -89,6 +87,49 @@ def test_a_stack_without_buckets_would_not_leave_room_and_is_refused(measured):
                          for shape in alone if shape.refused)
 
 
+def _strings(value: Any) -> set[str]:
+    """Every string in `value`: the values and the mapping keys, at any depth."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return {*value, *(text for item in value.values() for text in _strings(item))}
+    if isinstance(value, list):
+        return {text for item in value for text in _strings(item)}
+    return set()
+
+
+def _replaced(value: Any, old: str, new: str) -> Any:
+    """`value` with every string (value or key) equal to `old` replaced by `new`."""
+    if isinstance(value, str):
+        return new if value == old else value
+    if isinstance(value, dict):
+        return {_replaced(key, old, new): _replaced(item, old, new)
+                for key, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item, old, new) for item in value]
+    return value
+
+
+def _script_length(shape: Shape) -> int:
+    return max(len(node_script(spec)) for spec in shape.specs)
+
+
+@pytest.mark.slow
+def test_each_string_the_user_data_carries_is_the_longest_the_stack_may_hold():
+    """Lengthening any string of a largest stack, wherever it occurs (a declared type's
+    name and the fleet's list of it), is refused by the schema or an ERROR, or leaves the
+    nodes' script as long: so each largest stack is the largest, and a field the user data
+    carries without a bound fails here."""
+    for layout, stack in LARGEST.items():
+        length = _script_length(measure(layout))
+        for text in _strings(stack):
+            longer = measure_stack(Shape(layout, ()), _replaced(stack, text, text + text[-1] * 64),
+                                   judge_over=-1)
+            if longer.specs and _script_length(longer) > length:
+                longer = measure_stack(longer, _replaced(stack, text, text + text[-1] * 64))
+                assert longer.refused, (layout, text[:80])
+
+
 def test_the_largest_stacks_fit_and_the_check_bounds_what_the_program_plans(plan_cluster):
     """Each kind of node of each largest stack (a spot training fleet's fixed nodes and
     workers): the user data the program plans is at most what the size check renders."""
@@ -117,22 +158,23 @@ def test_every_shipped_ecs_stack_fits_with_the_longest_values_the_cloud_may_assi
         assert shipped_size(config) <= ROOM, stack
 
 
-def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_path, capsys):
-    key = "".join(random.Random(0).choices(string.ascii_letters + string.digits,
-                                            k=USER_DATA_MAX_BYTES))  # gzip cannot shrink it
-    cluster = merged(LARGEST["rendering"], fleet={
-        "instance_types": VWS_TYPES,
-        "driver": {"route": "grid", "version": "535.161.07",
-                   "grid_package": f"oss://{LONGEST_NAME}-dev-datasets/{key}"}})
-    path = write_stack(tmp_path, "huge", cluster)
+def test_a_stack_over_the_limit_is_one_error_line_from_validate_and_plan(tmp_path, capsys,
+                                                                          monkeypatch):
+    """No stack the schema takes reaches the limit now (each string it carries is bounded),
+    so the check is run against a lower one."""
+    import gpu_infra.nodeplan.user_data as check
+
+    limit = ROOM // 2
+    monkeypatch.setattr(check, "USER_DATA_MAX_BYTES", limit)
+    path = write_stack(tmp_path, "huge", LARGEST["rendering"])
     for command in ("validate", "plan"):
         assert main([command, str(path)]) == 2
         err = capsys.readouterr().err
         lines = [line for line in err.splitlines() if "user-data-too-large" in line]
         assert len(lines) == 1, err
         assert lines[0].strip().startswith("ERROR user-data-too-large: fleet.driver.grid_package: "
-                                   "the nodes' user data would be ")
-        assert f"over ECS's limit of {USER_DATA_MAX_BYTES:,}" in lines[0]
+                                           "the nodes' user data would be ")
+        assert f"over ECS's limit of {limit:,}" in lines[0]
         assert "Traceback" not in err
 
 

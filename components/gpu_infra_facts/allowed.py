@@ -87,6 +87,13 @@ ESS_DATA_DISK_GIB: Final = (20, 32768)
 ESS_MAX_INSTANCE_TYPES: Final = 10
 """Instance types one ess.ScalingConfiguration may list (UNCONFIRMED in the provider, which
 declares no bound: Auto Scaling quota "instance types per scaling configuration")."""
+INSTANCE_TYPE_MAX_CHARS: Final = 64
+"""Longest instance type name a stack may declare (`instance_types`). UNCONFIRMED: the ECS API
+reference documents no maximum for InstanceType; the catalog's longest names have 25
+characters (ecs.vgn7i-vws-m12.3xlarge). The bound keeps the nodes' user data, which lists each
+type with its GPU count, within its room."""
+OSS_OBJECT_KEY_MAX_BYTES: Final = 1023
+"""An OSS object key is 1-1023 bytes of UTF-8 (OSS "Object naming conventions")."""
 MIN_INSTANCE_LIFETIME_DAYS: Final = 1
 """`max_instance_lifetime` is at least one day (86400 s)."""
 

@@ -822,8 +822,8 @@ class TrainingConfig(TypedDict):
     instance_types: NotRequired[dict[str, DeclaredInstanceType]]
     """GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
-    use them like catalog types. A type the catalog lists may not be declared. Default
-    none."""
+    use them like catalog types. A type the catalog lists may not be declared; a name has at
+    most 64 characters (the nodes' user data lists each type). Default none."""
     savings_plan: NotRequired[SavingsPlan]
     """An ECS savings plan the account holds, for the cost estimate: it pays for the
     fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
@@ -1209,8 +1209,8 @@ class InferenceConfig(TypedDict):
     instance_types: NotRequired[dict[str, DeclaredInstanceType]]
     """GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
-    use them like catalog types. A type the catalog lists may not be declared. Default
-    none."""
+    use them like catalog types. A type the catalog lists may not be declared; a name has at
+    most 64 characters (the nodes' user data lists each type). Default none."""
     savings_plan: NotRequired[SavingsPlan]
     """An ECS savings plan the account holds, for the cost estimate: it pays for the
     fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
@@ -1300,8 +1300,8 @@ class RenderingConfig(TypedDict):
     instance_types: NotRequired[dict[str, DeclaredInstanceType]]
     """GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
-    use them like catalog types. A type the catalog lists may not be declared. Default
-    none."""
+    use them like catalog types. A type the catalog lists may not be declared; a name has at
+    most 64 characters (the nodes' user data lists each type). Default none."""
     savings_plan: NotRequired[SavingsPlan]
     """An ECS savings plan the account holds, for the cost estimate: it pays for the
     fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from gpu_infra.schema.base import StrictModel
+from gpu_infra_facts.allowed import OSS_OBJECT_KEY_MAX_BYTES
 from gpu_infra_facts.node_stack import (
     CUSTOM_IMAGE_ID,
     DEFAULT_IMAGES,
@@ -32,7 +33,8 @@ GRID_PACKAGE_PATH = "fleet.driver.grid_package"
 SHA256 = r"^[0-9a-f]{64}$"
 STACK_NAME = r"^[A-Za-z0-9_.-]{1,100}$"
 """A Pulumi stack name (letters, digits, hyphens, underscores, periods)."""
-VERSION_3 = r"^\d+\.\d+\.\d+(\.\d+)?$"
+VERSION_3 = r"^\d{1,3}\.\d{1,3}\.\d{1,3}(\.\d{1,3})?$"
+"""A CUDA or cuDNN version (12.4.1, 9.2.0.82): each part at most three digits."""
 
 
 class ImageChoice(StrictModel):
@@ -120,6 +122,11 @@ class DriverConfig(StrictModel):
     @model_validator(mode="after")
     def _route_fields(self) -> DriverConfig:
         problems: list[str] = []
+        match = OSS_URL.match(self.grid_package or "")
+        key_bytes = len(match["key"].encode("utf-8")) if match else 0
+        if key_bytes > OSS_OBJECT_KEY_MAX_BYTES:
+            problems.append(f"grid_package: its object key is {key_bytes:,} bytes; OSS keys "
+                            f"are at most {OSS_OBJECT_KEY_MAX_BYTES:,}")
         if self.route == "grid":
             if self.grid_package is None:
                 problems.append("grid_package: required with route grid")

@@ -38,6 +38,7 @@ from gpu_infra_facts import acr
 from gpu_infra_facts.allowed import (
     ACK_PREPAID_MONTHS,
     ESS_DATA_DISK_GIB,
+    INSTANCE_TYPE_MAX_CHARS,
     HealthCheckType,
     VaultKey,
 )
@@ -208,8 +209,8 @@ class ClusterBase(ClusterCommon):
     instance_types: dict[str, DeclaredInstanceType] = {}
     """GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
     ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
-    use them like catalog types. A type the catalog lists may not be declared. Default
-    none."""
+    use them like catalog types. A type the catalog lists may not be declared; a name has at
+    most 64 characters (the nodes' user data lists each type). Default none."""
     savings_plan: SavingsPlan | None = None
     """An ECS savings plan the account holds, for the cost estimate: it pays for the
     fleet's on-demand (pay-as-you-go) GPU instances at its price factor up to its hourly
@@ -456,6 +457,9 @@ class ClusterBase(ClusterCommon):
             if not re.match(catalog.TYPE_PATTERN, name):
                 problems.append(f"{path}: not an instance type name; write "
                                 "ecs.<family>.<size>, e.g. ecs.gn9x-8x.48xlarge")
+            elif len(name) > INSTANCE_TYPE_MAX_CHARS:
+                problems.append(f"{path}: {len(name)} characters; at most "
+                                f"{INSTANCE_TYPE_MAX_CHARS}")
             elif catalog.get(name) is not None:
                 problems.append(f"{path}: the catalog lists it; remove the declaration (the "
                                 "catalog's entry is used)")

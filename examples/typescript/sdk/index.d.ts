@@ -1956,8 +1956,8 @@ export interface InferenceServiceArgs {
     /**
      * GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
      * ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
-     * use them like catalog types. A type the catalog lists may not be declared. Default
-     * none.
+     * use them like catalog types. A type the catalog lists may not be declared; a name has at
+     * most 64 characters (the nodes' user data lists each type). Default none.
      */
     instanceTypes?: {[key: string]: DeclaredInstanceType};
     /**
@@ -2111,8 +2111,8 @@ export interface RenderFarmArgs {
     /**
      * GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
      * ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
-     * use them like catalog types. A type the catalog lists may not be declared. Default
-     * none.
+     * use them like catalog types. A type the catalog lists may not be declared; a name has at
+     * most 64 characters (the nodes' user data lists each type). Default none.
      */
     instanceTypes?: {[key: string]: DeclaredInstanceType};
     /**
@@ -2237,8 +2237,8 @@ export interface TrainingClusterArgs {
     /**
      * GPU instance types the catalog lacks, by type name (`ecs.gn9x-8x.48xlarge: {gpu_model:
      * ..., gpu_count: 8, gpu_memory_gib: 96, vcpu: 192, memory_gib: 1024}`): the fleet may
-     * use them like catalog types. A type the catalog lists may not be declared. Default
-     * none.
+     * use them like catalog types. A type the catalog lists may not be declared; a name has at
+     * most 64 characters (the nodes' user data lists each type). Default none.
      */
     instanceTypes?: {[key: string]: DeclaredInstanceType};
     /**
