@@ -27,9 +27,12 @@ unreachable registry),
 docker-runs.log (docker_runs reads them). A container's command other than the readiness gate's
 (`nvidia-smi -L`, `ls /dev/infiniband`) runs `containers/<image as a file name>` when the test
 put one there (with the container's arguments and DOCKER_VOLUMES, its `--volume` values, in
-its environment), else exits 0. A container run with `--name` can be stopped (`docker stop`:
-SIGTERM to it) and removed (`docker rm --force`); a name that runs nothing is "No such
-container", exit 1, except for `rm --force`, which docker/cli's container/rm.go lets pass.
+its environment), else exits 0. A container's processes form a process group of their own;
+one run with `--name` can be stopped (`docker stop [--time N]`: SIGTERM to its main process,
+SIGKILL after N s, default 10, and its other processes end with it) and removed (`docker rm
+--force`: SIGKILL; without --force a running container is refused); a name that runs nothing
+is "No such container", exit 1, except for `rm --force`, which docker/cli's container/rm.go
+lets pass.
 """
 
 from __future__ import annotations
@@ -153,19 +156,53 @@ case $command in
         esac ;;
       *)
         hook=$SANDBOX/containers/$(ref "$image")
-        [ -z "$name" ] || echo $$ > "$state/running-$name"
         export DOCKER_VOLUMES="$volumes"
-        [ ! -f "$hook" ] || exec bash "$hook" "$@" ;;
+        [ -f "$hook" ] || exit 0
+        # the container: a process group of its own (its processes, as its PID namespace
+        # holds them), named by its leader for stop and rm; waited for as `docker run` waits,
+        # 128+N when signal N ended it, as docker reports
+        set -m
+        bash "$hook" "$@" &
+        container=$!
+        set +m
+        [ -z "$name" ] || echo "$container" > "$state/running-$name"
+        wait "$container" 2>/dev/null ;;
     esac ;;
   stop|rm)
     [ -f "$state/active-docker" ] || down 1
-    force=0
-    while [ $# -gt 1 ]; do [ "$1" != --force ] && [ "$1" != -f ] || force=1; shift; done
-    pid=$(cat "$state/running-$1" 2>/dev/null) && rm -f "$state/running-$1" &&
-      kill -0 "$pid" 2>/dev/null && { kill -TERM "$pid"; echo "$1"; exit 0; }
-    echo "Error response from daemon: No such container: $1" >&2
-    [ "$command $force" = "rm 1" ] && exit 0
-    exit 1 ;;
+    force=0 grace=10
+    while [ $# -gt 1 ]; do
+      case $1 in
+        --force|-f) force=1 ;;
+        --time|-t) grace=$2; shift ;;
+      esac
+      shift
+    done
+    pid=$(cat "$state/running-$1" 2>/dev/null) || pid=""
+    if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
+      echo "$daemon No such container: $1" >&2
+      [ "$command $force" = "rm 1" ] && exit 0
+      exit 1
+    fi
+    if [ "$command $force" = "rm 0" ]; then  # moby daemon/delete.go
+      echo "$daemon cannot remove container \"/$1\": container is running: stop the" \
+        "container before removing or force remove" >&2
+      exit 1
+    fi
+    rm -f "$state/running-$1"
+    # stop: SIGTERM to the container's main process, SIGKILL once --time (default 10 s)
+    # has passed; rm --force: SIGKILL at once. The main process gone, the kernel kills every
+    # other process of the container's PID namespace (here: its process group).
+    if [ "$command" = stop ]; then
+      kill -TERM "$pid"
+      ticks=$((grace * 20))
+      while [ "$ticks" -gt 0 ] && kill -0 "$pid" 2>/dev/null; do
+        sleep 0.05
+        ticks=$((ticks - 1))
+      done
+    fi
+    kill -KILL -- "-$pid" 2>/dev/null
+    echo "$1" ;;
   *)
     [ -f "$state/active-docker" ] || down 1 ;;
 esac
