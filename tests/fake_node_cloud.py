@@ -25,9 +25,10 @@ among them), /<bucket>/<key>; an object in Archive storage that is not restored 
 with the code InvalidObjectState (OSS GetObject). MNS checks its signature the same way
 (MNS "Sign requests": the Content-Type line is the header the request carries).
 
-Faults a test may turn on: `metadata_delay` (seconds every metadata answer takes) and
-`fail_once` (kinds whose next request answers 503 ServiceUnavailable once: "metadata",
-"oss", "mns" or an RPC action name).
+Faults a test may turn on: `metadata_delay` (seconds the answer to a metadata item takes,
+by item: "token" for the session token, else its path under meta-data) and `fail_once`
+(kinds whose next request answers 503 ServiceUnavailable once: "metadata", "oss", "mns" or
+an RPC action name).
 
 ACR's login token (GetAuthorizationToken) comes two ways: an Enterprise instance's (cr
 2018-12-01, RPC on /cr/: TempUsername, AuthorizationToken, ExpireTime) and the personal
@@ -106,7 +107,9 @@ class CloudState:
     """(bucket, key) of each accepted PutObject."""
     objects: dict[tuple[str, str], tuple[bytes, str]] = field(default_factory=dict)
     """(bucket, key) -> (content, storage class: Standard, Archive, ...)."""
-    metadata_delay: float = 0.0
+    metadata_delay: dict[str, float] = field(default_factory=dict)
+    metadata_asked: list[str] = field(default_factory=list)
+    """The metadata items asked for, in order ("token" for the session token)."""
     fail_once: set[str] = field(default_factory=set)
     failed: list[str] = field(default_factory=list)
     """The kinds that answered their one 503."""
@@ -176,7 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path.startswith("/mns/"):
             self._serve_mns("PUT")
             return
-        if not self._slow_metadata():
+        if not self._slow_metadata("token"):
             self._send(200, TOKEN)
 
     def do_DELETE(self) -> None:
@@ -272,12 +275,12 @@ class _Handler(BaseHTTPRequestHandler):
         if parts[0] == "mns":
             self._serve_mns("GET")
             return
-        if self._slow_metadata():
+        node, item = parts[0], parts[2] if len(parts) > 2 else ""
+        if self._slow_metadata(item):
             return
         if self.headers.get("X-aliyun-ecs-metadata-token") != TOKEN:
             self._send(401, "token required")
             return
-        node, item = parts[0], parts[2] if len(parts) > 2 else ""
         answers = {"instance-id": node, "instance/instance-type": INSTANCE_TYPE,
                    "ram/security-credentials/": "node-role",
                    "ram/security-credentials/node-role": json.dumps({
@@ -301,9 +304,11 @@ class _Handler(BaseHTTPRequestHandler):
                               "authorizationToken": registry_password(caller),
                               "expireDate": int(time.time() * 1000) + 3600000}}
 
-    def _slow_metadata(self) -> bool:
-        """Wait `metadata_delay`; True when this metadata request answers its 503."""
-        time.sleep(self.state.metadata_delay)
+    def _slow_metadata(self, item: str) -> bool:
+        """Wait `item`'s `metadata_delay`; True when this metadata request answers its 503."""
+        with self.state.lock:
+            self.state.metadata_asked.append(item)
+        time.sleep(self.state.metadata_delay.get(item, 0.0))
         if self.state.fails_now("metadata"):
             self._send(503, "ServiceUnavailable")
             return True
@@ -529,7 +534,9 @@ class FakeNodeCloud:
         self.url = f"http://127.0.0.1:{self.server.server_port}"
 
     def __enter__(self) -> FakeNodeCloud:
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        # shutdown() waits for the loop's next poll: 0.5 s by default, per stand-in
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},
+                         daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -13,6 +13,7 @@ its tests with a reason naming what to install."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -24,9 +25,11 @@ PYTHONS = {"alinux-3": "3.6", "ubuntu-22.04": "3.10", "ubuntu-24.04": "3.12"}
 """Each supported system's python3 version."""
 
 
+@functools.cache
 def find_python(version: str) -> str | None:
     """A python<version> that runs: under pyenv's versions, else on PATH (a pyenv shim on
-    PATH fails unless that version is selected, so each candidate is tried)."""
+    PATH fails unless that version is selected, so each candidate is tried); found once per
+    test process."""
     root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
     candidates = [str(path) for path in sorted(root.glob(f"versions/{version}.*/bin/"
                                                          f"python{version}"))]

@@ -124,7 +124,8 @@ class MetadataServer:
 @contextmanager
 def metadata_server() -> Iterator[MetadataServer]:
     server = MetadataServer()
-    thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
     thread.start()
     try:
         yield server

@@ -304,7 +304,8 @@ def workstation(tmp_path: Path) -> Iterator[dict[str, Any]]:
 
     balancer = LoadBalancer(lb_address, listener, (node_address, backend_port), check,
                             attached)
-    threading.Thread(target=balancer.serve_forever, daemon=True).start()
+    threading.Thread(target=balancer.serve_forever, kwargs={"poll_interval": 0.02},
+                     daemon=True).start()
     outputs["load_balancer_dns"] = lb_address  # its DNS name resolves to its address
     (work / "outputs.json").write_text(json.dumps(outputs))
     with FakeNodeCloud([NODE], fleet="chat-serve-gpu") as cloud:
