@@ -82,9 +82,9 @@ def strict_mypy(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]
     """`mypy --strict`'s report lines on each program tests/strict_programs.py lists, by file
     name; one run per test process, for the modules of the group "strict-mypy" (one worker:
     tests/scheduling.py)."""
-    from .strict_programs import type_check
+    from .strict_programs import CACHE, type_check
 
-    return type_check(tmp_path_factory.mktemp("strict-programs"))
+    return type_check(tmp_path_factory.mktemp("strict-programs"), CACHE)
 
 
 def utc_in(days: float) -> str:
