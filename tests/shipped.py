@@ -1,8 +1,9 @@
 """Plans made once per test process (under pytest-xdist, once per worker) for every test that
 reads them as they are: the shipped stacks (stacks/Pulumi.<stack>.yaml), the clusters the
-plan_cluster fixture writes, and the stack files the tests of a command plan. A plan is made
-again only for a stack file of other content, name or neighbours (the stack files beside it,
-which stack references read); each call returns a fresh copy of its own (unpickled), so a
+plan_cluster fixture writes, and the stack files the tests of a command plan (with the ESC
+environment values given, if any). A plan is made again only for a stack file of other
+content, name or neighbours (the stack files beside it, which stack references read) or other
+environment values; each call returns a fresh copy of its own (unpickled), so a
 test that changes what it got cannot change what another sees. Tests of the engine itself,
 and tests that patch something before planning, call run_plan; tests of a command put
 planned_once in place of its run_plan (plan_shipped_once)."""
@@ -10,7 +11,9 @@ planned_once in place of its run_plan (plan_shipped_once)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import pickle
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -26,26 +29,28 @@ PLANNING_COMMANDS = ("gpu_infra_tools.cli.planned", "gpu_infra_tools.cli.cost")
 """The CLI modules that call run_plan (plan, policy, cost)."""
 
 
-def _planned_from(stack_path: Path) -> str:
-    """A digest of what a plan of `stack_path` reads: the file's name and content and the
-    stack files beside it."""
+def _planned_from(stack_path: Path, environment: Mapping | None) -> str:
+    """A digest of what a plan of `stack_path` reads: the file's name and content, the
+    resolved ESC `environment` and the stack files beside it."""
     path = Path(stack_path).resolve()
-    digest = hashlib.sha256(path.name.encode() + b"\0" + path.read_bytes())
+    digest = hashlib.sha256(path.name.encode() + b"\0" + path.read_bytes() + b"\0"
+                            + json.dumps(environment or {}, sort_keys=True).encode())
     for neighbour in sorted(path.parent.glob("Pulumi.*.yaml")):
         if neighbour != path and neighbour.is_file():
             digest.update(b"\0" + neighbour.name.encode() + b"\0" + neighbour.read_bytes())
     return digest.hexdigest()
 
 
-def planned_once(stack_path: Path, environment: dict | None = None) -> Plan:
-    """run_plan(stack_path), made once per process for a stack file of this content beside
-    these stack files; a fresh copy each call, its source `stack_path`. ConfigError,
-    ValidatorErrors and ProgramError are raised as run_plan raises them (nothing is kept)."""
-    if environment or not Path(stack_path).is_file():  # resolved ESC config: planned anew
+def planned_once(stack_path: Path, environment: Mapping | None = None) -> Plan:
+    """run_plan(stack_path, environment=environment), made once per process for a stack file
+    of this content beside these stack files with these ESC environment values; a fresh copy
+    each call, its source `stack_path`. ConfigError, ValidatorErrors and ProgramError are
+    raised as run_plan raises them (nothing is kept)."""
+    if not Path(stack_path).is_file():  # run_plan says what is wrong with the path
         return run_plan(stack_path, environment=environment)
-    key = _planned_from(stack_path)
+    key = _planned_from(stack_path, environment)
     if key not in _PLANS:
-        _PLANS[key] = pickle.dumps(run_plan(stack_path))
+        _PLANS[key] = pickle.dumps(run_plan(stack_path, environment=environment))
     plan: Plan = pickle.loads(_PLANS[key])
     plan.source = str(stack_path)  # as run_plan(stack_path) has it (SARIF reads the file)
     return plan

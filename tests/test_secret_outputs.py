@@ -10,6 +10,7 @@ repeats the value."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -213,6 +214,15 @@ it: a webhook token in clear in a field that may be secret, the client key of an
 cluster's kubeconfig, a token inside a fleet block's user data."""
 
 
+@functools.cache
+def _provider():
+    """The component provider, made once (as the plugin makes one for every Construct it
+    serves): inferring its schema costs about 0.4 s of CPU."""
+    from gpu_infra_provider.schema import GpuInfraProvider
+
+    return GpuInfraProvider()
+
+
 def _provider_state(component: str, inputs: dict, cluster, monkeypatch) -> dict:
     """The state the plugin's Construct returns for `component` built from the wire-form
     `inputs` (GpuInfraProvider.construct, then rpc.serialize_properties, as the plugin's
@@ -222,7 +232,6 @@ def _provider_state(component: str, inputs: dict, cluster, monkeypatch) -> dict:
 
     from gpu_infra.testing import GpuInfraMocks
     from gpu_infra_provider.components import token
-    from gpu_infra_provider.schema import GpuInfraProvider
     from gpu_infra_tools.plan.engine import run_under_mocks
 
     answer = GpuInfraMocks._credential
@@ -233,7 +242,7 @@ def _provider_state(component: str, inputs: dict, cluster, monkeypatch) -> dict:
                                 f"{KUBECONFIG_KEY}}}\n")
         return found
     monkeypatch.setattr(GpuInfraMocks, "_credential", credential)
-    provider = GpuInfraProvider()
+    provider = _provider()
 
     async def serialized(state: dict) -> dict:
         struct = await rpc.serialize_properties(state, {})
