@@ -42,7 +42,9 @@ OS_RELEASES = {"ubuntu-22.04": 'ID=ubuntu\nVERSION_ID="22.04"\nVERSION_CODENAME=
                "alinux-3": 'ID="alinux"\nVERSION_ID="3"\n'}
 """/etc/os-release of the supported systems (the fields the node reads)."""
 
-RECORD = 'echo "$(basename "$0") $*" >> "$SANDBOX/calls.log"\n'
+RECORD = 'echo "${0##*/} $*" >> "$SANDBOX/calls.log"\n'
+"""The first line of every stand-in: its name and arguments to calls.log. The stand-ins keep
+to bash's builtins and expansions where they can (they run hundreds of times a boot)."""
 STAND_INS: dict[str, str] = {
     "curl": r'''
 given=("$@") out="" url=""
@@ -66,7 +68,8 @@ case $url in
       cp "$SANDBOX/state/serving-fails" "$GPU_INFRA_ROOT/var/lib/gpu-infra/serving.error"
     [ ! -f "$SANDBOX/state/serving-waits" ] ||
       cp "$SANDBOX/state/serving-waits" "$GPU_INFRA_ROOT/var/lib/gpu-infra/serving.waiting"
-    left=$(cat "$SANDBOX/state/serving-polls" 2>/dev/null || echo 0)
+    left=0
+    [ ! -f "$SANDBOX/state/serving-polls" ] || read -r left < "$SANDBOX/state/serving-polls"
     if [ "$left" -gt 0 ] || [ -f "$SANDBOX/state/serving-fails" ]; then
       echo $((left - 1)) > "$SANDBOX/state/serving-polls"
       echo "curl: (7) Failed to connect to 127.0.0.1 port ${url##*:}" >&2; exit 7
@@ -87,22 +90,24 @@ if [ "$script" = none ]; then : > "$out"; else cp "$SANDBOX/installers/$script.s
 if [ ! -f "$SANDBOX/state/driver" ]; then
   echo "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."; exit 9
 fi
-gpus=$(cat "$SANDBOX/state/gpus")
+read -r gpus < "$SANDBOX/state/gpus"
 if [ "$gpus" -eq 0 ]; then echo "No devices were found"; exit 6; fi
-fields=${1#--query-gpu=}
-for i in $(seq 0 $((gpus - 1))); do
+fields=${1#--query-gpu=} mig=Disabled ecc=0
+read -r driver < "$SANDBOX/state/driver"
+[ ! -f "$SANDBOX/state/mig" ] || read -r mig < "$SANDBOX/state/mig"
+[ ! -f "$SANDBOX/state/ecc" ] || read -r ecc < "$SANDBOX/state/ecc"
+for ((i = 0; i < gpus; i++)); do
   if [ -f "$SANDBOX/state/lost-gpu-$i" ]; then
     echo "Unable to determine the device handle for GPU0000:0$i:00.0: Unknown Error"; continue
   fi
   row=""
-  for field in $(echo "$fields" | tr , ' '); do
+  for field in ${fields//,/ }; do
     case $field in
       index) value=$i ;;
       uuid) value=GPU-0000000$i-aaaa-bbbb ;;
-      driver_version) value=$(cat "$SANDBOX/state/driver") ;;
-      mig.mode.current) value=$(cat "$SANDBOX/state/mig" 2>/dev/null || echo Disabled) ;;
-      ecc.errors.uncorrected.volatile.total)
-        value=$(cat "$SANDBOX/state/ecc" 2>/dev/null || echo 0) ;;
+      driver_version) value=$driver ;;
+      mig.mode.current) value=$mig ;;
+      ecc.errors.uncorrected.volatile.total) value=$ecc ;;
     esac
     row="$row${row:+, }$value"
   done
@@ -129,11 +134,11 @@ case "$1" in
 esac
 ''',
     "mountpoint": '[ ! -f "$SANDBOX/state/hung-mount" ] || exec /bin/sleep 600\n'
-                  '[ -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)" ]\n',
-    "umount": 'rm -f "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
+                  'point=${!#}; [ -f "$SANDBOX/state/mounted${point//\\//_}" ]\n',
+    "umount": 'point=${!#}; rm -f "$SANDBOX/state/mounted${point//\\//_}"\n',
     "dnf": PACKAGE_INSTALLS,
     "update-initramfs": "exit 0\n",
-    "mount": 'touch "$SANDBOX/state/mounted$(echo "${!#}" | tr / _)"\n',
+    "mount": 'point=${!#}; touch "$SANDBOX/state/mounted${point//\\//_}"\n',
     "sleep": 'if [ -f "$SANDBOX/on-sleep" ]; then bash "$SANDBOX/on-sleep"; '
              'rm -f "$SANDBOX/on-sleep"; fi\n'
              '[ ! -f "$SANDBOX/state/sleep-seconds" ] || '
@@ -142,11 +147,11 @@ esac
     "blkid": r'''
 disk=${!#}
 case "$*" in
-  *UUID*) echo "uuid-$(basename "$disk")" ;;
-  *) [ -f "$SANDBOX/state/formatted-$(basename "$disk")" ] || exit 2 ;;
+  *UUID*) echo "uuid-${disk##*/}" ;;
+  *) [ -f "$SANDBOX/state/formatted-${disk##*/}" ] || exit 2 ;;
 esac
 ''',
-    "mkfs.xfs": 'touch "$SANDBOX/state/formatted-$(basename "${!#}")"\n',
+    "mkfs.xfs": 'disk=${!#}; touch "$SANDBOX/state/formatted-${disk##*/}"\n',
     "pgrep": '[ -f "$SANDBOX/state/agent" ]\n',
     "modinfo": '[ "$1" = nvidia_peermem ] || { [ "$1" = erdma ] && '
                '[ -d "$GPU_INFRA_ROOT/sys/class/infiniband" ]; }\n',

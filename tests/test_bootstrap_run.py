@@ -49,6 +49,12 @@ def booted(tmp_path, spec: BootstrapSpec, **knobs: str) -> tuple[Sandbox, object
     return sandbox, sandbox.boot()
 
 
+@pytest.fixture(scope="module")
+def training_run(tmp_path_factory):
+    """The first boot of one TRAINING node, for the tests that only read what it did."""
+    return booted(tmp_path_factory.mktemp("training"), TRAINING)[1]
+
+
 def test_user_data_installs_the_unit_and_starts_it_without_waiting(tmp_path):
     sandbox = Sandbox(tmp_path)
     run = sandbox.install(TRAINING)
@@ -61,8 +67,8 @@ def test_user_data_installs_the_unit_and_starts_it_without_waiting(tmp_path):
     assert run.exists("/opt/gpu-infra/bin/gpu-infra-peers")
 
 
-def test_training_node_runs_every_step_in_order_with_pinned_versions(tmp_path):
-    _, run = booted(tmp_path, TRAINING)
+def test_training_node_runs_every_step_in_order_with_pinned_versions(training_run):
+    run = training_run
     assert run.code == 0, run.output
     assert steps_started(run.output) == [
         "data_disks", "shared_fs", "gpu_driver", "erdma", "fabric_manager", "container_runtime",
@@ -93,13 +99,12 @@ def test_training_node_runs_every_step_in_order_with_pinned_versions(tmp_path):
     assert [c for c in reads if "-X PUT http://100.100.100.200/latest/api/token" in c]
 
 
-def test_nccl_settings_for_two_erdma_nics(tmp_path):
-    _, run = booted(tmp_path, TRAINING)
-    env = run.file("/etc/gpu-infra/nccl.env").splitlines()
+def test_nccl_settings_for_two_erdma_nics(training_run):
+    env = training_run.file("/etc/gpu-infra/nccl.env").splitlines()
     assert "NCCL_IB_HCA=erdma_0,erdma_1" in env
     assert "NCCL_IB_ADDR_RANGE=10.1.0.0/24" in env
     assert "NCCL_SOCKET_IFNAME=eth0" in env and "NCCL_IB_GID_INDEX=-1" in env
-    assert "export NCCL_MIN_NCHANNELS=16" in run.file("/etc/profile.d/gpu-infra-nccl.sh")
+    assert "export NCCL_MIN_NCHANNELS=16" in training_run.file("/etc/profile.d/gpu-infra-nccl.sh")
 
 
 def test_second_boot_installs_nothing_again(tmp_path):
@@ -432,12 +437,11 @@ def test_preinstalled_route_never_downloads_a_missing_piece(tmp_path):
     assert not [c for c in run.calls if c.startswith("curl -fsS --retry 5 -o")]
 
 
-def test_jumbo_frames_set_the_erdma_mtu_to_8500(tmp_path):
+def test_jumbo_frames_set_the_erdma_mtu_to_8500(tmp_path, training_run):
     _, run = booted(tmp_path, dataclasses.replace(TRAINING, jumbo_frames=True))
     assert run.code == 0, run.output
     assert "ip link set dev eth0 mtu 8500" in run.calls
-    _, plain = booted(tmp_path / "plain", TRAINING)
-    assert "ip link set dev eth0 mtu 1400" in plain.calls
+    assert "ip link set dev eth0 mtu 1400" in training_run.calls
 
 
 def test_peers_wait_until_every_node_has_told_its_health(tmp_path):

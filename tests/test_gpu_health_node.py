@@ -26,6 +26,7 @@ from gpu_infra_facts import node_stack
 
 from .fake_node_cloud import ACCOUNT, INSTANCE_TYPE, FakeNodeCloud
 from .node_systems import PYTHONS, python_of
+from .shipped import shipped_plan
 
 pytestmark = pytest.mark.slow  # runs the check under each system's python3
 
@@ -222,11 +223,7 @@ def test_the_installer_writes_a_bounded_unit_and_its_timer(tmp_path):
 def _node_role_policy(stack: str) -> tuple[str, str, dict[str, list[str]]]:
     """The planned RAM policies on `stack`'s node role as one document (its scaling group id
     as the stand-in cloud's), the fleet, and the GPU health policy's grants."""
-    from gpu_infra_tools.plan.engine import run_plan
-
-    from .conftest import STACKS_DIR
-
-    plan = run_plan(STACKS_DIR / f"Pulumi.{stack}.yaml")
+    plan = shipped_plan(stack)
     role = next(r for r in plan.by_type("alicloud:ram/role:Role")
                 if r.name.endswith("-node-role"))
     attached = {a.inputs["policyName"] for a in plan.by_type(

@@ -115,19 +115,22 @@ def describe_job(shared: Path, script: str = TRAINER) -> None:
     (shared / "train.py").write_text(script)
 
 
-def run_unit(sandbox: Sandbox, until: str, seconds: float = 60) -> str:
-    """gpu-infra-job under dash until `until` (a node path) exists; its output."""
-    unit = subprocess.Popen(["dash", str(sandbox.root / "opt/gpu-infra/bin/gpu-infra-job")],
-                            env=sandbox.env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+def run_unit(sandbox: Sandbox, until: str, seconds: float = 60, *, said_twice: str = "") -> str:
+    """gpu-infra-job under dash until `until` (a node path) exists or, with `said_twice`,
+    until its output says that twice (it looked again); its output."""
+    log = sandbox.dir / "job-unit.out"
+    with log.open("w") as out:
+        unit = subprocess.Popen(["dash", str(sandbox.root / "opt/gpu-infra/bin/gpu-infra-job")],
+                                env=sandbox.env(), stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + seconds
     target = sandbox.root / until.lstrip("/")
-    while not target.exists() and unit.poll() is None and time.monotonic() < deadline:
+    while not target.exists() and unit.poll() is None and time.monotonic() < deadline and not (
+            said_twice and log.read_text().count(said_twice) >= 2):
         time.sleep(0.05)
     time.sleep(0.3)  # more looks: a finished job is not run again
     unit.terminate()
-    out, _ = unit.communicate(timeout=10)
-    return out
+    unit.wait(timeout=10)
+    return log.read_text()
 
 
 def trainer_log(sandbox: Sandbox) -> list[str]:
@@ -199,7 +202,8 @@ def test_without_the_runtime_step_s_docker_the_job_never_runs(tmp_path):
     sandbox = job_node(tmp_path)
     (sandbox.state / "docker-version").unlink()
     describe_job(sandbox.root / "mnt/shared")
-    out = run_unit(sandbox, "/never", seconds=2)
-    assert f"job {JOB_ID}: its image could not be pulled; trying again" in out, out
+    refused = f"job {JOB_ID}: its image could not be pulled; trying again"
+    out = run_unit(sandbox, "/never", seconds=30, said_twice=refused)
+    assert out.count(refused) >= 2, out  # said so, and looked again
     assert not (sandbox.root / f"mnt/shared/.gpu-infra/job/{JOB_ID}.done").exists()
     assert [r for r in docker_runs(sandbox.dir) if r.image == IMAGE] == []
