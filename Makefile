@@ -11,7 +11,8 @@ BENCH_OUT ?= .bench
 # each worker (about 5 s of CPU a worker) and in each Python process a test starts (a third
 # of a second each). `--dist loadscope` keeps the tests of one module in one worker, and the
 # modules of a group (tests/scheduling.py), so the fixtures and plans they share (module
-# fixtures, tests/shipped.py, one mypy run for every program) are made once, not in both.
+# fixtures, tests/shipped.py, one mypy run for every program) are made once, not in both;
+# the longest unit goes first, by the seconds in tests/durations.json (`make durations`).
 FAST_WORKERS ?= 2
 # Processes `make test` runs its tests in (both cores of a CI runner; 0 runs them in this
 # one), and extra pytest flags (tools/land stops at the third failure: --maxfail=3).
@@ -21,7 +22,7 @@ TEST_FLAGS ?=
 # that need them skip without them.
 NODE_TOOLS := $(if $(shell command -v npm 2>/dev/null),node_modules/.package-lock.json)
 
-.PHONY: plan test test-fast docs bench clean
+.PHONY: plan test test-fast durations docs bench clean
 
 $(BIN)/gpu-infra: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +47,9 @@ test: $(BIN)/gpu-infra $(NODE_TOOLS)  ## lint, type check and the whole test sui
 test-fast: $(BIN)/gpu-infra $(NODE_TOOLS)  ## while editing: lint and the tests not marked slow (under 30 s)
 	$(BIN)/ruff check .
 	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -m "not slow" -n $(FAST_WORKERS) --dist loadscope
+
+durations:  ## `make test`, recording each test module's seconds into tests/durations.json (the scheduler hands out the longest first)
+	GPU_INFRA_RECORD_DURATIONS=1 $(MAKE) test
 
 docs: $(BIN)/gpu-infra  ## the documentation site from docs/ into site/ (warnings are errors; offline)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict

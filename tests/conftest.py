@@ -6,6 +6,7 @@ import copy
 import gc
 import importlib
 import inspect
+import os
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,12 +70,23 @@ def pytest_runtest_call(item: pytest.Item):
 @pytest.hookimpl(optionalhook=True)  # pytest -p no:xdist (tools/land's regeneration) has none
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under `--dist loadscope` (make test, make test-fast) a module's tests go to one
-    worker, and so do the modules of a group that share set-up (tests/scheduling.py)."""
+    worker, and so do the modules of a group that share set-up; the longest unit first
+    (tests/scheduling.py)."""
     if config.getvalue("dist") != "loadscope":
         return None
     from .scheduling import ModulesAndGroups
 
     return ModulesAndGroups(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With GPU_INFRA_RECORD_DURATIONS=1 (`make durations`) the run that sees every test's
+    report (xdist's controller, or the only process) records the modules' seconds into
+    tests/durations.json, by which the scheduler hands out the longest unit first."""
+    if os.environ.get("GPU_INFRA_RECORD_DURATIONS") == "1" and not hasattr(config, "workerinput"):
+        from .scheduling import DURATIONS, DurationRecorder
+
+        config.pluginmanager.register(DurationRecorder(DURATIONS), "gpu-infra-durations")
 
 
 @pytest.fixture(scope="session")
