@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
+import re
+import runpy
 import signal
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +34,12 @@ CASE_BOUND_S = 30
 MAX_STDERR_LINE = 600
 """No problem line may be longer (values are cut, never echoed whole)."""
 MAX_STDERR_BYTES = 20_000
+
+GENERATORS = sorted(set(re.findall(r"python -m ([a-z_.]+)",
+                                   (PROJECT_DIR / "CONTRIBUTING.md").read_text())) - {"pytest"})
+"""The `python -m` commands the contributing guide names (generated files, price refresh)."""
+PRINTING = [module for module in GENERATORS if module.split(".")[-1] != "refresh_prices"]
+"""Those that print a generated file (refresh_prices is a command of its own, with options)."""
 
 TRAINING = (STACKS_DIR / "Pulumi.training-dev.yaml").read_text(encoding="utf-8")
 INFERENCE = (STACKS_DIR / "Pulumi.inference-prod.yaml").read_text(encoding="utf-8")
@@ -128,9 +138,10 @@ def check_output(case: Case, code: int, out: str, err: str) -> None:
 
 
 def run_in_process(case: Case, directory: Path, capsys: pytest.CaptureFixture[str],
-                   monkeypatch: pytest.MonkeyPatch) -> None:
+                   monkeypatch: pytest.MonkeyPatch) -> str:
     """Run `case` through the CLI's main() and make every check (a stack planned before in
-    this process, e.g. the shipped training-dev, is not planned again: tests/shipped.py)."""
+    this process, e.g. the shipped training-dev, is not planned again: tests/shipped.py);
+    return what it printed on stderr."""
     monkeypatch.chdir(PROJECT_DIR)
     plan_shipped_once(monkeypatch)
     argv = setup_case(case, directory)
@@ -146,6 +157,43 @@ def run_in_process(case: Case, directory: Path, capsys: pytest.CaptureFixture[st
     monkeypatch.undo()
     check_output(case, code, out, err)
     assert changed_files(before, snapshot(directory)) <= case.writes
+    return err
+
+
+@contextlib.contextmanager
+def stdout_on(target: int) -> Iterator[None]:
+    """Descriptor 1 pointed at the descriptor `target` and sys.stdout a new stream on it, as
+    Python makes it for a process started so (block-buffered, not a terminal's), for the
+    block; both restored after it. The stream is closed before descriptor 1 comes back, so
+    what is still buffered is flushed where a process flushes it at exit (an OSError there,
+    "Exception ignored" and exit 120 in a process, fails the test)."""
+    saved = os.dup(1)
+    previous = sys.stdout
+    try:
+        os.dup2(target, 1)
+        stream = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 (closed below)
+        sys.stdout = stream
+        try:
+            yield
+        finally:
+            sys.stdout = previous
+            stream.close()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def run_module_as_main(module: str, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
+    """`python -m <module> ARGV` in this process: the module's `__main__` block run as `-m`
+    runs it (runpy); its exit code."""
+    monkeypatch.setattr(sys, "argv", [module, *argv])
+    with warnings.catch_warnings():  # the module is imported already, as -m would not find it
+        warnings.filterwarnings("ignore", "'.*' found in sys.modules", RuntimeWarning)
+        try:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        except SystemExit as exit_:
+            return int(exit_.code or 0)
+    raise AssertionError(f"python -m {module} did not exit")
 
 
 def cli_command(*args: str) -> list[str]:
