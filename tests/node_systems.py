@@ -17,12 +17,17 @@ import functools
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 PYTHONS = {"alinux-3": "3.6", "ubuntu-22.04": "3.10", "ubuntu-24.04": "3.12"}
 """Each supported system's python3 version."""
+
+T = TypeVar("T")
 
 
 @functools.cache
@@ -59,3 +64,10 @@ def dash() -> str:
     if found is None:
         pytest.skip("NODE SYSTEM NOT TESTED: no dash (Ubuntu's /bin/sh); apt-get install dash")
     return found
+
+
+def at_once(work: Callable[[str], T], keys: list[str]) -> dict[str, T]:
+    """`work(key)` for every key (a system, or a case of one), each in a thread of its own:
+    runs that wait (a timeout, a retry's backoff) overlap instead of adding up."""
+    with ThreadPoolExecutor(len(keys)) as pool:
+        return dict(zip(keys, pool.map(work, keys), strict=True))

@@ -16,7 +16,7 @@ from gpu_infra_facts import node_stack
 from gpu_infra_facts import types as t
 from gpu_infra_facts.lifecycle import DRAIN_MARGIN_SECONDS
 
-from .node_systems import dash
+from .node_systems import PYTHONS, at_once, dash, python_of
 from .shipped import shipped_plan
 
 pytestmark = pytest.mark.slow  # runs the drain under dash and plans two shipped stacks
@@ -149,8 +149,6 @@ def _queue_node(directory: Path, cloud, region: str, jobs: int,
     gpu-infra-api under `system`'s python3, endpoints at the stand-in cloud."""
     from gpu_infra.blocks.bootstrap import BootstrapSpec, node_files, node_tools_files
 
-    from .node_systems import python_of
-
     spec = BootstrapSpec(fleet="render-farm-gpu", region=region, gpu_counts={}, route="grid",
                          driver=node_stack.DEFAULT_DRIVER_STACK, returns_jobs=True)
     node(directory, jobs=0, finishes=False)
@@ -168,37 +166,45 @@ def _queue_node(directory: Path, cloud, region: str, jobs: int,
     return directory
 
 
-@pytest.mark.parametrize("system", ["alinux-3", "ubuntu-22.04", "ubuntu-24.04"])
-def test_a_handed_back_frame_is_visible_in_the_queue_again_at_once(plans, tmp_path, system):
+def test_a_handed_back_frame_is_visible_in_the_queue_again_at_once(plans, tmp_path):
     """The stuck node's drain (dash) returns each unfinished frame's message with
     ChangeMessageVisibility (1 s, the API's least), under the stack's own fleet policy on
     the node role, instead of leaving it invisible for the queue's job timeout. The
     stand-in checks the MNS signature as documented, over the Content-Type the request
     carries (case 5: urllib's own Content-Type was sent but not signed), and its first
-    answer is a 503 (retried)."""
+    answer is a 503 (retried). Under each system's python3, a stand-in each, all at once
+    (each waits out its 1 s drain and its retry's 1 s)."""
     from .fake_node_cloud import FakeNodeCloud
 
     plan = plans["rendering-batch"]
     queue = plan.outputs["job_queue"]
     [policy] = [p.inputs["policyDocument"] for p in plan.by_type(t.RAM_POLICY)
                 if p.name.endswith("-fleet-policy")]
-    with FakeNodeCloud([], policy=policy) as cloud:
-        cloud.state.region = plan.cluster.region
-        cloud.state.in_flight = {"rh-0": queue, "rh-1": queue, "rh-9": "another-queue"}
-        cloud.state.fail_once = {"mns"}
-        stuck = _queue_node(tmp_path / "i-b", cloud, plan.cluster.region, jobs=2, system=system)
-        finishing = node(tmp_path / "i-a", jobs=1, finishes=True)
-        command = drain_command(1, (), queue)
-        runs = [start(finishing, command), start(stuck, command)]
-        outputs = [run.communicate(timeout=60)[0] for run in runs]
-    assert [run.returncode for run in runs] == [0, 0], outputs
-    assert cloud.state.visibility == [(queue, "rh-0", 1), (queue, "rh-1", 1)]
-    assert cloud.state.denied == [] and cloud.state.failed == ["mns"]
-    assert f"returned frame-0000 to {queue}" in outputs[1]
-    assert "the instance may go" in outputs[1].splitlines()[-1]
-    assert "returned" not in outputs[0]  # its frame finished: nothing to hand back
-    log = (stuck / "root/var/log/gpu-infra/drain.log").read_text()
-    assert f"returned frame-0001 to {queue}" in log
+    for system in PYTHONS:
+        python_of(system)  # skips loudly without one of the interpreters
+
+    def hand_back(system: str) -> tuple[FakeNodeCloud, list[int], list[str], Path]:
+        with FakeNodeCloud([], policy=policy) as cloud:
+            cloud.state.region = plan.cluster.region
+            cloud.state.in_flight = {"rh-0": queue, "rh-1": queue, "rh-9": "another-queue"}
+            cloud.state.fail_once = {"mns"}
+            stuck = _queue_node(tmp_path / system / "i-b", cloud, plan.cluster.region, jobs=2,
+                                system=system)
+            finishing = node(tmp_path / system / "i-a", jobs=1, finishes=True)
+            command = drain_command(1, (), queue)
+            runs = [start(finishing, command), start(stuck, command)]
+            outputs = [run.communicate(timeout=60)[0] for run in runs]
+        return cloud, [run.returncode for run in runs], outputs, stuck
+
+    for system, (cloud, codes, outputs, stuck) in at_once(hand_back, list(PYTHONS)).items():
+        assert codes == [0, 0], (system, outputs)
+        assert cloud.state.visibility == [(queue, "rh-0", 1), (queue, "rh-1", 1)], system
+        assert cloud.state.denied == [] and cloud.state.failed == ["mns"], system
+        assert f"returned frame-0000 to {queue}" in outputs[1], system
+        assert "the instance may go" in outputs[1].splitlines()[-1], system
+        assert "returned" not in outputs[0], system  # its frame finished: nothing to hand back
+        log = (stuck / "root/var/log/gpu-infra/drain.log").read_text()
+        assert f"returned frame-0001 to {queue}" in log, system
 
 
 def test_a_frame_the_queue_refuses_returns_when_its_visibility_ends(tmp_path):

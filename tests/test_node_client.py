@@ -9,12 +9,9 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import subprocess
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
 from types import ModuleType
-from typing import TypeVar
 
 import pytest
 
@@ -23,12 +20,11 @@ from gpu_infra.blocks.bootstrap.minify import strip_python
 from gpu_infra_facts import node_stack
 
 from .fake_node_cloud import FakeNodeCloud
-from .node_systems import PYTHONS, python_of
+from .node_systems import PYTHONS, at_once, python_of
 
 SPEC = BootstrapSpec(fleet="t01-gpu", region="cn-beijing", gpu_counts={}, route="grid",
                      driver=node_stack.DEFAULT_DRIVER_STACK)
 BUCKET, KEY = "t01-checkpoints", "gpu-infra/node-tools/abc.sh"
-T = TypeVar("T")
 
 
 def client(tmp_path: Path) -> ModuleType:
@@ -105,12 +101,6 @@ TAG_METADATA = ("token", "instance-id", "ram/security-credentials/",
                 "ram/security-credentials/node-role")
 """The metadata items a tag asks for: the session token, the instance, the role, its
 credentials."""
-
-
-def at_once(work: Callable[[str], T], keys: list[str]) -> dict[str, T]:
-    """`work(key)` for every key, each in a thread of its own (the clients' waits overlap)."""
-    with ThreadPoolExecutor(len(keys)) as pool:
-        return dict(zip(keys, pool.map(work, keys), strict=True))
 
 
 @pytest.mark.slow  # gpu-infra-api under each system's python3
