@@ -195,3 +195,44 @@ def test_a_plan_finds_unknowns_as_the_sdk_does_without_leaving_cycles(record):
         gc.enable()
     assert during == [engine._contains_unknowns] and rpc.contains_unknowns is sdk_check
     assert closures == []
+
+
+def test_a_plan_unwraps_each_annotation_once_as_the_sdk_does_and_puts_the_sdk_back(record):
+    """Within a plan the SDK's annotation unwrapping (Optional[T], Input[T], Output[T] -> T)
+    answers as the SDK's own functions, calling them once per annotation object; a union
+    equal to another but in another order (typing finds them equal, the SDK answers them
+    differently) gets its own answer; after the plan the SDK's functions are back."""
+    import pulumi
+    from pulumi import _types
+
+    from gpu_infra.blocks.conventions import Conventions
+    from gpu_infra.blocks.network import Network
+    from gpu_infra.schema.network import NetworkConfig
+    from gpu_infra_tools.plan import engine
+
+    @pulumi.input_type
+    class PartArgs:
+        pass
+
+    args_first, dict_first = PartArgs | dict, dict | PartArgs
+    assert args_first == dict_first
+    calls: list[object] = []
+
+    def counted(annotation):
+        calls.append(annotation)
+        return _types.unwrap_type(annotation)
+
+    remembered = engine._memoized(counted)
+    annotations = [args_first, dict_first, pulumi.Input[str], pulumi.Output[list[str]],
+                   pulumi.Input[int] | None, str]
+    for annotation in annotations * 3:
+        assert remembered(annotation) == _types.unwrap_type(annotation), annotation
+    assert remembered(args_first) is PartArgs and remembered(dict_first) is dict_first
+    assert len(calls) == len(annotations)
+
+    sdk_functions, during = (_types.unwrap_type, _types.unwrap_optional_type), []
+    record(lambda: (during.append((_types.unwrap_type, _types.unwrap_optional_type)), Network(
+        "net", config=NetworkConfig(vpc_cidr="10.1.0.0/16", zones=["cn-hangzhou-i"]),
+        conventions=Conventions(tags={"Project": "p"}))))
+    assert not set(during[0]) & set(sdk_functions)
+    assert (_types.unwrap_type, _types.unwrap_optional_type) == sdk_functions
