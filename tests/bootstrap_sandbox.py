@@ -20,6 +20,7 @@ link), at boot or on the first `sleep` (a disk attached after the instance boots
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -361,6 +362,24 @@ class Sandbox:
         done = subprocess.run(["bash", *command], env=self.env(), capture_output=True,
                               text=True, timeout=60, check=False)
         return Run(done.returncode, done.stdout + done.stderr, self.dir)
+
+
+class Snapshot:
+    """`sandbox`'s files as they are now (a node booted once), put back by `restore` for each
+    test that starts from them. They stay at the sandbox's own path (the node's files name it);
+    a test process runs its tests one at a time."""
+
+    def __init__(self, sandbox: Sandbox):
+        self.sandbox = sandbox
+        self.saved = sandbox.dir.with_name(sandbox.dir.name + ".snapshot")
+        shutil.copytree(sandbox.dir, self.saved, symlinks=True)
+
+    def restore(self) -> Sandbox:
+        """The sandbox as it was when taken (its extra_env empty again)."""
+        shutil.rmtree(self.sandbox.dir)
+        shutil.copytree(self.saved, self.sandbox.dir, symlinks=True)
+        self.sandbox.extra_env = {}
+        return self.sandbox
 
 
 def clear_calls(sandbox: Sandbox) -> None:

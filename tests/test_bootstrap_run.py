@@ -19,7 +19,9 @@ from .bootstrap_sandbox import (
     OS_RELEASES,
     SCRATCH_SERIAL,
     TRUST,
+    Run,
     Sandbox,
+    Snapshot,
     clear_calls,
 )
 
@@ -41,7 +43,7 @@ def steps_started(output: str) -> list[str]:
     return re.findall(r"\[(\w+)\] start$", output, flags=re.MULTILINE)
 
 
-def booted(tmp_path, spec: BootstrapSpec, **knobs: str) -> tuple[Sandbox, object]:
+def booted(tmp_path, spec: BootstrapSpec, **knobs: str) -> tuple[Sandbox, Run]:
     sandbox = Sandbox(tmp_path)
     for name, value in knobs.items():
         sandbox.knob(name.replace("_", "-"), value)
@@ -50,9 +52,18 @@ def booted(tmp_path, spec: BootstrapSpec, **knobs: str) -> tuple[Sandbox, object
 
 
 @pytest.fixture(scope="module")
-def training_run(tmp_path_factory):
-    """The first boot of one TRAINING node, for the tests that only read what it did."""
-    return booted(tmp_path_factory.mktemp("training"), TRAINING)[1]
+def training_snapshot(tmp_path_factory) -> tuple[Snapshot, Run]:
+    """One TRAINING node booted once per module, and what its first boot did."""
+    sandbox, run = booted(tmp_path_factory.mktemp("training"), TRAINING)
+    return Snapshot(sandbox), run
+
+
+@pytest.fixture
+def training_run(training_snapshot) -> Run:
+    """The first boot of a TRAINING node, its files as that boot left them."""
+    snapshot, run = training_snapshot
+    snapshot.restore()
+    return run
 
 
 def test_user_data_installs_the_unit_and_starts_it_without_waiting(tmp_path):
@@ -107,8 +118,9 @@ def test_nccl_settings_for_two_erdma_nics(training_run):
     assert "export NCCL_MIN_NCHANNELS=16" in training_run.file("/etc/profile.d/gpu-infra-nccl.sh")
 
 
-def test_second_boot_installs_nothing_again(tmp_path):
-    sandbox, first = booted(tmp_path, TRAINING)
+def test_second_boot_installs_nothing_again(training_snapshot):
+    snapshot, first = training_snapshot
+    sandbox = snapshot.restore()
     assert first.code == 0
     clear_calls(sandbox)
     second = sandbox.boot()

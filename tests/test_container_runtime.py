@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+from collections.abc import Callable
 
 import pytest
 
 from gpu_infra.blocks.bootstrap import BootstrapSpec, SharedFsMount
 from gpu_infra_facts import container_runtime, node_stack
 
-from .bootstrap_sandbox import INSTANCE_TYPE, OS_RELEASES, TRUST, Sandbox, clear_calls
+from .bootstrap_sandbox import (
+    INSTANCE_TYPE,
+    OS_RELEASES,
+    TRUST,
+    Run,
+    Sandbox,
+    Snapshot,
+    clear_calls,
+)
 from .container_standins import docker_runs
 from .node_systems import PYTHONS, python_of
 
@@ -41,6 +50,22 @@ def node(tmp_path, system: str, spec: BootstrapSpec = TRAINING) -> Sandbox:
     return sandbox
 
 
+@pytest.fixture(scope="module")
+def first_boot(tmp_path_factory) -> Callable[[str], tuple[Sandbox, Run]]:
+    """A new TRAINING node of a system booted once per module, and what its boot did: the
+    node as that boot left it for each test (a snapshot put back)."""
+    booted: dict[str, tuple[Snapshot, Run]] = {}
+
+    def boot(system: str) -> tuple[Sandbox, Run]:
+        if system not in booted:
+            sandbox = node(tmp_path_factory.mktemp(system), system)
+            run = sandbox.boot()
+            booted[system] = (Snapshot(sandbox), run)
+        snapshot, run = booted[system]
+        return snapshot.restore(), run
+    return boot
+
+
 def installs(run) -> list[str]:
     """The package installs of the container runtime."""
     return [call for call in run.calls if call.startswith(("apt-get", "dnf")) and
@@ -49,9 +74,8 @@ def installs(run) -> list[str]:
 
 @pytest.mark.parametrize("system", PYTHONS)
 def test_a_new_node_installs_the_pinned_runtime_from_the_mirrors_and_a_container_sees_it_all(
-        tmp_path, system):
-    sandbox = node(tmp_path, system)
-    run = sandbox.boot()
+        first_boot, system):
+    sandbox, run = first_boot(system)
     assert run.code == 0, run.output
     [install] = installs(run)
     if system.startswith("ubuntu"):
@@ -92,9 +116,9 @@ def test_a_new_node_installs_the_pinned_runtime_from_the_mirrors_and_a_container
     assert run.exists("/var/lib/gpu-infra/ready")
 
 
-def test_a_second_boot_installs_nothing_and_leaves_docker_running(tmp_path):
-    sandbox = node(tmp_path, "ubuntu-22.04")
-    assert sandbox.boot().code == 0
+def test_a_second_boot_installs_nothing_and_leaves_docker_running(first_boot):
+    sandbox, first = first_boot("ubuntu-22.04")
+    assert first.code == 0
     clear_calls(sandbox)
     second = sandbox.boot()
     assert second.code == 0, second.output
@@ -104,9 +128,10 @@ def test_a_second_boot_installs_nothing_and_leaves_docker_running(tmp_path):
     assert f"Docker {DOCKER} and the NVIDIA Container Toolkit {CTK} present" in second.output
 
 
-def test_docker_restarts_when_it_stopped_or_its_configuration_lost_the_nvidia_runtime(tmp_path):
-    sandbox = node(tmp_path, "alinux-3")
-    assert sandbox.boot().code == 0
+def test_docker_restarts_when_it_stopped_or_its_configuration_lost_the_nvidia_runtime(
+        first_boot):
+    sandbox, first = first_boot("alinux-3")
+    assert first.code == 0
     (sandbox.root / "etc/docker/daemon.json").write_text('{"log-driver": "journald"}')
     clear_calls(sandbox)
     again = sandbox.boot()
@@ -129,9 +154,9 @@ def test_a_container_that_sees_fewer_gpus_than_the_node_makes_it_unhealthy(tmp_p
     assert run.file("/var/lib/gpu-infra/unhealthy").strip() == "health"
 
 
-def test_a_node_whose_containers_get_no_erdma_device_is_unhealthy(tmp_path):
-    sandbox = node(tmp_path, "ubuntu-22.04")
-    assert sandbox.boot().code == 0
+def test_a_node_whose_containers_get_no_erdma_device_is_unhealthy(first_boot):
+    sandbox, first = first_boot("ubuntu-22.04")
+    assert first.code == 0
     for device in (sandbox.root / "dev/infiniband").iterdir():
         device.unlink()  # the eRDMA interfaces are up, but no verbs device reaches /dev
     run = sandbox.boot()

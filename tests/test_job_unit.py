@@ -21,7 +21,7 @@ import pytest
 from gpu_infra.blocks.bootstrap import BootstrapSpec, node_tools_installer, with_node_tools
 from gpu_infra.nodeplan.plans import SpotWorkers
 
-from .bootstrap_sandbox import INSTANCE_TYPE, Sandbox
+from .bootstrap_sandbox import INSTANCE_TYPE, Sandbox, Snapshot
 from .conftest import cluster_config, merged
 from .container_standins import docker_runs
 from .spot_sandbox import TORCHRUN, TRAINER, install
@@ -90,9 +90,10 @@ def booted(sandbox: Sandbox) -> Sandbox:
     return sandbox
 
 
-def job_node(directory: Path) -> Sandbox:
-    """A spot worker booted."""
-    return booted(worker_sandbox(directory))
+@pytest.fixture(scope="module")
+def job_node(tmp_path_factory) -> Snapshot:
+    """A spot worker booted once per module: each test starts from `job_node.restore()`."""
+    return Snapshot(booted(worker_sandbox(tmp_path_factory.mktemp("worker"))))
 
 
 ONE_SHOT = """import os, sys
@@ -138,8 +139,8 @@ def trainer_log(sandbox: Sandbox) -> list[str]:
 
 
 @pytest.mark.slow  # a node boot and the job unit in a shell sandbox
-def test_the_job_unit_runs_the_job_in_its_image_with_the_node_s_gpus_and_data(tmp_path):
-    sandbox = job_node(tmp_path)
+def test_the_job_unit_runs_the_job_in_its_image_with_the_node_s_gpus_and_data(job_node):
+    sandbox = job_node.restore()
     describe_job(sandbox.root / "mnt/shared", ONE_SHOT)
     out = run_unit(sandbox, f"/mnt/shared/.gpu-infra/job/{JOB_ID}.done")
     assert f"gpu-infra-job: job {JOB_ID} finished" in out, out
@@ -165,7 +166,7 @@ def test_the_job_unit_runs_the_job_in_its_image_with_the_node_s_gpus_and_data(tm
 
 @pytest.mark.slow  # two node boots and the job unit in a shell sandbox
 def test_a_replacement_worker_joins_the_running_job_and_resumes_from_the_newest_checkpoint(
-        tmp_path):
+        tmp_path, job_node):
     """What ESS's replacement of a reclaimed worker does with no human step: it boots the
     workers' bootstrap, its job unit finds the running job on the shared file system and
     joins the same rendezvous, and its worker starts from the newest complete checkpoint (the
@@ -179,7 +180,7 @@ def test_a_replacement_worker_joins_the_running_job_and_resumes_from_the_newest_
         (saved / "step").write_text(str(step))
         if complete:
             (saved / "COMPLETE").touch()
-    replacement = job_node(tmp_path / "replacement")
+    replacement = job_node.restore()
     mount = replacement.root / "mnt/shared"
     mount.rmdir()
     mount.symlink_to(shared)  # the NFS mount of the same file system
@@ -195,11 +196,11 @@ def test_a_replacement_worker_joins_the_running_job_and_resumes_from_the_newest_
 
 
 @pytest.mark.slow  # a node boot and the job unit in a shell sandbox
-def test_without_the_runtime_step_s_docker_the_job_never_runs(tmp_path):
+def test_without_the_runtime_step_s_docker_the_job_never_runs(job_node):
     """The job's host commands come from the node's steps: with Docker gone (what a node whose
     container runtime step installed nothing has) gpu-infra-pull fails, the unit says so and
     tries again, and no container starts."""
-    sandbox = job_node(tmp_path)
+    sandbox = job_node.restore()
     (sandbox.state / "docker-version").unlink()
     describe_job(sandbox.root / "mnt/shared")
     refused = f"job {JOB_ID}: its image could not be pulled; trying again"
