@@ -26,6 +26,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # the same edited stacks, planned once (tests/shipped.py)
     "edits": ("tests/test_change_report.py", "tests/test_change_report_ack.py",
               "tests/test_update_preconditions.py"),
+    # the stacks with optional features (test_update_semantics.OPTIONAL_FEATURES), planned once
+    "optional-features": ("tests/test_update_semantics.py", "tests/test_policies_by_concern.py"),
 }
 """Modules that go to one worker together, by the set-up they share."""
 

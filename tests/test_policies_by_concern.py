@@ -396,15 +396,14 @@ def test_a_resource_without_tags_takes_the_environment_its_stack_agrees_on():
 
 @pytest.mark.slow
 def test_every_type_a_stack_can_create_is_reviewed(tmp_path):
-    from gpu_infra_tools.plan.engine import run_plan
-
     from .conftest import write_stack
+    from .shipped import planned_once
     from .test_update_semantics import OPTIONAL_FEATURES
 
     types = {r["type"] for path in sorted(GOLDEN_DIR.glob("*.json"))
              for r in golden_record(path.stem)["resources"] if r["custom"]}
     for name, cluster in OPTIONAL_FEATURES.items():
-        types |= {r.type for r in run_plan(write_stack(tmp_path, name, cluster)).resources
+        types |= {r.type for r in planned_once(write_stack(tmp_path, name, cluster)).resources
                   if r.custom}
     cloud = {token for token in types if not token.startswith("pulumi:")}
     assert len(cloud) > 60

@@ -50,16 +50,16 @@ OPTIONAL_FEATURES = {
 @pytest.fixture(scope="module")
 def creatable_resources(tmp_path_factory) -> list[dict]:
     """Custom resources (plan records) of every shipped stack (their recorded plans, which
-    test_golden_plans keeps equal to the program) and of configs with optional features."""
-    from gpu_infra_tools.plan.engine import run_plan
-
+    test_golden_plans keeps equal to the program) and of configs with optional features
+    (planned once per test process: tests/test_policies_by_concern.py plans them too)."""
     from .conftest import write_stack
+    from .shipped import planned_once
 
     records = [r for path in sorted(GOLDEN_DIR.glob("*.json"))
                for r in golden_record(path.stem)["resources"] if r["custom"]]
     directory = tmp_path_factory.mktemp("features")
     for name, cluster in OPTIONAL_FEATURES.items():
-        plan = run_plan(write_stack(directory, name, cluster))
+        plan = planned_once(write_stack(directory, name, cluster))
         records += [r.to_json() for r in plan.resources if r.custom]
     return records
 
