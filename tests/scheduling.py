@@ -74,6 +74,14 @@ def load_durations(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
+def imports_first(modules: list[Path], worker: str, workers: int) -> list[Path]:
+    """The test modules worker `gwK` of `workers` imports before collecting, so that on a
+    fresh clone the workers rewrite different modules: from its share of the list on, round
+    to its start (gw0 none: its collection imports them from the start)."""
+    start = int(worker.removeprefix("gw")) * len(modules) // workers
+    return modules[start:] + modules[:start] if start else []
+
+
 class ModulesAndGroups(LoadScopeScheduling):
     """Work units: a group's modules, else a module; the longest (UnitCosts) handed out
     first."""
@@ -82,13 +90,19 @@ class ModulesAndGroups(LoadScopeScheduling):
         super().__init__(config, log)
         self.cost = UnitCosts(load_durations(DURATIONS),
                               slow=config.getoption("markexpr", "") != FAST_TIER)
+        self.costs: dict[str, float] = {}
+
+    def _cost_of(self, scope: str) -> float:
+        if scope not in self.costs:
+            self.costs[scope] = self.cost(self.workqueue[scope])
+        return self.costs[scope]
 
     def _split_scope(self, nodeid: str) -> str:
         module = module_of(nodeid)
         return _GROUP_OF.get(module, module)
 
     def _assign_work_unit(self, node: Any) -> None:
-        longest = max(self.workqueue, key=lambda scope: self.cost(self.workqueue[scope]))
+        longest = max(self.workqueue, key=self._cost_of)
         self.workqueue.move_to_end(longest, last=False)
         super()._assign_work_unit(node)
 

@@ -17,6 +17,7 @@ from .scheduling import (
     DurationRecorder,
     ModulesAndGroups,
     UnitCosts,
+    imports_first,
     load_durations,
     module_of,
 )
@@ -142,3 +143,13 @@ def test_the_recorded_durations_are_read_by_the_scheduler():
     assert recorded, "tests/durations.json is missing: run `make durations`"
     assert {kind for kinds in recorded.values() for kind in kinds} <= {"fast", "slow"}
     assert UnitCosts(recorded, slow=True)(["tests/test_not_recorded.py::t"]) > 0
+
+
+def test_each_worker_starts_its_imports_at_its_own_share_of_the_test_modules():
+    """On a fresh clone each worker rewrites the modules from its start until it meets those
+    another worker has rewritten; the first worker leaves its imports to the collection."""
+    modules = [Path(f"tests/test_{n}.py") for n in range(7)]
+    assert imports_first(modules, "gw0", 2) == []
+    assert imports_first(modules, "gw1", 2) == modules[3:] + modules[:3]
+    assert [imports_first(modules, f"gw{k}", 3)[0] for k in (1, 2)] == [modules[2], modules[4]]
+    assert sorted(imports_first(modules, "gw2", 3)) == modules
