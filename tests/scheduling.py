@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
+from gpu_infra_tools.files import write_text_atomically
+
 GROUPS: dict[str, tuple[str, ...]] = {
     # the strict_mypy fixture: one mypy run over every program checked as a user's
     "strict-mypy": ("tests/test_public_api.py", "tests/test_examples.py"),
@@ -134,4 +136,4 @@ class DurationRecorder:
             table[module] = {kind: [len(nodeids), round(self.seconds[module][kind], 1)]
                              for kind, nodeids in sorted(kinds.items())}
         lines = [f"{json.dumps(module)}: {json.dumps(table[module])}" for module in sorted(table)]
-        self.path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+        write_text_atomically(self.path, "{\n" + ",\n".join(lines) + "\n}\n")
